@@ -1,0 +1,150 @@
+# clustermap -- top-level build.  See README.md and docs/.
+#
+#   make                 build the library, the command, the profiler, the plugin
+#   make check           unit tests (normal + ASan/UBSan build) and shell tests
+#   make deps            install the Debian 12 packages the project needs
+#   make demo            run the end-to-end demo
+#   make bench           run the benchmarks under bench/
+#   make install         PREFIX=/usr/local DESTDIR=
+#
+# BUILD selects the output directory (default build/); SAN=1 adds
+# -fsanitize=address,undefined.  Sources are found by directory, so adding a
+# module means adding a file, not editing this Makefile.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
+DESTDIR ?=
+BUILD   ?= build
+SAN     ?= 0
+
+CC      ?= cc
+MPICC   ?= mpicc
+PKG     ?= pkg-config
+
+WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
+OPT     ?= -O2 -g
+BASEFLAGS := $(WARN) $(OPT) -fPIC -D_GNU_SOURCE -fvisibility=default
+ifeq ($(SAN),1)
+BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANLD   := -fsanitize=address,undefined
+endif
+
+# Dependencies: pkg-config where a .pc exists, plain flags otherwise.
+HWLOC_CFLAGS  := $(shell $(PKG) --cflags hwloc 2>/dev/null)
+HWLOC_LIBS    := $(shell $(PKG) --libs hwloc 2>/dev/null || echo -lhwloc)
+JSONC_CFLAGS  := $(shell $(PKG) --cflags json-c 2>/dev/null)
+JSONC_LIBS    := $(shell $(PKG) --libs json-c 2>/dev/null || echo -ljson-c)
+SCOTCH_CFLAGS := -I/usr/include/scotch
+SCOTCH_LIBS   := -lscotch -lscotcherr -lz -lpthread
+LAPACK_CFLAGS := $(shell $(PKG) --cflags lapacke 2>/dev/null)
+LAPACK_LIBS   := -llapacke -lopenblas
+ARPACK_LIBS   := -larpack
+CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null || echo -lcmocka)
+SLURM_CFLAGS  := -I/usr/include/slurm
+
+CFLAGS_ALL := $(BASEFLAGS) -Isrc/core -Isrc/profiles $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
+              $(SCOTCH_CFLAGS) $(LAPACK_CFLAGS) $(CFLAGS)
+LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) $(ARPACK_LIBS) -lm
+LIBS_PROF  := $(JSONC_LIBS)
+
+CORE_SRC    := $(sort $(wildcard src/core/*.c))
+PROFILE_SRC := $(sort $(wildcard src/profiles/*.c))
+PMPI_SRC    := $(sort $(wildcard src/profiles/pmpi/*.c))
+CLI_SRC     := $(sort $(wildcard src/cli/*.c))
+PLUGIN_SRC  := $(sort $(wildcard src/plugin/*.c))
+TEST_SRC    := $(sort $(wildcard test/unit/test_*.c))
+TESTLIB_SRC := $(sort $(wildcard test/unit/lib/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBCORE   := $(BUILD)/libclustermap.a
+LIBPROFS  := $(BUILD)/libclustermap-profiles.a
+CLI       := $(BUILD)/clustermap
+PMPI_SO   := $(BUILD)/libclustermap-prof.so
+PLUGIN_SO := $(BUILD)/clustermap.so
+TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
+
+TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
+           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO))
+
+.PHONY: all tests check unit-check deps demo bench install uninstall clean
+all: $(TARGETS)
+
+$(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SLURM_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBCORE): $(call obj,$(CORE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBPROFS): $(call obj,$(PROFILE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(CLI): $(call obj,$(CLI_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
+	$(CC) $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
+
+$(PMPI_SO): $(call obj,$(PMPI_SRC))
+	$(MPICC) $(SANLD) -shared -o $@ $^ -ldl
+
+# The plugin is loaded by Slurm processes, which provide libslurm's symbols:
+# it must not link -lslurm.  Core and profile code are linked in statically.
+$(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
+	$(CC) $(SANLD) -shared -o $@ $(call obj,$(PLUGIN_SRC)) \
+	  -Wl,--whole-archive $(if $(PROFILE_SRC),$(LIBPROFS)) -Wl,--no-whole-archive \
+	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
+
+$(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
+
+tests: all $(TESTS)
+
+unit-check: tests
+	@test/run-unit.sh $(BUILD)
+
+check:
+	@test/check.sh
+
+deps:
+	@scripts/install-deps.sh
+
+demo: all
+	@scripts/demo.sh $(BUILD)
+
+bench: all
+	@bench/run.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SLURM_PLUGINDIR)
+	$(if $(CLI_SRC),install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/clustermap)
+	install -m 0644 $(LIBCORE) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 src/core/clustermap.h $(DESTDIR)$(INCDIR)/
+	$(if $(PMPI_SRC),install -m 0755 $(PMPI_SO) $(DESTDIR)$(LIBDIR)/)
+	$(if $(PLUGIN_SRC),install -m 0755 $(PLUGIN_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/)
+	for f in $(wildcard docs/man/*.1); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man1/; done
+	for f in $(wildcard docs/man/*.8); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man8/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/clustermap $(DESTDIR)$(LIBDIR)/libclustermap.a \
+	  $(DESTDIR)$(INCDIR)/clustermap.h $(DESTDIR)$(LIBDIR)/libclustermap-prof.so \
+	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap.so
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,347 @@
+/*
+ * clustermap.h -- the public interface of the clustermap placement engine.
+ *
+ * The engine is a plain C library with no Slurm dependency.  The SPANK
+ * plugin, the `clustermap` command, the profile store and the benchmarks all
+ * call it through this header and nothing else.
+ *
+ * Conventions (hwloc / Scotch style):
+ *  - every public name starts with `cm_` (types `cm_*_t`, constants `CM_*`);
+ *  - objects are opaque handles, created by a `*_new`/`*_read`/`*_from_*`
+ *    function and released by the matching `*_free`;  free(NULL) is a no-op;
+ *  - memory passed in is owned by the caller (arrays such as a mapping are
+ *    allocated by the caller, sized as documented);
+ *  - functions that can fail take a `cm_error_t *` as their last argument
+ *    (may be NULL) and fill it with one human-readable line naming the file,
+ *    the line or field, and what was expected;  they return NULL or -1;
+ *  - no hidden global state: every function is reentrant on distinct handles.
+ *
+ * Ranks are numbered 0..n-1, slots (the leaves of the machine tree, usually
+ * cores) 0..nslots-1.  A mapping is an `int map[n]` with map[rank] = slot.
+ */
+#ifndef CLUSTERMAP_H
+#define CLUSTERMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CM_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** One line describing why a call failed.  Caller-allocated. */
+typedef struct cm_error {
+    char msg[512];
+} cm_error_t;
+
+/** printf-style fill of @p err (no-op when @p err is NULL).  Always returns -1
+ *  so that `return cm_error_set(err, ...);` reads naturally. */
+int cm_error_set(cm_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------ */
+/* Communication matrix                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** A sparse (CSR) directed communication matrix over n ranks.  Entry (i, j)
+ *  holds the bytes and the number of messages rank i sent to rank j.  Memory
+ *  is O(n + nnz).  Immutable once built. */
+typedef struct cm_matrix cm_matrix_t;
+
+/** Accumulates (src, dst, bytes, msgs) entries in any order, duplicates
+ *  summed, then turns them into a matrix. */
+typedef struct cm_builder cm_builder_t;
+
+/** New builder for an n-rank matrix (n >= 1). */
+cm_builder_t *cm_builder_new(int n, cm_error_t *err);
+
+/** Add traffic from @p src to @p dst (0-based, < n).  Negative or non-finite
+ *  values are refused.  Entries with bytes == 0 and msgs == 0 are kept out. */
+int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
+                   cm_error_t *err);
+
+/** Declare that the matrix carries real message counts (otherwise
+ *  cm_matrix_has_msgs() is false and msgs are whatever was added). */
+void cm_builder_set_has_msgs(cm_builder_t *b, int has_msgs);
+
+/** Build the CSR matrix (rows sorted by column, duplicates summed).  The
+ *  builder stays valid and unchanged. */
+cm_matrix_t *cm_builder_finish(const cm_builder_t *b, cm_error_t *err);
+
+void cm_builder_free(cm_builder_t *b);
+
+/** Number of ranks. */
+int cm_matrix_n(const cm_matrix_t *m);
+
+/** Number of stored (non-zero) entries. */
+size_t cm_matrix_nnz(const cm_matrix_t *m);
+
+/** Non-zero when message counts were measured (profiles, triplets with a 4th
+ *  column); zero for Matrix Market and METIS input, which carry bytes only. */
+int cm_matrix_has_msgs(const cm_matrix_t *m);
+
+/** Row @p i: on return *cols, *bytes, *msgs point to *len entries owned by the
+ *  matrix (valid until it is freed), columns ascending. */
+void cm_matrix_row(const cm_matrix_t *m, int i, const int **cols,
+                   const double **bytes, const double **msgs, int *len);
+
+/** Sum of all bytes and messages (either pointer may be NULL). */
+void cm_matrix_totals(const cm_matrix_t *m, double *bytes, double *msgs);
+
+/** The symmetric volume A + A^T (bytes and messages), diagonal dropped. */
+cm_matrix_t *cm_matrix_symmetrize(const cm_matrix_t *m, cm_error_t *err);
+
+/** The sub-matrix over @p count distinct ranks @p ranks (rank ranks[k]
+ *  becomes k).  Traffic to ranks outside the subset is dropped. */
+cm_matrix_t *cm_matrix_sub(const cm_matrix_t *m, const int *ranks, int count,
+                           cm_error_t *err);
+
+void cm_matrix_free(cm_matrix_t *m);
+
+/* Readers.  Every error names the file, the line and what was expected. */
+
+typedef enum cm_format {
+    CM_FORMAT_AUTO = 0, /**< by content: "%%MatrixMarket" header -> MTX;
+                             a ".graph"/".metis" name -> METIS; else triplets */
+    CM_FORMAT_MTX,      /**< Matrix Market coordinate real|integer,
+                             general|symmetric, 1-based; value = bytes */
+    CM_FORMAT_METIS,    /**< METIS graph: header "n m [fmt [ncon]]", one line
+                             of 1-based neighbours per vertex; edge weights =
+                             bytes (1 when the graph has none) */
+    CM_FORMAT_TRIPLETS  /**< "src dst bytes [msgs]" per line, 0-based, '#'
+                             comments; the rank count is max index + 1 unless
+                             a "# ranks N" line precedes the entries */
+} cm_format_t;
+
+/** Parse a format name: "auto", "mtx", "metis", "triplets".  -1 if unknown. */
+int cm_format_parse(const char *name, cm_format_t *out);
+
+/** Read a matrix from @p path. */
+cm_matrix_t *cm_matrix_read(const char *path, cm_format_t fmt, cm_error_t *err);
+
+/** Read a matrix from an open stream; @p name is used in error messages. */
+cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
+                                   cm_error_t *err);
+
+/** Write a matrix as Matrix Market "coordinate real general" (bytes). */
+int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Machine tree                                                             */
+/* ------------------------------------------------------------------------ */
+
+/** The machine an allocation runs on, as a tree: the root is the whole
+ *  allocation, inner vertices are switches / nodes / sockets / caches, leaves
+ *  are slots (usually cores).  Every vertex belongs to a named level; levels
+ *  are numbered from the root (0) to the leaves.  Slots are numbered in
+ *  depth-first order, so every vertex owns a contiguous slot range.
+ *
+ *  Each level carries the cost of traffic between two slots whose lowest
+ *  common ancestor is a vertex of that level:  `byte_cost` per byte and
+ *  `msg_cost` per message.  J(pi) = sum_ij bytes_ij * byte_cost[lca] +
+ *  msgs_ij * msg_cost[lca].  The leaf level's costs apply to two ranks on the
+ *  same slot (0 by default).
+ *
+ *  Vertices of the level named "node" are compute nodes.  They are also kept
+ *  in allocation order (the order of the node list they were built from),
+ *  which may differ from the depth-first order when switches interleave. */
+typedef struct cm_tree cm_tree_t;
+
+/* -- building a tree by hand (what the readers below and the plugin use) -- */
+
+/** An empty tree. */
+cm_tree_t *cm_tree_new(void);
+
+/** Append a level (call from the root level down to the leaf level).
+ *  Returns the level index.  Names are unique, [A-Za-z0-9_]+. */
+int cm_tree_add_level(cm_tree_t *t, const char *name, double byte_cost,
+                      double msg_cost, cm_error_t *err);
+
+/** Add a vertex of @p level under @p parent (-1 for the root, which must be
+ *  of level 0 and added first).  Children keep the order they were added in.
+ *  @p label may be NULL (e.g. "n12" for a node, "s1" for a switch).
+ *  Returns the vertex id. */
+int cm_tree_add_vertex(cm_tree_t *t, int parent, int level, const char *label,
+                       cm_error_t *err);
+
+/** Relative speed of a vertex (default 1.0; seed 002: shares of work follow
+ *  speed).  Used for compute nodes. */
+int cm_tree_set_speed(cm_tree_t *t, int vertex, double speed, cm_error_t *err);
+
+/** Number the slots and freeze the tree.  Fails when a leaf is not of the
+ *  last level, when there is no leaf, or when a level is empty. */
+int cm_tree_finalize(cm_tree_t *t, cm_error_t *err);
+
+void cm_tree_free(cm_tree_t *t);
+
+/* -- readers -- */
+
+/** VieM/KaHIP convention: @p hierarchy "a1:a2:...:ak" (a1 slots per innermost
+ *  group, a2 of those per next group, ...), @p distances "d1:...:dk" (cost per
+ *  byte for slots whose lowest common group is level i).  Levels are named,
+ *  innermost first: socket, node, switch, then group4, group5, ...; with a
+ *  single entry the group is "node".  The slot level is "core" with cost 0. */
+cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
+                                  cm_error_t *err);
+
+/** @p nnodes identical nodes, each with the node-internal levels of an hwloc
+ *  topology (XML exported by `lstopo --of xml`, or the live machine when
+ *  @p xml_path is NULL), under one switch.  Levels: switch, node, then the
+ *  hwloc levels that split (package -> "socket", NUMA -> "numa", L3 -> "l3",
+ *  L2 -> "l2"), leaves "core" (hardware threads are not separate slots).
+ *  Costs are the defaults of cm_tree_default_cost(). */
+cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err);
+
+/** Slurm configuration files (no controller needed): NodeName lines of
+ *  @p slurm_conf (Sockets, CoresPerSocket, ThreadsPerCore, CPUs, Weight;
+ *  NodeName=DEFAULT; hostlist expressions; Include), switches of
+ *  @p topology_conf (may be NULL: all nodes under one switch), restricted to
+ *  the nodes of @p nodelist (a hostlist expression such as "n[1-4,7]"; nodes
+ *  in that order).  Levels: switch levels from the top ("switch<k>" for
+ *  Slurm switch level k, "cluster" above several top switches), "node",
+ *  "socket", leaves "core".  Costs are the defaults. */
+cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
+                                   const char *topology_conf,
+                                   const char *nodelist, cm_error_t *err);
+
+/** Default byte cost of a level by name (documented in docs/): core 0,
+ *  l2/l3/numa/socket 1, node 2, switch levels 10 for the leaf switch
+ *  doubling per level above, cluster/root twice the highest switch. */
+double cm_tree_default_cost(const char *level_name);
+
+/** Override level costs from "name=cost,name=cost" (bytes).  Unknown names
+ *  are an error naming the known ones. */
+int cm_tree_set_level_costs(cm_tree_t *t, const char *spec, cm_error_t *err);
+
+/** Set one level's costs. */
+int cm_tree_set_level_cost(cm_tree_t *t, int level, double byte_cost,
+                           double msg_cost, cm_error_t *err);
+
+/* -- queries (finalized tree) -- */
+
+int cm_tree_nslots(const cm_tree_t *t);
+int cm_tree_nlevels(const cm_tree_t *t);
+const char *cm_tree_level_name(const cm_tree_t *t, int level);
+/** Level index by name, -1 if none. */
+int cm_tree_level_index(const cm_tree_t *t, const char *name);
+double cm_tree_level_byte_cost(const cm_tree_t *t, int level);
+double cm_tree_level_msg_cost(const cm_tree_t *t, int level);
+
+int cm_tree_nvertices(const cm_tree_t *t);
+int cm_tree_vertex_level(const cm_tree_t *t, int v);
+int cm_tree_vertex_parent(const cm_tree_t *t, int v);   /* -1 for the root */
+int cm_tree_vertex_nchildren(const cm_tree_t *t, int v);
+int cm_tree_vertex_child(const cm_tree_t *t, int v, int k);
+const char *cm_tree_vertex_label(const cm_tree_t *t, int v); /* may be NULL */
+double cm_tree_vertex_speed(const cm_tree_t *t, int v);
+/** First slot and number of slots below vertex @p v. */
+void cm_tree_vertex_slots(const cm_tree_t *t, int v, int *first, int *count);
+/** The leaf vertex of slot @p s. */
+int cm_tree_slot_vertex(const cm_tree_t *t, int s);
+
+/** Level of the lowest common ancestor of slots @p p and @p q (the leaf level
+ *  when p == q). */
+int cm_tree_lca_level(const cm_tree_t *t, int p, int q);
+
+/** Compute nodes: vertices of the level "node", in allocation order.
+ *  cm_tree_nnodes() is 0 when the tree has no "node" level. */
+int cm_tree_nnodes(const cm_tree_t *t);
+int cm_tree_node_vertex(const cm_tree_t *t, int node);
+/** Index (allocation order) of the node holding slot @p s, -1 if none. */
+int cm_tree_slot_node(const cm_tree_t *t, int s);
+
+/** Print the tree, one vertex per line, indented (for --verbose/tests). */
+void cm_tree_print(const cm_tree_t *t, FILE *f);
+
+/* ------------------------------------------------------------------------ */
+/* Cost model                                                               */
+/* ------------------------------------------------------------------------ */
+
+/** Check that @p map (n entries) sends every rank to an existing slot and no
+ *  slot receives more than one rank. */
+int cm_mapping_check(const cm_tree_t *t, const int *map, int n, cm_error_t *err);
+
+/** J(pi) = sum over stored entries (i, j), as given (directed), of
+ *  bytes_ij * byte_cost[lca(pi(i), pi(j))] + msgs_ij * msg_cost[lca].
+ *  A symmetric METIS graph lists each edge twice, so J equals the J printed
+ *  by VieM and KaHIP for it.  The map must be valid (cm_mapping_check). */
+double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
+
+/** Everything `clustermap eval` prints. */
+typedef struct cm_cost_report {
+    double J;             /**< as cm_cost() */
+    int nlevels;          /**< entries used in the arrays below */
+    double *level_bytes;  /**< [nlevels], caller-allocated: bytes whose lowest
+                               common ancestor is at that level */
+    double *level_msgs;   /**< [nlevels], caller-allocated, may be NULL */
+    double max_node_out;  /**< max over nodes of bytes sent to other nodes */
+    int max_node;         /**< that node (allocation order), -1 if no nodes */
+} cm_cost_report_t;
+
+/** Fill @p r (its arrays sized cm_tree_nlevels()). */
+int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                   cm_cost_report_t *r, cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Baseline mappings                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** Slurm's default "block": consecutive ranks fill a node's slots in slot
+ *  order, nodes in allocation order; on a tree without nodes, rank i -> slot
+ *  i.  Fails when n > number of slots. */
+int cm_map_block(const cm_tree_t *t, int n, int *map, cm_error_t *err);
+
+/** "cyclic": rank i to node i mod N (skipping full nodes), next free slot. */
+int cm_map_cyclic(const cm_tree_t *t, int n, int *map, cm_error_t *err);
+
+/** A uniformly random injective mapping from a seeded generator that gives
+ *  the same result on every machine. */
+int cm_map_random(const cm_tree_t *t, int n, uint64_t seed, int *map,
+                  cm_error_t *err);
+
+/** Scotch's static mapping (SCOTCH_graphMap) of the symmetric volume onto a
+ *  tree-leaf architecture equivalent to @p t (weights scaled into Scotch's
+ *  integer range).  @p seed makes it reproducible. */
+int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
+                  int *map, cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Utilities                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** Deterministic 64-bit generator (splitmix64 seeding xoshiro256**): the same
+ *  sequence on every platform.  Caller-owned state. */
+typedef struct cm_rng {
+    uint64_t s[4];
+} cm_rng_t;
+void cm_rng_seed(cm_rng_t *r, uint64_t seed);
+uint64_t cm_rng_next(cm_rng_t *r);
+/** Uniform integer in [0, bound), bound >= 1, unbiased. */
+uint64_t cm_rng_below(cm_rng_t *r, uint64_t bound);
+/** Uniform double in [0, 1). */
+double cm_rng_double(cm_rng_t *r);
+
+/** Expand a Slurm hostlist expression ("n[1-3,5],gpu01") into names.  On
+ *  success *names is a malloc'd array of *count malloc'd strings; release
+ *  with cm_hostlist_free(). */
+int cm_hostlist_expand(const char *expr, char ***names, int *count,
+                       cm_error_t *err);
+void cm_hostlist_free(char **names, int count);
+
+/** Read a mapping file: one 0-based slot per line, line i for rank i. */
+int cm_mapping_read(const char *path, int n, int *map, cm_error_t *err);
+/** Write a mapping in the same format. */
+int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLUSTERMAP_H */

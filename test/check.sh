@@ -1,0 +1,50 @@
+#!/bin/sh
+# The whole test suite: what `make check` and .ci/run execute.
+#  1. build everything and the unit tests, run them;
+#  2. rebuild the unit tests with -fsanitize=address,undefined and run them;
+#  3. run the shell tests (sharness, TAP through prove): CLI, profiles, and
+#     the integration tests on the virtual Slurm cluster.
+# Ends with one line "check: N passed, M failed".
+set -u
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+total_p=0; total_f=0; status=0
+
+count() {   # add "label: N passed, M failed" of a log to the totals
+    line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+    p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+    f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')
+    total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-0}))
+}
+
+log=$(mktemp -d)
+echo "== build"
+if ! make -s -j"$jobs" tests; then echo "check: build failed"; echo "check: 0 passed, 1 failed"; exit 1; fi
+
+echo "== unit tests"
+test/run-unit.sh build unit | tee "$log/unit"; [ $? -eq 0 ] || status=1
+count "$log/unit"
+
+echo "== unit tests under ASan/UBSan"
+if make -s -j"$jobs" BUILD=build/asan SAN=1 tests; then
+    test/run-unit.sh build/asan asan | tee "$log/asan"; [ $? -eq 0 ] || status=1
+    count "$log/asan"
+else
+    echo "asan: build failed"; status=1; total_f=$((total_f + 1))
+fi
+
+echo "== shell tests"
+shtests=$(ls test/sh/t*.t 2>/dev/null)
+if [ -n "$shtests" ]; then
+    # shellcheck disable=SC2086
+    prove -f --timer $shtests 2>&1 | tee "$log/sh"
+    # prove's summary: "Files=N, Tests=M" and "Result: PASS|FAIL"
+    t=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$log/sh")
+    fl=$(sed -n 's/.*Failed \([0-9]*\)\/[0-9]* subtests.*/\1/p' "$log/sh" | awk '{s+=$1} END {print s+0}')
+    if grep -q '^Result: PASS' "$log/sh"; then :; else status=1; [ "$fl" -gt 0 ] || fl=1; fi
+    echo "sh: $(( ${t:-0} - fl )) passed, $fl failed" | tee -a "$log/sh2"
+    count "$log/sh2"
+fi
+rm -rf "$log"
+echo "check: $total_p passed, $total_f failed"
+exit $status
