@@ -58,6 +58,8 @@ CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 PLUGIN_SRC  := $(sort $(wildcard src/plugin/*.c))
 TEST_SRC    := $(sort $(wildcard test/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard test/unit/lib/*.c))
+BENCH_SRC   := $(sort $(wildcard bench/engine/*.c))
+BENCHLIB_SRC:= $(sort $(wildcard bench/engine/lib/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -67,11 +69,12 @@ CLI       := $(BUILD)/clustermap
 PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
 TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
+BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO))
 
-.PHONY: all tests check unit-check deps demo bench install uninstall clean
+.PHONY: all tests benches check unit-check deps demo bench install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
@@ -111,7 +114,13 @@ $(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
 
-tests: all $(TESTS)
+$(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Ibench/engine/lib $(SANLD) -o $@ $^ $(LIBS_CORE)
+
+benches: all $(BENCHES)
+
+tests: all $(TESTS) $(BENCHES)
 
 unit-check: tests
 	@test/run-unit.sh $(BUILD)
@@ -122,10 +131,14 @@ check:
 deps:
 	@scripts/install-deps.sh
 
-demo: all
+# demo and bench re-enter make so that a `make deps demo` on a fresh machine
+# evaluates pkg-config only after the packages are installed.
+demo:
+	@$(MAKE) --no-print-directory -s all
 	@scripts/demo.sh $(BUILD)
 
-bench: all
+bench:
+	@$(MAKE) --no-print-directory -s benches
 	@bench/run.sh $(BUILD)
 
 install: all

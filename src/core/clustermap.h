@@ -313,6 +313,68 @@ int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
                   int *map, cm_error_t *err);
 
 /* ------------------------------------------------------------------------ */
+/* The placement engine                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** What the engine minimises per level (seed 000 uses bytes, seed 004 offers
+ *  "datasize" and "nops"; the default mixes both because latency-bound
+ *  programs suffer from a bytes-only objective). */
+typedef enum cm_weight {
+    CM_WEIGHT_MIXED = 0, /**< msg_cost x messages + byte_cost x bytes */
+    CM_WEIGHT_BYTES,     /**< byte_cost x bytes only */
+    CM_WEIGHT_MSGS       /**< msg_cost x messages only */
+} cm_weight_t;
+
+/** Parse "mixed", "bytes", "msgs".  -1 if unknown. */
+int cm_weight_parse(const char *name, cm_weight_t *out);
+
+/** Options of cm_plan().  Initialise with cm_plan_options_init(). */
+typedef struct cm_plan_options {
+    const char *algorithm; /**< "auto" (default), "cluster", "scotch-ms",
+                                "block", "cyclic", "random", "scotch" */
+    double time_budget;    /**< seconds (default 1.0); turned into a fixed
+                                amount of work, so results do not depend on
+                                the speed of the machine */
+    uint64_t seed;         /**< default 1 */
+    cm_weight_t weight;    /**< default CM_WEIGHT_MIXED */
+    const int *initial;    /**< optional incoming mapping (n entries) that
+                                "auto" refines and compares against */
+    double pack_low;       /**< packing: stdev of cluster sizes below which
+                                Plain is used (default documented in docs/) */
+    double pack_high;      /**< above which, with few clusters, First-Fit */
+    int pack_kmax;         /**< "few clusters" threshold for First-Fit */
+    int verbose;           /**< fill the report's candidate list */
+} cm_plan_options_t;
+
+void cm_plan_options_init(cm_plan_options_t *o);
+
+#define CM_PLAN_MAX_CANDIDATES 16
+
+/** One algorithm the planner ran. */
+typedef struct cm_plan_candidate {
+    char name[32];
+    double J;        /**< under the tree's costs, as cm_cost() */
+    double seconds;  /**< wall time it took */
+    int ok;          /**< 0 when it failed or did not fit the budget */
+} cm_plan_candidate_t;
+
+typedef struct cm_plan_report {
+    char winner[32];
+    double J;
+    int ncandidates;
+    cm_plan_candidate_t candidates[CM_PLAN_MAX_CANDIDATES];
+} cm_plan_report_t;
+
+/** Map the n ranks of @p m onto the slots of @p t: map[rank] = slot.
+ *  "auto" runs every candidate that fits the budget, always including
+ *  block, and returns the lowest J, so it is never worse than block under
+ *  the model.  Same inputs, options and seed give the same mapping.
+ *  @p report may be NULL. */
+int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
+            const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
+            cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
 /* Utilities                                                                */
 /* ------------------------------------------------------------------------ */
 

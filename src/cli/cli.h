@@ -1,0 +1,92 @@
+/*
+ * cli.h -- what the pieces of the `clustermap` command share.
+ *
+ * Every subcommand is a function `int cm_cmd_<name>(int argc, char **argv)`
+ * called with argv[0] = "<name>" and the options that followed it.  It
+ * returns the process exit status: CM_EXIT_OK, CM_EXIT_FAIL (the work
+ * failed: unreadable file, invalid mapping, ...) or CM_EXIT_USAGE (the
+ * command line was wrong).  Messages go to stderr as
+ * "clustermap <name>: <message>".
+ *
+ * Adding a subcommand: declare it here, write src/cli/cmd_<name>.c, add one
+ * line to the table in src/cli/main.c.
+ */
+#ifndef CM_CLI_H
+#define CM_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clustermap.h"
+
+enum { CM_EXIT_OK = 0, CM_EXIT_FAIL = 1, CM_EXIT_USAGE = 2 };
+
+/* -- subcommands ---------------------------------------------------------- */
+
+/** `clustermap eval`: the cost of a mapping (src/cli/cmd_eval.c). */
+int cm_cmd_eval(int argc, char **argv);
+
+/** `clustermap plan`: compute a mapping and write it (src/cli/cmd_plan.c). */
+int cm_cmd_plan(int argc, char **argv);
+
+/** `clustermap profile`: the profile store (src/cli/cmd_profile.c). */
+int cm_cmd_profile(int argc, char **argv);
+
+/* -- shared helpers (src/cli/common.c) ------------------------------------ */
+
+/** "clustermap <cmd>: <message>\n" on stderr; returns @p status so that
+ *  `return cm_cli_fail(CM_EXIT_FAIL, "eval", ...)` reads naturally. */
+int cm_cli_fail(int status, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** A usage error: the message, then "Try 'clustermap <cmd> --help'.";
+ *  returns CM_EXIT_USAGE. */
+int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** Print a cost or a byte count: integer digits when @p x is integral and
+ *  |x| < 2^53 (exact in a double), otherwise "%.17g" (round-trips). */
+void cm_cli_print_number(FILE *f, double x);
+
+/** Parse a non-negative decimal integer that fits @p max; -1 if @p s is
+ *  empty, signed, has trailing characters or is too large. */
+int cm_cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/** Report what getopt_long() returned as @p c ('?' unknown option, ':'
+ *  missing argument; opterr must be 0 and the option string start with ':')
+ *  as a usage error of @p cmd.  Returns CM_EXIT_USAGE. */
+int cm_cli_bad_option(const char *cmd, int c, char **argv);
+
+/** Seconds since an arbitrary fixed point (monotonic clock). */
+double cm_cli_now(void);
+
+/* -- mapping algorithms (src/cli/algorithms.c) ---------------------------- */
+
+/** A way to compute a mapping of the ranks of @p m onto the slots of @p t.
+ *  @p seed is used by randomized algorithms and ignored by the others. */
+typedef int (*cm_cli_map_fn)(const cm_matrix_t *m, const cm_tree_t *t,
+                             uint64_t seed, int *map, cm_error_t *err);
+
+typedef struct cm_cli_algorithm {
+    const char *name;     /**< what --algorithm / --mapping accept */
+    cm_cli_map_fn map;
+    const char *summary;  /**< one line for --help */
+} cm_cli_algorithm_t;
+
+/** The algorithm named @p name, NULL when there is none. */
+const cm_cli_algorithm_t *cm_cli_algorithm_find(const char *name);
+
+/** Run @p a and check the result with cm_mapping_check(), so that a broken
+ *  algorithm cannot hand out an invalid mapping.  @p map has
+ *  cm_matrix_n(m) entries. */
+int cm_cli_algorithm_run(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
+                         const cm_tree_t *t, uint64_t seed, int *map,
+                         cm_error_t *err);
+
+/** Print "  name  summary" for every algorithm, one per line (--help). */
+void cm_cli_algorithm_help(FILE *f);
+
+/** "block|cyclic|..." into @p buf (for usage lines and messages). */
+const char *cm_cli_algorithm_names(char *buf, size_t len);
+
+#endif /* CM_CLI_H */

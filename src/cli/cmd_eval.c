@@ -1,0 +1,204 @@
+/*
+ * cmd_eval.c -- `clustermap eval`: the cost of one mapping of a matrix onto
+ * a machine, in a form scripts can read ("key=value" per line on stdout).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "machine_opts.h"
+
+static const char *const CMD = "eval";
+
+enum { OPT_MAPPING = CM_OPT_MACHINE_END, OPT_SEED };
+
+static void usage(FILE *f)
+{
+    char names[256];
+
+    fprintf(f,
+"Usage: clustermap eval --matrix FILE <machine> --mapping FILE|ALGORITHM\n"
+"                       [--seed N] [--verbose]\n"
+"\n"
+"Print the cost of placing the ranks of a communication matrix on a machine:\n"
+"  J=<cost>                 sum over matrix entries of bytes * level cost\n"
+"  level.<name>=<bytes>     bytes whose endpoints meet first at that level,\n"
+"                           one line per level, root level first\n"
+"  max_node_out=<bytes>     most bytes any one node sends to other nodes\n"
+"\n"
+"Options:\n");
+    cm_machine_opts_help(f, CM_MACHINE_NEED_MATRIX);
+    fprintf(f,
+"Mapping:\n"
+"  --mapping FILE         mapping file: line i holds the 0-based slot of rank i\n"
+"  --mapping ALGORITHM    compute it instead, one of %s:\n",
+            cm_cli_algorithm_names(names, sizeof names));
+    cm_cli_algorithm_help(f);
+    fprintf(f,
+"                         (a file named like an algorithm: write ./NAME)\n"
+"  --seed N               seed of random and scotch (default 1)\n"
+"  -v, --verbose          describe the inputs on stderr\n"
+"  -h, --help             this text\n"
+"\n"
+"Example:\n"
+"  clustermap eval --matrix cg.S.64.mtx --hierarchy 4:2:4:2 \\\n"
+"      --distances 1:2:10:20 --mapping block\n");
+}
+
+/* Fill @p map from the --mapping argument: an algorithm name or a file. */
+static int get_mapping(const char *spec, const cm_matrix_t *m,
+                       const cm_tree_t *t, uint64_t seed, int *map)
+{
+    cm_error_t err = { "" };
+    const cm_cli_algorithm_t *a = cm_cli_algorithm_find(spec);
+    int n = cm_matrix_n(m);
+
+    if (a) {
+        if (cm_cli_algorithm_run(a, m, t, seed, map, &err) != 0)
+            return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", a->name, err.msg);
+        return 0;
+    }
+    if (cm_mapping_read(spec, n, map, &err) != 0)
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
+    if (cm_mapping_check(t, map, n, &err) != 0)
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", spec, err.msg);
+    return 0;
+}
+
+static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
+                         const cm_tree_t *t, const char *mapping)
+{
+    double bytes, msgs;
+
+    cm_matrix_totals(m, &bytes, &msgs);
+    fprintf(stderr, "matrix %s: %d ranks, %zu entries, ", mo->matrix,
+            cm_matrix_n(m), cm_matrix_nnz(m));
+    cm_cli_print_number(stderr, bytes);
+    fprintf(stderr, " bytes\nmachine: %d slots, %d nodes\n",
+            cm_tree_nslots(t), cm_tree_nnodes(t));
+    for (int l = 0; l < cm_tree_nlevels(t); l++)
+        fprintf(stderr, "  level %d %s: %.17g per byte, %.17g per message\n", l,
+                cm_tree_level_name(t, l), cm_tree_level_byte_cost(t, l),
+                cm_tree_level_msg_cost(t, l));
+    fprintf(stderr, "mapping: %s\n", mapping);
+}
+
+static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                  int verbose)
+{
+    cm_error_t err = { "" };
+    cm_cost_report_t r;
+    int nlevels = cm_tree_nlevels(t);
+
+    memset(&r, 0, sizeof r);
+    r.nlevels = nlevels;
+    r.level_bytes = calloc((size_t)nlevels, sizeof *r.level_bytes);
+    r.level_msgs = calloc((size_t)nlevels, sizeof *r.level_msgs);
+    if (!r.level_bytes || !r.level_msgs) {
+        free(r.level_bytes);
+        free(r.level_msgs);
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
+    }
+    if (cm_cost_report(m, t, map, &r, &err) != 0) {
+        free(r.level_bytes);
+        free(r.level_msgs);
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
+    }
+
+    fputs("J=", stdout);
+    cm_cli_print_number(stdout, r.J);
+    for (int l = 0; l < nlevels; l++) {
+        printf("\nlevel.%s=", cm_tree_level_name(t, l));
+        cm_cli_print_number(stdout, r.level_bytes[l]);
+    }
+    fputs("\nmax_node_out=", stdout);
+    cm_cli_print_number(stdout, r.max_node_out);
+    fputc('\n', stdout);
+
+    if (verbose) {
+        for (int l = 0; l < nlevels; l++) {
+            fprintf(stderr, "level.%s messages=", cm_tree_level_name(t, l));
+            cm_cli_print_number(stderr, r.level_msgs[l]);
+            fputc('\n', stderr);
+        }
+        fprintf(stderr, "max_node=%d\n", r.max_node);
+    }
+    free(r.level_bytes);
+    free(r.level_msgs);
+    return fflush(stdout) == 0 ? CM_EXIT_OK
+                               : cm_cli_fail(CM_EXIT_FAIL, CMD, "writing stdout failed");
+}
+
+int cm_cmd_eval(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CM_MACHINE_LONGOPTS,
+        { "mapping", required_argument, NULL, OPT_MAPPING },
+        { "seed",    required_argument, NULL, OPT_SEED },
+        { "verbose", no_argument,       NULL, 'v' },
+        { "help",    no_argument,       NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    cm_machine_opts_t mo;
+    const char *mapping = NULL;
+    uint64_t seed = 1;
+    int verbose = 0, c, status;
+    cm_matrix_t *m = NULL;
+    cm_tree_t *t = NULL;
+    int *map;
+
+    cm_machine_opts_init(&mo);
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
+        if (cm_machine_opts_owns(c)) {
+            if ((status = cm_machine_opts_set(&mo, CMD, c, optarg)) != 0)
+                return status;
+            continue;
+        }
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return CM_EXIT_OK;
+        case 'v':
+            verbose = 1;
+            break;
+        case OPT_MAPPING:
+            if (mapping)
+                return cm_cli_usage_error(CMD, "--mapping given twice");
+            mapping = optarg;
+            break;
+        case OPT_SEED:
+            if (cm_cli_parse_u64(optarg, UINT64_MAX, &seed) != 0)
+                return cm_cli_usage_error(CMD, "--seed expects a non-negative "
+                                          "integer, got '%s'", optarg);
+            break;
+        default:
+            return cm_cli_bad_option(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cm_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if ((status = cm_machine_opts_check(&mo, CMD, CM_MACHINE_NEED_MATRIX)) != 0)
+        return status;
+    if (!mapping) {
+        char names[256];
+        return cm_cli_usage_error(CMD, "missing --mapping FILE|%s",
+                                  cm_cli_algorithm_names(names, sizeof names));
+    }
+
+    if ((status = cm_machine_opts_load(&mo, CMD, &m, &t)) != 0)
+        return status;
+    if (verbose)
+        print_inputs(&mo, m, t, mapping);
+    map = malloc((size_t)cm_matrix_n(m) * sizeof *map);
+    if (!map)
+        status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
+    else if ((status = get_mapping(mapping, m, t, seed, map)) == 0)
+        status = report(m, t, map, verbose);
+    free(map);
+    cm_matrix_free(m);
+    cm_tree_free(t);
+    return status;
+}

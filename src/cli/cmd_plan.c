@@ -1,0 +1,170 @@
+/*
+ * cmd_plan.c -- `clustermap plan`: compute a mapping of a matrix onto a
+ * machine with one of the algorithms of algorithms.c and write it as a
+ * mapping file (line i = slot of rank i), the input of `eval --mapping`.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "machine_opts.h"
+
+static const char *const CMD = "plan";
+
+enum { OPT_ALGORITHM = CM_OPT_MACHINE_END, OPT_SEED, OPT_OUTPUT };
+
+static void usage(FILE *f)
+{
+    char names[256];
+
+    fprintf(f,
+"Usage: clustermap plan --matrix FILE <machine> --algorithm %s\n"
+"                       --output FILE [--seed N] [--verbose]\n"
+"\n"
+"Compute where each rank should run and write it as a mapping file: line i\n"
+"holds the 0-based slot of rank i (slots are numbered depth-first over the\n"
+"machine tree).  `clustermap eval --mapping FILE` reads it back.\n"
+"\n"
+"Options:\n",
+            cm_cli_algorithm_names(names, sizeof names));
+    cm_machine_opts_help(f, CM_MACHINE_NEED_MATRIX);
+    fputs(
+"Planning:\n"
+"  --algorithm NAME       how to place the ranks, one of:\n", f);
+    cm_cli_algorithm_help(f);
+    fputs(
+"  --seed N               seed of random and scotch (default 1)\n"
+"  -o, --output FILE      where to write the mapping ('-' for stdout)\n"
+"  -v, --verbose          print the algorithm, J and the time taken on stderr\n"
+"  -h, --help             this text\n"
+"\n"
+"Example:\n"
+"  clustermap plan --matrix cg.S.64.mtx --hierarchy 4:2:4:2 \\\n"
+"      --distances 1:2:10:20 --algorithm scotch --output cg.map\n", f);
+}
+
+/* The mapping file format of cm_mapping_write(), to stdout (which has no
+ * path the library could open without truncating a redirected file). */
+static int write_stdout(const int *map, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (printf("%d\n", map[i]) < 0)
+            break;
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "writing the mapping to stdout failed");
+    return CM_EXIT_OK;
+}
+
+static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
+                const cm_tree_t *t, uint64_t seed, const char *output,
+                int verbose)
+{
+    cm_error_t err = { "" };
+    int n = cm_matrix_n(m), status;
+    int *map = malloc((size_t)n * sizeof *map);
+    double start, elapsed;
+
+    if (!map)
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
+    start = cm_cli_now();
+    if (cm_cli_algorithm_run(a, m, t, seed, map, &err) != 0) {
+        free(map);
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", a->name, err.msg);
+    }
+    elapsed = cm_cli_now() - start;
+
+    if (strcmp(output, "-") == 0)
+        status = write_stdout(map, n);
+    else if (cm_mapping_write(output, map, n, &err) != 0)
+        status = cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
+    else
+        status = CM_EXIT_OK;
+
+    if (verbose && status == CM_EXIT_OK) {
+        fprintf(stderr, "algorithm=%s\nranks=%d slots=%d\nJ=", a->name, n,
+                cm_tree_nslots(t));
+        cm_cli_print_number(stderr, cm_cost(m, t, map));
+        fprintf(stderr, "\ntime=%.6f s\n", elapsed);
+    }
+    free(map);
+    return status;
+}
+
+int cm_cmd_plan(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CM_MACHINE_LONGOPTS,
+        { "algorithm", required_argument, NULL, OPT_ALGORITHM },
+        { "seed",      required_argument, NULL, OPT_SEED },
+        { "output",    required_argument, NULL, OPT_OUTPUT },
+        { "verbose",   no_argument,       NULL, 'v' },
+        { "help",      no_argument,       NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    cm_machine_opts_t mo;
+    const char *algorithm = NULL, *output = NULL;
+    const cm_cli_algorithm_t *a;
+    uint64_t seed = 1;
+    int verbose = 0, c, status;
+    cm_matrix_t *m = NULL;
+    cm_tree_t *t = NULL;
+    char names[256];
+
+    cm_machine_opts_init(&mo);
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hvo:", longopts, NULL)) != -1) {
+        if (cm_machine_opts_owns(c)) {
+            if ((status = cm_machine_opts_set(&mo, CMD, c, optarg)) != 0)
+                return status;
+            continue;
+        }
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return CM_EXIT_OK;
+        case 'v':
+            verbose = 1;
+            break;
+        case OPT_ALGORITHM:
+            if (algorithm)
+                return cm_cli_usage_error(CMD, "--algorithm given twice");
+            algorithm = optarg;
+            break;
+        case OPT_SEED:
+            if (cm_cli_parse_u64(optarg, UINT64_MAX, &seed) != 0)
+                return cm_cli_usage_error(CMD, "--seed expects a non-negative "
+                                          "integer, got '%s'", optarg);
+            break;
+        case 'o':
+        case OPT_OUTPUT:
+            if (output)
+                return cm_cli_usage_error(CMD, "--output given twice");
+            output = optarg;
+            break;
+        default:
+            return cm_cli_bad_option(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cm_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if ((status = cm_machine_opts_check(&mo, CMD, CM_MACHINE_NEED_MATRIX)) != 0)
+        return status;
+    cm_cli_algorithm_names(names, sizeof names);
+    if (!algorithm)
+        return cm_cli_usage_error(CMD, "missing --algorithm %s", names);
+    a = cm_cli_algorithm_find(algorithm);
+    if (!a)
+        return cm_cli_usage_error(CMD, "unknown algorithm '%s' (expected %s)",
+                                  algorithm, names);
+    if (!output)
+        return cm_cli_usage_error(CMD, "missing --output FILE ('-' for stdout)");
+
+    if ((status = cm_machine_opts_load(&mo, CMD, &m, &t)) != 0)
+        return status;
+    status = plan(a, m, t, seed, output, verbose);
+    cm_matrix_free(m);
+    cm_tree_free(t);
+    return status;
+}

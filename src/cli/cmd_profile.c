@@ -1,0 +1,772 @@
+/*
+ * cmd_profile.c -- `clustermap profile`: the profile store from the command
+ * line (list, show, export, import, merge, ingest, delete).  The store and
+ * the file format are described in docs/profile-format.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cm_profiles.h"
+#include "raw.h"
+
+/* Options, as bits of what each action accepts. */
+enum {
+    O_STORE = 1 << 0, O_USER = 1 << 1, O_JOB = 1 << 2, O_NTASKS = 1 << 3,
+    O_FORMAT = 1 << 4, O_PART = 1 << 5, O_OUTPUT = 1 << 6, O_WEIGHT = 1 << 7,
+    O_FORCE = 1 << 8, O_MAXB = 1 << 9, O_TOP = 1 << 10
+};
+
+typedef struct popts {
+    const char *cmd;          /* "profile show", for messages */
+    const char *store, *user, *job_name, *format, *output;
+    int ntasks;               /* -1: not given */
+    cm_part_t part;
+    double weight;
+    int force, top, given;
+    size_t max_bytes;
+    uid_t uid;                /* --user, or the caller */
+    char uname[CM_PROFILE_MAX_NAME + 1];
+    char *arg;                /* the positional argument (NAME or FILE) */
+} popts_t;
+
+typedef struct action {
+    const char *name;
+    int (*run)(popts_t *o);
+    int accepts;              /* O_* */
+    int arg;                  /* 1: one positional argument */
+    const char *synopsis;
+    const char *help;
+} action_t;
+
+static const action_t *find_action(const char *name);
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static void print_time(FILE *f, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    char buf[64];
+    if (gmtime_r(&tt, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        fputs(buf, f);
+    else
+        fprintf(f, "%lld", (long long)t);
+}
+
+/* --user NAME|UID (default: the caller). */
+static int resolve_user(popts_t *o)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    uint64_t v;
+
+    if (!o->user) {
+        o->uid = getuid();
+    } else if (cm_cli_parse_u64(o->user, UINT32_MAX - 1, &v) == 0) {
+        o->uid = (uid_t)v;
+    } else if (getpwnam_r(o->user, &pw, buf, sizeof buf, &res) == 0 && res) {
+        o->uid = pw.pw_uid;
+    } else {
+        return cm_cli_usage_error(o->cmd, "--user '%s': no such user (give a "
+                                  "name or a numeric uid)", o->user);
+    }
+    return 0;
+}
+
+/* Writing into someone else's profiles needs root; reading is left to the
+ * kernel (the user directories are 0700), which gives the clearer error. */
+static int check_write_access(const popts_t *o)
+{
+    if (getuid() != 0 && o->uid != getuid())
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "permission denied: only root "
+                           "may write the profiles of uid %lu (you are uid %lu)",
+                           (unsigned long)o->uid, (unsigned long)getuid());
+    return 0;
+}
+
+static cm_store_t *open_store(popts_t *o, int flags)
+{
+    cm_error_t err = { "" };
+    cm_store_t *s = cm_store_open(o->store, o->uid, flags, o->max_bytes, &err);
+    if (!s)
+        cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    else
+        snprintf(o->uname, sizeof o->uname, "%s", cm_store_user(s));
+    return s;
+}
+
+static int need(const popts_t *o, int what)
+{
+    if ((what & O_JOB) && !o->job_name)
+        return cm_cli_usage_error(o->cmd, "missing --job-name NAME");
+    if ((what & O_NTASKS) && o->ntasks < 0)
+        return cm_cli_usage_error(o->cmd, "missing --ntasks N");
+    return 0;
+}
+
+static int load(popts_t *o, cm_store_t *s, cm_profile_t **p)
+{
+    cm_error_t err = { "" };
+    int rc = cm_store_load(s, o->arg, o->ntasks, p, &err);
+    if (rc < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    if (rc == 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "no profile '%s' with %d "
+                           "tasks for uid %lu in %s", o->arg, o->ntasks,
+                           (unsigned long)o->uid, cm_store_dir(s));
+    return 0;
+}
+
+/* Input format of import/merge: explicit, or by content. */
+typedef enum { IN_MATRIX, IN_RAW, IN_JSON } input_kind_t;
+
+static int sniff(const popts_t *o, input_kind_t *kind, cm_format_t *fmt)
+{
+    char head[64];
+    ssize_t n;
+    int fd;
+    const char *c;
+
+    *fmt = CM_FORMAT_AUTO;
+    if (o->format && strcmp(o->format, "auto")) {
+        if (strcmp(o->format, "raw") == 0)
+            *kind = IN_RAW;
+        else if (strcmp(o->format, "json") == 0)
+            *kind = IN_JSON;
+        else if (cm_format_parse(o->format, fmt) == 0)
+            *kind = IN_MATRIX;
+        else
+            return cm_cli_usage_error(o->cmd, "--format '%s': expected auto, "
+                                      "mtx, metis, triplets, raw or json",
+                                      o->format);
+        return 0;
+    }
+    fd = open(o->arg, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: %s", o->arg,
+                           errno == ELOOP ? "is a symbolic link; refusing to "
+                           "follow it" : strerror(errno));
+    n = read(fd, head, sizeof head - 1);
+    close(fd);
+    if (n < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: %s", o->arg,
+                           strerror(errno));
+    head[n] = '\0';
+    for (c = head; *c == ' ' || *c == '\t' || *c == '\n' || *c == '\r'; c++)
+        ;
+    if (strncmp(head, "clustermap-raw", 14) == 0)
+        *kind = IN_RAW;
+    else if (*c == '{')
+        *kind = IN_JSON;
+    else
+        *kind = IN_MATRIX;
+    return 0;
+}
+
+/* The file of import/merge as a profile of (o->uid, --job-name). */
+static int read_input(popts_t *o, cm_profile_t **out)
+{
+    cm_error_t err = { "" };
+    input_kind_t kind;
+    cm_format_t fmt;
+    cm_profile_t *p = NULL;
+    time_t now = time(NULL);
+    int rc = sniff(o, &kind, &fmt);
+
+    if (rc)
+        return rc;
+    if (kind == IN_JSON) {
+        p = cm_profile_read_json(o->arg, o->max_bytes, &err);
+        if (p && cm_profile_set_key(p, o->uid, o->uname, o->job_name ? o->job_name
+                                    : cm_profile_job_name(p), &err) < 0) {
+            cm_profile_free(p);
+            p = NULL;
+        }
+    } else if ((rc = need(o, O_JOB)) != 0) {
+        return rc;
+    } else if (kind == IN_RAW) {
+        cm_raw_profile_t raw;
+        memset(&raw, 0, sizeof raw);
+        if (cm_raw_read(o->arg, o->max_bytes, &raw, &err) == 0) {
+            p = cm_profile_from_raw(&raw, o->uid, o->uname, o->job_name, now,
+                                    &err);
+            cm_raw_release(&raw);
+        }
+    } else {
+        struct stat st;
+        cm_matrix_t *m;
+        if (lstat(o->arg, &st) == 0 && S_ISLNK(st.st_mode))
+            return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: is a symbolic link; "
+                               "refusing to follow it", o->arg);
+        if (lstat(o->arg, &st) == 0 && (uintmax_t)st.st_size > o->max_bytes)
+            return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: file is %jd bytes, "
+                               "more than the limit of %zu bytes", o->arg,
+                               (intmax_t)st.st_size, o->max_bytes);
+        m = cm_matrix_read(o->arg, fmt, &err);
+        if (m) {
+            p = cm_profile_new(o->uid, o->uname, o->job_name, cm_matrix_n(m), m,
+                               NULL, now, &err);
+            cm_matrix_free(m);
+        }
+    }
+    if (!p)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    if (o->ntasks >= 0 && cm_profile_ntasks(p) != o->ntasks) {
+        rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: has %d tasks, --ntasks "
+                         "says %d", o->arg, cm_profile_ntasks(p), o->ntasks);
+        cm_profile_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+/* ---- actions ------------------------------------------------------------------ */
+
+static int do_list(popts_t *o)
+{
+    cm_error_t err = { "" };
+    cm_store_entry_t *e;
+    int n, bad = 0;
+    cm_store_t *s = open_store(o, 0);
+
+    if (!s)
+        return CM_EXIT_FAIL;
+    if (cm_store_list(s, &e, &n, &err) < 0) {
+        cm_store_close(s);
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    }
+    printf("%-32s %8s %6s %-20s %s\n", "NAME", "NTASKS", "RUNS", "LAST-UPDATE",
+           "BYTES");
+    for (int k = 0; k < n; k++) {
+        if (!e[k].valid) {
+            cm_cli_fail(CM_EXIT_FAIL, o->cmd, "skipping %s", e[k].error);
+            bad = 1;
+            continue;
+        }
+        printf("%-32s %8d %6ld ", e[k].job_name, e[k].ntasks, e[k].runs);
+        print_time(stdout, e[k].last_update);
+        putchar(' ');
+        cm_cli_print_number(stdout, e[k].p2p_bytes + e[k].coll_bytes);
+        putchar('\n');
+    }
+    free(e);
+    cm_store_close(s);
+    return bad ? CM_EXIT_FAIL : CM_EXIT_OK;
+}
+
+typedef struct talk {
+    int src, dst;
+    double bytes, msgs;
+} talk_t;
+
+static int talk_cmp(const void *a, const void *b)
+{
+    const talk_t *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+static void print_part(const char *key, const cm_matrix_t *m)
+{
+    double bytes, msgs;
+    cm_matrix_totals(m, &bytes, &msgs);
+    printf("%s.bytes=", key);
+    cm_cli_print_number(stdout, bytes);
+    printf("\n%s.msgs=", key);
+    cm_cli_print_number(stdout, msgs);
+    printf("\n%s.nnz=%zu\n", key, cm_matrix_nnz(m));
+}
+
+static int print_summary(const popts_t *o, const cm_profile_t *p)
+{
+    cm_error_t err = { "" };
+    cm_matrix_t *m = cm_profile_matrix(p, o->part, &err);
+    size_t nnz, len = 0;
+    talk_t *t;
+    double total;
+
+    if (!m)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    printf("job_name=%s\nuser=%s\nuid=%lu\nntasks=%d\nruns=%ld\n",
+           cm_profile_job_name(p), cm_profile_user(p),
+           (unsigned long)cm_profile_uid(p), cm_profile_ntasks(p),
+           cm_profile_runs(p));
+    printf("first_update=");
+    print_time(stdout, cm_profile_first_update(p));
+    printf("\nlast_update=");
+    print_time(stdout, cm_profile_last_update(p));
+    printf("\njobs=");
+    for (int k = 0; k < cm_profile_njobids(p); k++)
+        printf("%s%s", k ? "," : "", cm_profile_jobid(p, k));
+    printf("\nhas_msgs=%d\n", cm_profile_has_msgs(p));
+    print_part("p2p", cm_profile_part(p, CM_PART_P2P));
+    print_part("coll", cm_profile_part(p, CM_PART_COLL));
+    print_part(o->part == CM_PART_ALL ? "total" :
+               o->part == CM_PART_P2P ? "selected.p2p" : "selected.coll", m);
+    nnz = cm_matrix_nnz(m);
+    t = malloc((nnz ? nnz : 1) * sizeof *t);
+    if (!t) {
+        cm_matrix_free(m);
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "out of memory");
+    }
+    for (int i = 0; i < cm_matrix_n(m); i++) {
+        const int *cols;
+        const double *bytes, *msgs;
+        int rl;
+        cm_matrix_row(m, i, &cols, &bytes, &msgs, &rl);
+        for (int k = 0; k < rl; k++)
+            t[len++] = (talk_t){ i, cols[k], bytes[k], msgs[k] };
+    }
+    qsort(t, len, sizeof *t, talk_cmp);
+    cm_matrix_totals(m, &total, NULL);
+    for (size_t k = 0; k < len && (int)k < o->top; k++) {
+        printf("top.%zu=%d %d ", k + 1, t[k].src, t[k].dst);
+        cm_cli_print_number(stdout, t[k].bytes);
+        putchar(' ');
+        cm_cli_print_number(stdout, t[k].msgs);
+        printf(" %.2f%%\n", total > 0 ? 100.0 * t[k].bytes / total : 0.0);
+    }
+    free(t);
+    cm_matrix_free(m);
+    return CM_EXIT_OK;
+}
+
+static FILE *open_output(const popts_t *o)
+{
+    FILE *f;
+    if (!o->output || strcmp(o->output, "-") == 0)
+        return stdout;
+    f = fopen(o->output, "w");
+    if (!f)
+        cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: cannot create: %s", o->output,
+                    strerror(errno));
+    return f;
+}
+
+static int close_output(const popts_t *o, FILE *f, int rc)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout)
+        bad |= fclose(f) != 0;
+    if (bad && rc == CM_EXIT_OK)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: write failed: %s",
+                           o->output ? o->output : "standard output",
+                           strerror(errno));
+    return rc;
+}
+
+static int write_json(const popts_t *o, const cm_profile_t *p)
+{
+    cm_error_t err = { "" };
+    size_t len;
+    char *text = cm_profile_to_json(p, &len, &err);
+    FILE *f;
+    int rc = CM_EXIT_OK;
+
+    if (!text)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    f = open_output(o);
+    if (f) {
+        fwrite(text, 1, len, f);
+        rc = close_output(o, f, rc);
+    } else {
+        rc = CM_EXIT_FAIL;
+    }
+    free(text);
+    return rc;
+}
+
+static int write_mtx(const popts_t *o, const cm_profile_t *p)
+{
+    cm_error_t err = { "" };
+    cm_matrix_t *m = cm_profile_matrix(p, o->part, &err);
+    FILE *f;
+    int rc = CM_EXIT_OK;
+
+    if (!m)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    f = open_output(o);
+    if (!f) {
+        cm_matrix_free(m);
+        return CM_EXIT_FAIL;
+    }
+    if (cm_matrix_write_mtx(m, f, &err) < 0)
+        rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    cm_matrix_free(m);
+    return close_output(o, f, rc);
+}
+
+static int do_show(popts_t *o)
+{
+    cm_profile_t *p = NULL;
+    cm_store_t *s;
+    int rc;
+    const char *fmt = o->format ? o->format : "text";
+
+    if (strcmp(fmt, "text") && strcmp(fmt, "mtx") && strcmp(fmt, "json"))
+        return cm_cli_usage_error(o->cmd, "--format '%s': expected text, mtx "
+                                  "or json", fmt);
+    if ((rc = need(o, O_NTASKS)) != 0)
+        return rc;
+    s = open_store(o, 0);
+    if (!s)
+        return CM_EXIT_FAIL;
+    rc = load(o, s, &p);
+    if (rc == 0) {
+        if (strcmp(fmt, "mtx") == 0)
+            rc = write_mtx(o, p);
+        else if (strcmp(fmt, "json") == 0)
+            rc = write_json(o, p);
+        else
+            rc = close_output(o, stdout, print_summary(o, p));
+    }
+    cm_profile_free(p);
+    cm_store_close(s);
+    return rc;
+}
+
+static int do_export(popts_t *o)
+{
+    o->format = "json";
+    return do_show(o);
+}
+
+static int do_import(popts_t *o)
+{
+    cm_error_t err = { "" };
+    cm_profile_t *p = NULL;
+    cm_store_t *s;
+    int rc = check_write_access(o);
+
+    if (rc)
+        return rc;
+    s = open_store(o, CM_STORE_CREATE);
+    if (!s)
+        return CM_EXIT_FAIL;
+    rc = read_input(o, &p);
+    if (rc == 0) {
+        if (cm_store_save(s, p, o->force, &err) < 0)
+            rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s%s", err.msg,
+                             strstr(err.msg, "exists already") ?
+                             "; use --force to replace it" : "");
+        else
+            printf("imported %s as '%s' with %d tasks for %s\n", o->arg,
+                   cm_profile_job_name(p), cm_profile_ntasks(p), o->uname);
+    }
+    cm_profile_free(p);
+    cm_store_close(s);
+    return rc;
+}
+
+static int do_merge(popts_t *o)
+{
+    cm_error_t err = { "" };
+    cm_profile_t *p = NULL;
+    cm_store_t *s;
+    long runs = 0;
+    int rc = check_write_access(o);
+
+    if (rc)
+        return rc;
+    s = open_store(o, CM_STORE_CREATE);
+    if (!s)
+        return CM_EXIT_FAIL;
+    rc = read_input(o, &p);
+    if (rc == 0) {
+        if (cm_store_merge(s, p, o->weight, CM_STORE_MUST_EXIST, time(NULL),
+                           &runs, &err) < 0)
+            rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+        else
+            printf("merged %s into '%s' with %d tasks: runs=%ld\n", o->arg,
+                   cm_profile_job_name(p), cm_profile_ntasks(p), runs);
+    }
+    cm_profile_free(p);
+    cm_store_close(s);
+    return rc;
+}
+
+static int do_ingest(popts_t *o)
+{
+    cm_error_t err = { "" };
+    cm_store_t *s;
+    long runs = 0;
+    int rc;
+
+    if (!o->user)
+        return cm_cli_usage_error(o->cmd, "missing --user USER");
+    if ((rc = need(o, O_JOB)) != 0 || (rc = check_write_access(o)) != 0)
+        return rc;
+    s = open_store(o, CM_STORE_CREATE);
+    if (!s)
+        return CM_EXIT_FAIL;
+    if (cm_store_ingest(s, o->arg, o->job_name, o->weight, &runs, &err) < 0)
+        rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    else
+        printf("ingested %s into '%s' for %s: runs=%ld\n", o->arg, o->job_name,
+               o->uname, runs);
+    cm_store_close(s);
+    return rc;
+}
+
+static int do_delete(popts_t *o)
+{
+    cm_error_t err = { "" };
+    cm_store_t *s;
+    int rc;
+
+    if ((rc = need(o, O_NTASKS)) != 0 || (rc = check_write_access(o)) != 0)
+        return rc;
+    s = open_store(o, 0);
+    if (!s)
+        return CM_EXIT_FAIL;
+    if (cm_store_delete(s, o->arg, o->ntasks, &err) < 0)
+        rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    cm_store_close(s);
+    return rc;
+}
+
+/* ---- command line ------------------------------------------------------------- */
+
+static const action_t actions[] = {
+    { "list", do_list, O_STORE | O_USER, 0, "list [--user U]",
+      "The profiles of the user: name, task count, runs, last update (UTC),\n"
+      "total bytes (p2p + coll).  Invalid files are reported on stderr and\n"
+      "make the exit status 1.\n" },
+    { "show", do_show, O_STORE | O_USER | O_NTASKS | O_FORMAT | O_PART |
+      O_OUTPUT | O_TOP | O_MAXB, 1,
+      "show NAME --ntasks N [--format text|mtx|json] [--part p2p|coll|all]\n"
+      "           [--top K] [--output FILE] [--user U]",
+      "Print a profile.  text (default): key=value lines (job_name, user, uid,\n"
+      "ntasks, runs, first_update, last_update, jobs, has_msgs, then bytes,\n"
+      "msgs and nnz of p2p, coll and the selected part) and the K (default\n"
+      "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT'.  mtx: the\n"
+      "bytes of the selected part (default all) as Matrix Market.  json: the\n"
+      "stored document.\n" },
+    { "export", do_export, O_STORE | O_USER | O_NTASKS | O_OUTPUT | O_MAXB, 1,
+      "export NAME --ntasks N [--output FILE] [--user U]",
+      "Write the stored JSON document (to standard output by default).\n" },
+    { "import", do_import, O_STORE | O_USER | O_JOB | O_NTASKS | O_FORMAT |
+      O_FORCE | O_MAXB, 1,
+      "import FILE --job-name NAME [--format auto|mtx|metis|triplets|raw|json]\n"
+      "           [--ntasks N] [--force] [--user U]",
+      "Store FILE as the profile of NAME (task count = its rank count).\n"
+      "auto: 'clustermap-raw' first line -> raw, '{' -> json, else as\n"
+      "'clustermap plan --matrix' reads it (Matrix Market, METIS, triplets).\n"
+      "Matrix files become the p2p part of a one-run profile.  A json file\n"
+      "keeps its runs, dates and jobs; --job-name defaults to its own.  An\n"
+      "existing profile is only replaced with --force.\n" },
+    { "merge", do_merge, O_STORE | O_USER | O_JOB | O_NTASKS | O_FORMAT |
+      O_WEIGHT | O_MAXB, 1,
+      "merge FILE --job-name NAME [--weight W] [--format F] [--user U]",
+      "Merge FILE (read as by import) into the existing profile of NAME:\n"
+      "every entry becomes (1 - W) * old + W * new; runs add up.\n" },
+    { "ingest", do_ingest, O_STORE | O_USER | O_JOB | O_WEIGHT | O_MAXB, 1,
+      "ingest RAW --user U --job-name NAME [--weight W]",
+      "Merge a raw profile written by the profiling library into U's profile\n"
+      "of NAME, creating it (and U's store directory) when needed; what the\n"
+      "Slurm plugin does at the end of a job.  Root may ingest for any user\n"
+      "(files are given to U); other users only for themselves.\n" },
+    { "delete", do_delete, O_STORE | O_USER | O_NTASKS, 1,
+      "delete NAME --ntasks N [--user U]",
+      "Remove a profile.\n" },
+};
+
+#define NACTIONS ((int)(sizeof actions / sizeof actions[0]))
+
+static const action_t *find_action(const char *name)
+{
+    for (int k = 0; k < NACTIONS; k++)
+        if (strcmp(actions[k].name, name) == 0)
+            return &actions[k];
+    return NULL;
+}
+
+static void common_help(FILE *f, int accepts)
+{
+    fprintf(f, "\nOptions:\n"
+            "  --store DIR        store root (default $%s, else %s)\n",
+            CM_STORE_ENV, CM_STORE_DEFAULT_DIR);
+    if (accepts & O_USER)
+        fputs("  --user U           whose profiles: name or uid (default: you)\n",
+              f);
+    if (accepts & O_WEIGHT)
+        fprintf(f, "  --weight W         weight of the new run, in (0, 1], or "
+                "'mean'\n"
+                "                     (1/runs: every run counts the same); "
+                "default %g\n", CM_PROFILE_DEFAULT_WEIGHT);
+    if (accepts & O_MAXB)
+        fprintf(f, "  --max-bytes N      refuse input files larger than N bytes "
+                "(default %zu)\n", CM_PROFILE_DEFAULT_MAX_BYTES);
+    fputs("  -h, --help         this text\n", f);
+}
+
+static void usage(FILE *f)
+{
+    fputs("Usage: clustermap profile [--store DIR] <action> [options]\n\n"
+          "The per-user store of communication profiles (docs/profile-format.md)."
+          "\n\nActions:\n", f);
+    for (int k = 0; k < NACTIONS; k++)
+        fprintf(f, "  %s\n", actions[k].synopsis);
+    common_help(f, O_USER | O_WEIGHT | O_MAXB);
+    fputs("\n'clustermap profile <action> --help' describes an action.\n"
+          "Example:\n"
+          "  clustermap profile show lammps --ntasks 64\n", f);
+}
+
+static void action_usage(FILE *f, const action_t *a)
+{
+    fprintf(f, "Usage: clustermap profile %s\n\n%s", a->synopsis, a->help);
+    common_help(f, a->accepts);
+}
+
+enum { OPT_STORE = 256, OPT_USER, OPT_JOB, OPT_NTASKS, OPT_FORMAT, OPT_PART,
+       OPT_OUTPUT, OPT_WEIGHT, OPT_FORCE, OPT_MAXB, OPT_TOP };
+
+static const struct option longopts[] = {
+    { "store", required_argument, NULL, OPT_STORE },
+    { "user", required_argument, NULL, OPT_USER },
+    { "job-name", required_argument, NULL, OPT_JOB },
+    { "ntasks", required_argument, NULL, OPT_NTASKS },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "part", required_argument, NULL, OPT_PART },
+    { "output", required_argument, NULL, OPT_OUTPUT },
+    { "weight", required_argument, NULL, OPT_WEIGHT },
+    { "force", no_argument, NULL, OPT_FORCE },
+    { "max-bytes", required_argument, NULL, OPT_MAXB },
+    { "top", required_argument, NULL, OPT_TOP },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+};
+
+static int parse(const action_t *a, popts_t *o, int argc, char **argv)
+{
+    static const int bit[] = { O_STORE, O_USER, O_JOB, O_NTASKS, O_FORMAT,
+                               O_PART, O_OUTPUT, O_WEIGHT, O_FORCE, O_MAXB,
+                               O_TOP };
+    uint64_t v;
+    int c;
+
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            action_usage(stdout, a);
+            return -1;
+        }
+        if (c == '?')
+            return cm_cli_usage_error(o->cmd, "unknown option '%s'",
+                                      argv[optind - 1]);
+        if (c == ':')
+            return cm_cli_usage_error(o->cmd, "option '%s' needs a value",
+                                      argv[optind - 1]);
+        if (!(a->accepts & bit[c - OPT_STORE]))
+            return cm_cli_usage_error(o->cmd, "option '--%s' does not apply "
+                                      "to '%s'", longopts[c - OPT_STORE].name,
+                                      a->name);
+        switch (c) {
+        case OPT_STORE: o->store = optarg; break;
+        case OPT_USER: o->user = optarg; break;
+        case OPT_JOB: o->job_name = optarg; break;
+        case OPT_FORMAT: o->format = optarg; break;
+        case OPT_OUTPUT: o->output = optarg; break;
+        case OPT_FORCE: o->force = 1; break;
+        case OPT_NTASKS:
+            if (cm_cli_parse_u64(optarg, CM_PROFILE_MAX_TASKS, &v) < 0 || v < 1)
+                return cm_cli_usage_error(o->cmd, "--ntasks '%s': expected an "
+                                          "integer in 1..%d", optarg,
+                                          CM_PROFILE_MAX_TASKS);
+            o->ntasks = (int)v;
+            break;
+        case OPT_TOP:
+            if (cm_cli_parse_u64(optarg, 1000000, &v) < 0)
+                return cm_cli_usage_error(o->cmd, "--top '%s': expected an "
+                                          "integer in 0..1000000", optarg);
+            o->top = (int)v;
+            break;
+        case OPT_MAXB:
+            if (cm_cli_parse_u64(optarg, SIZE_MAX / 2, &v) < 0 || v < 1)
+                return cm_cli_usage_error(o->cmd, "--max-bytes '%s': expected "
+                                          "a positive integer", optarg);
+            o->max_bytes = (size_t)v;
+            break;
+        case OPT_PART:
+            if (cm_part_parse(optarg, &o->part) < 0)
+                return cm_cli_usage_error(o->cmd, "--part '%s': expected p2p, "
+                                          "coll or all", optarg);
+            break;
+        case OPT_WEIGHT:
+            if (cm_profile_weight_parse(optarg, &o->weight) < 0)
+                return cm_cli_usage_error(o->cmd, "--weight '%s': expected a "
+                                          "number in (0, 1] or 'mean'", optarg);
+            break;
+        }
+    }
+    if (a->arg) {
+        if (optind >= argc)
+        {
+            const char *what = a->synopsis + strlen(a->name) + 1;
+            return cm_cli_usage_error(o->cmd, "missing %.*s", (int)strcspn(what,
+                                      " "), what);
+        }
+        o->arg = argv[optind++];
+    }
+    if (optind < argc)
+        return cm_cli_usage_error(o->cmd, "unexpected argument '%s'",
+                                  argv[optind]);
+    return 0;
+}
+
+int cm_cmd_profile(int argc, char **argv)
+{
+    popts_t o;
+    const action_t *a;
+    const char *store = NULL;
+    char cmd[64];
+    int first = 1, rc;
+
+    memset(&o, 0, sizeof o);
+    while (first < argc && strcmp(argv[first], "--store") == 0 &&
+           first + 1 < argc) {
+        store = argv[first + 1];
+        first += 2;
+    }
+    if (first >= argc)
+        return cm_cli_usage_error("profile", "missing action (list, show, "
+                                  "export, import, merge, ingest, delete)");
+    if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0 ||
+        strcmp(argv[first], "help") == 0) {
+        usage(stdout);
+        return fflush(stdout) == 0 ? CM_EXIT_OK : CM_EXIT_FAIL;
+    }
+    a = find_action(argv[first]);
+    if (!a)
+        return cm_cli_usage_error("profile", "unknown action '%s'", argv[first]);
+    snprintf(cmd, sizeof cmd, "profile %s", a->name);
+    o.cmd = cmd;
+    o.store = store;
+    o.ntasks = -1;
+    o.part = CM_PART_ALL;
+    o.weight = CM_PROFILE_DEFAULT_WEIGHT;
+    o.top = 10;
+    o.max_bytes = CM_PROFILE_DEFAULT_MAX_BYTES;
+    rc = parse(a, &o, argc - first, argv + first);
+    if (rc)
+        return rc < 0 ? (fflush(stdout) == 0 ? CM_EXIT_OK : CM_EXIT_FAIL) : rc;
+    if ((rc = resolve_user(&o)) != 0)
+        return rc;
+    if (!o.store)
+        o.store = cm_store_default_root();
+    return a->run(&o);
+}

@@ -1,0 +1,74 @@
+/* common.c -- error reporting, number printing and parsing for the command. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cli.h"
+
+int cm_cli_fail(int status, const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "clustermap %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return status;
+}
+
+int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "clustermap %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'clustermap %s --help'.\n", cmd);
+    return CM_EXIT_USAGE;
+}
+
+void cm_cli_print_number(FILE *f, double x)
+{
+    /* Below 2^53 every integer is exact, so "%.0f" prints it digit for
+     * digit; anything else gets the shortest form that reads back equal. */
+    if (isfinite(x) && x == floor(x) && fabs(x) < 9007199254740992.0)
+        fprintf(f, "%.0f", x == 0 ? 0.0 : x);
+    else
+        fprintf(f, "%.17g", x);
+}
+
+int cm_cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+double cm_cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cm_cli_bad_option(const char *cmd, int c, char **argv)
+{
+    const char *text = optind > 0 ? argv[optind - 1] : "?";
+
+    if (c == ':')
+        return cm_cli_usage_error(cmd, "option '%s' needs an argument", text);
+    if (optopt > 0 && optopt < 0x100 && text[0] == '-' && text[1] != '-')
+        return cm_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cm_cli_usage_error(cmd, "unknown option '%s'", text);
+}

@@ -1,0 +1,236 @@
+/* machine_opts.c -- matrix and machine options shared by the commands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "machine_opts.h"
+
+/* The three ways to describe a machine.  Each option belongs to at most one
+ * source; the first option of a source is the one that selects it. */
+enum source { SRC_NONE = -1, SRC_HIERARCHY, SRC_HWLOC, SRC_SLURM, NSOURCES };
+
+static const char *const source_usage[NSOURCES] = {
+    "--hierarchy H --distances D",
+    "--hwloc-xml FILE|--hwloc-live [--nodes N]",
+    "--slurm-conf FILE [--topology-conf FILE] [--nodelist EXPR]",
+};
+
+/* Largest --nodes accepted: a bound on input, far above any real job. */
+#define MAX_NODES 1000000
+
+void cm_machine_opts_init(cm_machine_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = CM_FORMAT_AUTO;
+    o->nodes = 1;
+}
+
+int cm_machine_opts_owns(int code)
+{
+    return code >= CM_OPT_MATRIX && code < CM_OPT_MACHINE_END;
+}
+
+/* The slot in @p o that holds the argument of string option @p code. */
+static const char **string_slot(cm_machine_opts_t *o, int code)
+{
+    switch (code) {
+    case CM_OPT_MATRIX:        return &o->matrix;
+    case CM_OPT_FORMAT:        return &o->format_name;
+    case CM_OPT_HIERARCHY:     return &o->hierarchy;
+    case CM_OPT_DISTANCES:     return &o->distances;
+    case CM_OPT_HWLOC_XML:     return &o->hwloc_xml;
+    case CM_OPT_NODES:         return &o->nodes_arg;
+    case CM_OPT_SLURM_CONF:    return &o->slurm_conf;
+    case CM_OPT_TOPOLOGY_CONF: return &o->topology_conf;
+    case CM_OPT_NODELIST:      return &o->nodelist;
+    case CM_OPT_LEVEL_COSTS:   return &o->level_costs;
+    default:                   return NULL;
+    }
+}
+
+static const char *option_name(int code)
+{
+    static const struct option opts[] = { CM_MACHINE_LONGOPTS };
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+        if (opts[k].val == code)
+            return opts[k].name;
+    return "?";
+}
+
+int cm_machine_opts_set(cm_machine_opts_t *o, const char *cmd, int code,
+                        const char *arg)
+{
+    const char **slot;
+
+    if (code == CM_OPT_HWLOC_LIVE) {
+        if (o->hwloc_live)
+            return cm_cli_usage_error(cmd, "--hwloc-live given twice");
+        o->hwloc_live = 1;
+        return 0;
+    }
+    slot = string_slot(o, code);
+    if (!slot)
+        return cm_cli_usage_error(cmd, "internal: option code %d is not a "
+                                  "machine option", code);
+    if (*slot)
+        return cm_cli_usage_error(cmd, "--%s given twice ('%s' and '%s')",
+                                  option_name(code), *slot, arg);
+    *slot = arg;
+
+    if (code == CM_OPT_FORMAT && cm_format_parse(arg, &o->format) != 0)
+        return cm_cli_usage_error(cmd, "--format expects auto, mtx, metis or "
+                                  "triplets, got '%s'", arg);
+    if (code == CM_OPT_NODES) {
+        uint64_t v;
+        if (cm_cli_parse_u64(arg, MAX_NODES, &v) != 0 || v == 0)
+            return cm_cli_usage_error(cmd, "--nodes expects an integer from 1 "
+                                      "to %d, got '%s'", MAX_NODES, arg);
+        o->nodes = (int)v;
+    }
+    return 0;
+}
+
+/* The first option of each source that was given ("--hierarchy", ...), or
+ * NULL for a source none of whose options appear. */
+static void sources_given(const cm_machine_opts_t *o, const char *given[NSOURCES])
+{
+    given[SRC_HIERARCHY] = o->hierarchy ? "--hierarchy"
+                         : o->distances ? "--distances" : NULL;
+    given[SRC_HWLOC] = o->hwloc_xml ? "--hwloc-xml"
+                     : o->hwloc_live ? "--hwloc-live"
+                     : o->nodes_arg ? "--nodes" : NULL;
+    given[SRC_SLURM] = o->slurm_conf ? "--slurm-conf"
+                     : o->topology_conf ? "--topology-conf"
+                     : o->nodelist ? "--nodelist" : NULL;
+}
+
+int cm_machine_opts_check(const cm_machine_opts_t *o, const char *cmd, int flags)
+{
+    const char *given[NSOURCES];
+    int first = SRC_NONE;
+
+    sources_given(o, given);
+    for (int s = 0; s < NSOURCES; s++) {
+        if (!given[s])
+            continue;
+        if (first != SRC_NONE)
+            return cm_cli_usage_error(cmd, "conflicting machine descriptions: "
+                "%s and %s (give exactly one of: %s | %s | %s)",
+                given[first], given[s], source_usage[SRC_HIERARCHY],
+                source_usage[SRC_HWLOC], source_usage[SRC_SLURM]);
+        first = s;
+    }
+    if (first == SRC_NONE)
+        return cm_cli_usage_error(cmd, "missing machine description: give "
+            "one of: %s | %s | %s", source_usage[SRC_HIERARCHY],
+            source_usage[SRC_HWLOC], source_usage[SRC_SLURM]);
+
+    switch (first) {
+    case SRC_HIERARCHY:
+        if (!o->hierarchy)
+            return cm_cli_usage_error(cmd, "--distances needs --hierarchy");
+        if (!o->distances)
+            return cm_cli_usage_error(cmd, "--hierarchy needs --distances");
+        break;
+    case SRC_HWLOC:
+        if (o->hwloc_xml && o->hwloc_live)
+            return cm_cli_usage_error(cmd, "conflicting machine descriptions: "
+                                      "--hwloc-xml and --hwloc-live (give one)");
+        if (!o->hwloc_xml && !o->hwloc_live)
+            return cm_cli_usage_error(cmd, "--nodes needs --hwloc-xml or "
+                                      "--hwloc-live");
+        break;
+    case SRC_SLURM:
+        if (!o->slurm_conf)
+            return cm_cli_usage_error(cmd, "%s needs --slurm-conf", given[first]);
+        if (!o->nodelist && !getenv("SLURM_JOB_NODELIST"))
+            return cm_cli_usage_error(cmd, "--slurm-conf needs --nodelist "
+                                      "(or SLURM_JOB_NODELIST in the environment)");
+        break;
+    default:
+        break;
+    }
+
+    if ((flags & CM_MACHINE_NEED_MATRIX) && !o->matrix)
+        return cm_cli_usage_error(cmd, "missing --matrix FILE");
+    if (!(flags & CM_MACHINE_NEED_MATRIX) && (o->matrix || o->format_name))
+        return cm_cli_usage_error(cmd, "%s is not used by this command",
+                                  o->matrix ? "--matrix" : "--format");
+    return 0;
+}
+
+static cm_tree_t *build_tree(const cm_machine_opts_t *o, cm_error_t *err)
+{
+    if (o->hierarchy)
+        return cm_tree_from_hierarchy(o->hierarchy, o->distances, err);
+    if (o->hwloc_xml || o->hwloc_live)
+        return cm_tree_from_hwloc(o->hwloc_live ? NULL : o->hwloc_xml,
+                                  o->nodes, err);
+    if (o->slurm_conf) {
+        const char *nodelist = o->nodelist ? o->nodelist
+                                           : getenv("SLURM_JOB_NODELIST");
+        return cm_tree_from_slurm_conf(o->slurm_conf, o->topology_conf,
+                                       nodelist, err);
+    }
+    cm_error_set(err, "no machine description");
+    return NULL;
+}
+
+int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
+                         cm_matrix_t **m, cm_tree_t **t)
+{
+    cm_error_t err = { "" };
+    cm_tree_t *tree;
+    cm_matrix_t *mat = NULL;
+
+    *t = NULL;
+    if (m)
+        *m = NULL;
+    tree = build_tree(o, &err);
+    if (!tree)
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+    if (o->level_costs && cm_tree_set_level_costs(tree, o->level_costs, &err) != 0) {
+        cm_tree_free(tree);
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "--level-costs: %s", err.msg);
+    }
+    if (m) {
+        mat = cm_matrix_read(o->matrix, o->format, &err);
+        if (!mat) {
+            cm_tree_free(tree);
+            return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+        }
+        if (cm_matrix_n(mat) > cm_tree_nslots(tree)) {
+            int status = cm_cli_fail(CM_EXIT_FAIL, cmd, "%s has %d ranks but "
+                "the machine has only %d slots", o->matrix, cm_matrix_n(mat),
+                cm_tree_nslots(tree));
+            cm_matrix_free(mat);
+            cm_tree_free(tree);
+            return status;
+        }
+        *m = mat;
+    }
+    *t = tree;
+    return 0;
+}
+
+void cm_machine_opts_help(FILE *f, int flags)
+{
+    if (flags & CM_MACHINE_NEED_MATRIX)
+        fputs(
+"  --matrix FILE          communication matrix: bytes rank i sent to rank j\n"
+"  --format FMT           auto (default), mtx, metis or triplets\n", f);
+    fputs(
+"Machine (exactly one of):\n"
+"  --hierarchy H          VieM/KaHIP hierarchy a1:a2:...:ak, innermost first\n"
+"                         (e.g. 4:2:4:2 = 4 cores/socket, 2 sockets/node,\n"
+"                         4 nodes/switch, 2 switches)\n"
+"  --distances D          cost per byte d1:...:dk for each hierarchy level\n"
+"  --hwloc-xml FILE       nodes like this hwloc topology (lstopo --of xml)\n"
+"  --hwloc-live           nodes like the machine this runs on\n"
+"  --nodes N              number of such nodes (default 1)\n"
+"  --slurm-conf FILE      nodes as described by this slurm.conf\n"
+"  --topology-conf FILE   switches from this topology.conf (default: one switch)\n"
+"  --nodelist EXPR        Slurm hostlist of the allocation, e.g. n[1-4]\n"
+"                         (default: $SLURM_JOB_NODELIST)\n"
+"  --level-costs SPEC     override per-byte costs: name=cost,name=cost\n", f);
+}

@@ -1,0 +1,135 @@
+/* cost.c -- the objective J(pi) and the per-level breakdown `eval` prints.
+ *
+ * Traffic is summed per lowest-common-ancestor level first and multiplied by
+ * the level costs once at the end.  The sums use long double with Neumaier
+ * compensation: integer volumes are summed exactly far beyond 2^53, and
+ * for other inputs the result hardly depends on the order in which entries
+ * are visited (which keeps J comparable between implementations). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clustermap.h"
+
+/* Compensated (Neumaier) accumulator. */
+typedef struct acc {
+    long double sum, comp;
+} acc_t;
+
+static void acc_add(acc_t *a, long double x)
+{
+    long double t = a->sum + x;
+    if (fabsl(a->sum) >= fabsl(x))
+        a->comp += (a->sum - t) + x;
+    else
+        a->comp += (x - t) + a->sum;
+    a->sum = t;
+}
+
+static long double acc_value(const acc_t *a)
+{
+    return a->sum + a->comp;
+}
+
+/* Per-level byte and message totals over the matrix under @p map; out_node
+ * (may be NULL) receives, per compute node, the bytes its ranks send to
+ * ranks on other nodes. */
+static void level_sums(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                       acc_t *lb, acc_t *lm, acc_t *out_node)
+{
+    int n = cm_matrix_n(m);
+    for (int i = 0; i < n; i++) {
+        const int *cols;
+        const double *bytes, *msgs;
+        int len;
+        cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
+        int src_node = out_node ? cm_tree_slot_node(t, map[i]) : -1;
+        for (int k = 0; k < len; k++) {
+            int j = cols[k];
+            int l = cm_tree_lca_level(t, map[i], map[j]);
+            acc_add(&lb[l], bytes[k]);
+            if (msgs)
+                acc_add(&lm[l], msgs[k]);
+            if (src_node >= 0 && cm_tree_slot_node(t, map[j]) != src_node)
+                acc_add(&out_node[src_node], bytes[k]);
+        }
+    }
+}
+
+static double combine(const cm_tree_t *t, const acc_t *lb, const acc_t *lm, int nlev)
+{
+    acc_t j = {0, 0};
+    for (int l = 0; l < nlev; l++) {
+        acc_add(&j, acc_value(&lb[l]) * (long double)cm_tree_level_byte_cost(t, l));
+        acc_add(&j, acc_value(&lm[l]) * (long double)cm_tree_level_msg_cost(t, l));
+    }
+    return (double)acc_value(&j);
+}
+
+/* Range check only: cm_cost has no error channel and must not index out of
+ * bounds on a bad map. */
+static int map_in_range(const cm_tree_t *t, const int *map, int n)
+{
+    int nslots = cm_tree_nslots(t);
+    for (int i = 0; i < n; i++)
+        if (map[i] < 0 || map[i] >= nslots)
+            return 0;
+    return 1;
+}
+
+double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
+{
+    if (!m || !t || !map)
+        return NAN;
+    int n = cm_matrix_n(m);
+    int nlev = cm_tree_nlevels(t);
+    if (nlev < 1 || !map_in_range(t, map, n))
+        return NAN;
+    acc_t *lb = calloc((size_t)nlev * 2, sizeof *lb);
+    if (!lb)
+        return NAN;
+    level_sums(m, t, map, lb, lb + nlev, NULL);
+    double J = combine(t, lb, lb + nlev, nlev);
+    free(lb);
+    return J;
+}
+
+int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                   cm_cost_report_t *r, cm_error_t *err)
+{
+    if (!m || !t || !map || !r)
+        return cm_error_set(err, "cost report: expected a matrix, a tree, a map and a "
+                            "report, got NULL");
+    if (!r->level_bytes)
+        return cm_error_set(err, "cost report: level_bytes: expected an array of %d "
+                            "doubles, got NULL", cm_tree_nlevels(t));
+    int n = cm_matrix_n(m);
+    if (cm_mapping_check(t, map, n, err) < 0)
+        return -1;
+    int nlev = cm_tree_nlevels(t);
+    int nnodes = cm_tree_nnodes(t);
+    acc_t *lb = calloc((size_t)nlev * 2 + (size_t)nnodes, sizeof *lb);
+    if (!lb)
+        return cm_error_set(err, "cost report: out of memory");
+    acc_t *lm = lb + nlev, *out = lb + 2 * nlev;
+    level_sums(m, t, map, lb, lm, nnodes > 0 ? out : NULL);
+
+    r->J = combine(t, lb, lm, nlev);
+    r->nlevels = nlev;
+    for (int l = 0; l < nlev; l++) {
+        r->level_bytes[l] = (double)acc_value(&lb[l]);
+        if (r->level_msgs)
+            r->level_msgs[l] = (double)acc_value(&lm[l]);
+    }
+    r->max_node = -1;
+    r->max_node_out = 0;
+    for (int k = 0; k < nnodes; k++) {
+        double v = (double)acc_value(&out[k]);
+        if (r->max_node < 0 || v > r->max_node_out) {
+            r->max_node = k;
+            r->max_node_out = v;
+        }
+    }
+    free(lb);
+    return 0;
+}

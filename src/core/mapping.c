@@ -1,0 +1,194 @@
+/* mapping.c -- checking, reading and writing rank -> slot mappings.
+ *
+ * A mapping file holds one 0-based slot per line, line i for rank i; blank
+ * lines and lines starting with '#' are ignored, and a '#' after the number
+ * starts a comment.  Writing goes through a temporary file in the same
+ * directory and rename(2), so a reader (the SPANK plugin) never sees a
+ * half-written mapping. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "clustermap.h"
+
+/* Longest line accepted in a mapping file: a slot number with some blanks
+ * and a comment.  Longer lines are refused rather than silently split. */
+#define MAPPING_LINE_MAX 1024
+
+int cm_mapping_check(const cm_tree_t *t, const int *map, int n, cm_error_t *err)
+{
+    if (!t || !map)
+        return cm_error_set(err, "mapping check: expected a tree and a map, got NULL");
+    if (n < 1)
+        return cm_error_set(err, "mapping check: expected at least 1 rank, got %d", n);
+    int nslots = cm_tree_nslots(t);
+    if (n > nslots)
+        return cm_error_set(err, "mapping check: %d ranks but the tree has only %d slots",
+                            n, nslots);
+    /* owner[s] = rank on slot s, or -1. */
+    int *owner = malloc((size_t)nslots * sizeof *owner);
+    if (!owner)
+        return cm_error_set(err, "mapping check: out of memory for %d slots", nslots);
+    for (int s = 0; s < nslots; s++)
+        owner[s] = -1;
+    int rc = 0;
+    for (int r = 0; r < n; r++) {
+        int s = map[r];
+        if (s < 0 || s >= nslots) {
+            rc = cm_error_set(err, "mapping: rank %d is on slot %d, expected a slot in 0..%d",
+                              r, s, nslots - 1);
+            break;
+        }
+        if (owner[s] >= 0) {
+            rc = cm_error_set(err, "mapping: rank %d is on slot %d, which rank %d already holds",
+                              r, s, owner[s]);
+            break;
+        }
+        owner[s] = r;
+    }
+    free(owner);
+    return rc;
+}
+
+/* Parse one line.  Returns 1 and sets *slot for an entry, 0 for a blank or
+ * comment line, -1 (with *what describing the problem) for garbage. */
+static int parse_line(const char *line, int *slot, const char **what)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+    if (*p == '\0' || *p == '#')
+        return 0;
+    if (*p < '0' || *p > '9') {
+        *what = "a non-negative slot number";
+        return -1;
+    }
+    errno = 0;
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (errno == ERANGE || v > INT_MAX) {
+        *what = "a slot number below 2^31";
+        return -1;
+    }
+    p = end;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+    if (*p != '\0' && *p != '#') {
+        *what = "one slot number per line";
+        return -1;
+    }
+    *slot = (int)v;
+    return 1;
+}
+
+int cm_mapping_read(const char *path, int n, int *map, cm_error_t *err)
+{
+    if (!path || !map)
+        return cm_error_set(err, "mapping read: expected a path and a map, got NULL");
+    if (n < 1)
+        return cm_error_set(err, "%s: expected at least 1 rank, got n = %d", path, n);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+
+    char buf[MAPPING_LINE_MAX + 2];
+    long lineno = 0;
+    int count = 0, rc = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        lineno++;
+        size_t len = strlen(buf);
+        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
+            rc = cm_error_set(err, "%s:%ld: expected a line of at most %d characters",
+                              path, lineno, MAPPING_LINE_MAX);
+            break;
+        }
+        int slot;
+        const char *what = NULL;
+        int k = parse_line(buf, &slot, &what);
+        if (k < 0) {
+            buf[strcspn(buf, "\r\n")] = '\0';
+            rc = cm_error_set(err, "%s:%ld: expected %s, got \"%.40s\"", path, lineno,
+                              what, buf);
+            break;
+        }
+        if (k == 0)
+            continue;
+        if (count == n) {
+            rc = cm_error_set(err, "%s:%ld: expected exactly %d entries (one per rank), "
+                              "got more", path, lineno, n);
+            break;
+        }
+        map[count++] = slot;
+    }
+    if (rc == 0 && ferror(f))
+        rc = cm_error_set(err, "%s:%ld: read error: %s", path, lineno + 1, strerror(errno));
+    if (rc == 0 && count < n)
+        rc = cm_error_set(err, "%s:%ld: expected %d entries (one per rank), got %d",
+                          path, lineno > 0 ? lineno : 1, n, count);
+    fclose(f);
+    return rc;
+}
+
+int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err)
+{
+    if (!path || !map)
+        return cm_error_set(err, "mapping write: expected a path and a map, got NULL");
+    if (n < 1)
+        return cm_error_set(err, "%s: expected at least 1 rank, got n = %d", path, n);
+    for (int r = 0; r < n; r++)
+        if (map[r] < 0)
+            return cm_error_set(err, "%s: rank %d has slot %d, expected a slot >= 0",
+                                path, r, map[r]);
+
+    /* The temporary lives next to the target so that rename() stays within
+     * one file system and is atomic. */
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
+    if (!tmp)
+        return cm_error_set(err, "%s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int rc = cm_error_set(err, "%s: cannot create temporary file %s: %s", path, tmp,
+                              strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    /* mkstemp creates 0600; a mapping is not secret and is read by other
+     * processes of the job. */
+    (void)fchmod(fd, 0644);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int rc = cm_error_set(err, "%s: fdopen: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return rc;
+    }
+    int ok = 1;
+    for (int r = 0; r < n && ok; r++)
+        ok = fprintf(f, "%d\n", map[r]) > 0;
+    if (ok)
+        ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
+    int rc = 0;
+    if (!ok) {
+        rc = cm_error_set(err, "%s: cannot write mapping (via %s): %s", path, tmp,
+                          strerror(saved));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,284 @@
+/* matrix_io.c -- reading and writing communication matrices: the line
+ * reader and number checks shared by the three readers, format detection,
+ * and the Matrix Market writer. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "matrix_internal.h"
+
+/* ---- line reader -------------------------------------------------------- */
+
+void cm_lines_init(cm_lines_t *l, FILE *f, const char *name)
+{
+    memset(l, 0, sizeof *l);
+    l->f = f;
+    l->name = name ? name : "<stream>";
+}
+
+void cm_lines_fini(cm_lines_t *l)
+{
+    free(l->buf);
+    l->buf = NULL;
+    l->cap = 0;
+}
+
+void cm_lines_unread(cm_lines_t *l)
+{
+    if (l->buf && l->lineno > 0)
+        l->again = 1;
+}
+
+int cm_lines_next(cm_lines_t *l, cm_error_t *err)
+{
+    size_t len = 0;
+    int c;
+
+    if (l->again) {
+        l->again = 0;
+        return 1;
+    }
+    if (!l->buf) {
+        l->cap = 256;
+        if (!(l->buf = malloc(l->cap)))
+            return cm_error_set(err, "%s: out of memory", l->name);
+    }
+    while ((c = getc_unlocked(l->f)) != EOF && c != '\n') {
+        if (c == '\0')
+            return cm_error_set(err, "%s:%ld: expected text, got a NUL byte",
+                                l->name, l->lineno + 1);
+        if (len >= CM_MAX_LINE)
+            return cm_error_set(err, "%s:%ld: expected a line of at most %d "
+                                "bytes, got a longer one", l->name,
+                                l->lineno + 1, CM_MAX_LINE);
+        if (len + 1 >= l->cap) {
+            size_t cap = l->cap * 2;
+            if (cap > (size_t)CM_MAX_LINE + 1)
+                cap = (size_t)CM_MAX_LINE + 1;
+            char *p = realloc(l->buf, cap);
+            if (!p)
+                return cm_error_set(err, "%s: out of memory", l->name);
+            l->buf = p;
+            l->cap = cap;
+        }
+        l->buf[len++] = (char)c;
+    }
+    if (ferror(l->f))
+        return cm_error_set(err, "%s:%ld: read error: %s", l->name,
+                            l->lineno + 1, strerror(errno));
+    if (c == EOF && len == 0)
+        return 0;
+    if (len > 0 && l->buf[len - 1] == '\r')
+        len--;
+    l->buf[len] = '\0';
+    l->lineno++;
+    return 1;
+}
+
+char *cm_token(char **cur)
+{
+    char *p = *cur;
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    if (!*p) {
+        *cur = p;
+        return NULL;
+    }
+    char *tok = p;
+    while (*p && !isspace((unsigned char)*p))
+        p++;
+    if (*p)
+        *p++ = '\0';
+    *cur = p;
+    return tok;
+}
+
+int cm_blank(const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    return *s == '\0';
+}
+
+int cm_lines_fail(const cm_lines_t *l, cm_error_t *err, const char *what,
+                  const char *tok)
+{
+    if (!tok)
+        return cm_error_set(err, "%s:%ld: expected %s, got end of line",
+                            l->name, l->lineno, what);
+    return cm_error_set(err, "%s:%ld: expected %s, got '%.64s%s'", l->name,
+                        l->lineno, what, tok, strlen(tok) > 64 ? "..." : "");
+}
+
+int cm_next_long(cm_lines_t *l, char **cur, long long lo, long long hi,
+                 const char *what, long long *out, cm_error_t *err)
+{
+    char expect[200];
+    char *tok = cm_token(cur), *end;
+    long long v = 0;
+
+    snprintf(expect, sizeof expect, "%s (an integer in %lld..%lld)", what, lo, hi);
+    if (!tok)
+        return cm_lines_fail(l, err, expect, NULL);
+    errno = 0;
+    v = strtoll(tok, &end, 10);
+    if (end == tok || *end || errno == ERANGE || v < lo || v > hi)
+        return cm_lines_fail(l, err, expect, tok);
+    *out = v;
+    return 0;
+}
+
+int cm_next_value(cm_lines_t *l, char **cur, const char *what, double *out,
+                  cm_error_t *err)
+{
+    char expect[200];
+    char *tok = cm_token(cur), *end;
+    double v;
+
+    snprintf(expect, sizeof expect, "%s (a finite number >= 0)", what);
+    if (!tok)
+        return cm_lines_fail(l, err, expect, NULL);
+    errno = 0;
+    v = strtod(tok, &end);
+    if (end == tok || *end || !isfinite(v) || v < 0)
+        return cm_lines_fail(l, err, expect, tok);
+    *out = v;
+    return 0;
+}
+
+int cm_expect_eol(cm_lines_t *l, char **cur, cm_error_t *err)
+{
+    char *tok = cm_token(cur);
+    if (tok)
+        return cm_lines_fail(l, err, "end of line", tok);
+    return 0;
+}
+
+/* ---- format selection --------------------------------------------------- */
+
+int cm_format_parse(const char *name, cm_format_t *out)
+{
+    static const struct {
+        const char *name;
+        cm_format_t fmt;
+    } names[] = {
+        { "auto", CM_FORMAT_AUTO },
+        { "mtx", CM_FORMAT_MTX },
+        { "metis", CM_FORMAT_METIS },
+        { "triplets", CM_FORMAT_TRIPLETS },
+    };
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i].name) == 0) {
+            if (out)
+                *out = names[i].fmt;
+            return 0;
+        }
+    return -1;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+/* CM_FORMAT_AUTO: a Matrix Market banner wins, then the file name. */
+static int detect(cm_lines_t *l, cm_error_t *err)
+{
+    int r = cm_lines_next(l, err);
+    if (r < 0)
+        return -1;
+    if (r > 0) {
+        int mtx = strncasecmp(l->buf, "%%MatrixMarket", 14) == 0;
+        cm_lines_unread(l);
+        if (mtx)
+            return CM_FORMAT_MTX;
+    }
+    if (has_suffix(l->name, ".graph") || has_suffix(l->name, ".metis"))
+        return CM_FORMAT_METIS;
+    return CM_FORMAT_TRIPLETS;
+}
+
+cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
+                                   cm_error_t *err)
+{
+    cm_lines_t l;
+    cm_matrix_t *m = NULL;
+
+    cm_lines_init(&l, f, name);
+    if (fmt == CM_FORMAT_AUTO) {
+        int d = detect(&l, err);
+        if (d < 0) {
+            cm_lines_fini(&l);
+            return NULL;
+        }
+        fmt = (cm_format_t)d;
+    }
+    switch (fmt) {
+    case CM_FORMAT_MTX:
+        m = cm_read_mtx(&l, err);
+        break;
+    case CM_FORMAT_METIS:
+        m = cm_read_metis(&l, err);
+        break;
+    case CM_FORMAT_TRIPLETS:
+        m = cm_read_triplets(&l, err);
+        break;
+    default:
+        cm_error_set(err, "%s: expected a matrix format (auto, mtx, metis, "
+                     "triplets), got format number %d", l.name, (int)fmt);
+        break;
+    }
+    cm_lines_fini(&l);
+    return m;
+}
+
+cm_matrix_t *cm_matrix_read(const char *path, cm_format_t fmt, cm_error_t *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    cm_matrix_t *m = cm_matrix_read_stream(f, path, fmt, err);
+    fclose(f);
+    return m;
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+/* Integral values print as integers, everything else with 17 significant
+ * digits: both read back to the same double. */
+static int put_value(FILE *f, double v)
+{
+    if (v == floor(v) && fabs(v) < 9.0e15)
+        return fprintf(f, "%.0f", v);
+    return fprintf(f, "%.17g", v);
+}
+
+int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err)
+{
+    int n = cm_matrix_n(m);
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
+    fprintf(f, "%% bytes sent from rank (row) to rank (column), 1-based\n");
+    fprintf(f, "%d %d %zu\n", n, n, cm_matrix_nnz(m));
+    for (int i = 0; i < n; i++) {
+        const int *cols;
+        const double *bytes;
+        int len;
+        cm_matrix_row(m, i, &cols, &bytes, NULL, &len);
+        for (int k = 0; k < len; k++) {
+            fprintf(f, "%d %d ", i + 1, cols[k] + 1);
+            put_value(f, bytes[k]);
+            putc('\n', f);
+        }
+    }
+    if (fflush(f) != 0 || ferror(f))
+        return cm_error_set(err, "writing Matrix Market: %s", strerror(errno));
+    return 0;
+}

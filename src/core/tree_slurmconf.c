@@ -1,0 +1,799 @@
+/* tree_slurmconf.c -- machine tree from slurm.conf and topology.conf.
+ *
+ * For offline tools (no controller): the NodeName lines of slurm.conf give
+ * each node's sockets and cores, the SwitchName lines of topology.conf give
+ * the switch tree.  Only the nodes of the allocation's node list are kept;
+ * switches none of them sit under are pruned.
+ *
+ * Switch levels follow Slurm's topology/tree: a switch with Nodes= is level
+ * 0, a switch with Switches= is one above its highest child.  Each Slurm
+ * level present becomes one tree level, named "switch" for level 0 and
+ * "switch<k>" above.  When the kept switches have several tops, an
+ * artificial root of level "cluster" joins them.  A node in no switch is an
+ * error (Slurm's topology/tree cannot place it either).  A switch listed under
+ * several parents hangs under the first one in file order.
+ *
+ * Vertices are created when the first node below them is added, in node-list
+ * order, so compute nodes keep the allocation order.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clustermap.h"
+
+#define SC_MAX_LINE 65536
+#define SC_MAX_INCLUDE_DEPTH 8
+#define SC_MAX_NODES (1 << 20)
+#define SC_MAX_SWITCHES (1 << 16)
+#define SC_MAX_SLOTS (1L << 24)
+#define SC_MAX_TOKENS 256
+
+/* ---- a small string -> int hash map ---- */
+
+typedef struct strmap {
+    char **keys;
+    int *vals;
+    size_t cap, n;
+} strmap_t;
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h;
+}
+
+static int *strmap_find(strmap_t *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->keys[i])
+            return NULL;
+        if (!strcmp(m->keys[i], key))
+            return &m->vals[i];
+    }
+}
+
+/* Insert; the key is borrowed (must outlive the map). */
+static int strmap_put(strmap_t *m, char *key, int val)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        char **keys = calloc(cap, sizeof *keys);
+        int *vals = malloc(cap * sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return -1;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i])
+                continue;
+            size_t j = hash_str(m->keys[i]) & (cap - 1);
+            while (keys[j])
+                j = (j + 1) & (cap - 1);
+            keys[j] = m->keys[i];
+            vals[j] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    size_t i = hash_str(key) & (m->cap - 1);
+    while (m->keys[i])
+        i = (i + 1) & (m->cap - 1);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return 0;
+}
+
+static void strmap_free(strmap_t *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+/* ---- records ---- */
+
+/* Node hardware as written; 0 = not given. */
+typedef struct hw {
+    long sockets, cores, threads, cpus, boards, sockets_per_board, weight;
+} hw_t;
+
+typedef struct node {
+    char *name;
+    int sockets, cores; /* cores per socket */
+} node_t;
+
+typedef struct sw {
+    char *name;
+    char **nodes;
+    int nnodes;
+    char **children;
+    int nchildren;
+    int level;   /* -1 unknown, -2 being computed */
+    int parent;  /* first switch listing this one, -1 */
+    int line;
+} sw_t;
+
+typedef struct conf {
+    node_t *nodes;
+    int nn, ncap;
+    strmap_t node_index;
+    hw_t defaults;
+    const char *top_file; /* slurm.conf as given, for messages */
+} conf_t;
+
+/* ---- line reading ---- */
+
+typedef struct reader {
+    FILE *f;
+    const char *path;
+    int line;      /* line of the last logical line's start */
+    int next_line;
+} reader_t;
+
+/* Next logical line (comments stripped, '\' continuations joined) into buf;
+ * 0 at end of file, 1 on a line, -1 on error. */
+static int next_line(reader_t *r, char *buf, size_t size, cm_error_t *err)
+{
+    size_t len = 0;
+    int have = 0;
+    char piece[SC_MAX_LINE];
+    r->line = r->next_line + 1;
+    while (fgets(piece, sizeof piece, r->f)) {
+        r->next_line++;
+        have = 1;
+        size_t plen = strlen(piece);
+        if (plen == sizeof piece - 1 && piece[plen - 1] != '\n' && !feof(r->f))
+            return cm_error_set(err, "%s:%d: line longer than %d characters", r->path,
+                                r->next_line, SC_MAX_LINE - 2);
+        char *hash = strchr(piece, '#');
+        if (hash)
+            *hash = '\0';
+        plen = strlen(piece);
+        while (plen && isspace((unsigned char)piece[plen - 1]))
+            piece[--plen] = '\0';
+        int cont = plen && piece[plen - 1] == '\\';
+        if (cont)
+            piece[--plen] = '\0';
+        if (len + plen + 2 > size)
+            return cm_error_set(err, "%s:%d: line longer than %zu characters", r->path,
+                                r->line, size - 2);
+        memcpy(buf + len, piece, plen);
+        len += plen;
+        buf[len++] = ' ';
+        buf[len] = '\0';
+        if (!cont)
+            return 1;
+    }
+    if (ferror(r->f))
+        return cm_error_set(err, "%s:%d: read error", r->path, r->next_line);
+    return have;
+}
+
+typedef struct token {
+    char *key, *val;
+} token_t;
+
+/* Split a line into key=value tokens (values may be "double quoted").
+ * A token without '=' is kept with val == NULL. */
+static int tokenize(char *s, token_t *tok, int *ntok, const char *path, int line,
+                    cm_error_t *err)
+{
+    *ntok = 0;
+    for (;;) {
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s)
+            return 0;
+        if (*ntok >= SC_MAX_TOKENS)
+            return cm_error_set(err, "%s:%d: more than %d words on one line", path, line,
+                                SC_MAX_TOKENS);
+        token_t *t = &tok[(*ntok)++];
+        t->key = s;
+        t->val = NULL;
+        while (*s && !isspace((unsigned char)*s) && *s != '=')
+            s++;
+        if (*s == '=') {
+            *s++ = '\0';
+            if (*s == '"') {
+                t->val = ++s;
+                while (*s && *s != '"')
+                    s++;
+                if (!*s)
+                    return cm_error_set(err, "%s:%d: unterminated '\"' in %s=", path,
+                                        line, t->key);
+                *s++ = '\0';
+            } else {
+                t->val = s;
+                while (*s && !isspace((unsigned char)*s))
+                    s++;
+                if (*s)
+                    *s++ = '\0';
+            }
+        } else if (*s) {
+            *s++ = '\0';
+        }
+    }
+}
+
+static int check_kv(const token_t *t, const char *path, int line, cm_error_t *err)
+{
+    if (!t->val || !*t->key)
+        return cm_error_set(err, "%s:%d: expected key=value, got '%s%s%s'", path, line,
+                            t->key, t->val ? "=" : "", t->val ? t->val : "");
+    return 0;
+}
+
+static int parse_count(const token_t *t, long max, long *out, const char *path,
+                       int line, cm_error_t *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(t->val, &end, 10);
+    if (!*t->val || *end || errno || v < 0 || v > max)
+        return cm_error_set(err, "%s:%d: %s: expected an integer 0..%ld, got '%s'", path,
+                            line, t->key, max, t->val);
+    *out = v;
+    return 0;
+}
+
+/* ---- slurm.conf ---- */
+
+static int add_node(conf_t *c, const char *name, const hw_t *hw, const char *path,
+                    int line, cm_error_t *err)
+{
+    if (strmap_find(&c->node_index, name))
+        return cm_error_set(err, "%s:%d: node %s is defined twice", path, line, name);
+    if (c->nn >= SC_MAX_NODES)
+        return cm_error_set(err, "%s:%d: more than %d nodes", path, line, SC_MAX_NODES);
+    long threads = hw->threads ? hw->threads : 1;
+    long sockets = hw->sockets;
+    if (!sockets && hw->sockets_per_board)
+        sockets = hw->sockets_per_board * (hw->boards ? hw->boards : 1);
+    long cores = hw->cores;
+    if (!sockets && !cores && hw->cpus) {
+        /* Only CPUs: one socket holding every core. */
+        sockets = 1;
+        cores = hw->cpus / threads;
+    }
+    if (!sockets)
+        sockets = 1;
+    if (!cores)
+        cores = hw->cpus ? hw->cpus / (threads * sockets) : 1;
+    if (cores < 1)
+        return cm_error_set(err, "%s:%d: node %s: CPUs=%ld is fewer than Sockets=%ld x "
+                            "ThreadsPerCore=%ld", path, line, name, hw->cpus, sockets,
+                            threads);
+    if (sockets * cores > 1 << 20)
+        return cm_error_set(err, "%s:%d: node %s: more than %d cores", path, line, name,
+                            1 << 20);
+    if (c->nn == c->ncap) {
+        int cap = c->ncap ? 2 * c->ncap : 64;
+        node_t *v = realloc(c->nodes, (size_t)cap * sizeof *v);
+        if (!v)
+            return cm_error_set(err, "%s: out of memory", path);
+        c->nodes = v;
+        c->ncap = cap;
+    }
+    node_t *n = &c->nodes[c->nn];
+    if (!(n->name = strdup(name)))
+        return cm_error_set(err, "%s: out of memory", path);
+    n->sockets = (int)sockets;
+    n->cores = (int)cores;
+    if (strmap_put(&c->node_index, n->name, c->nn) < 0) {
+        free(n->name);
+        return cm_error_set(err, "%s: out of memory", path);
+    }
+    c->nn++;
+    return 0;
+}
+
+static int nodename_line(conf_t *c, token_t *tok, int ntok, const char *path,
+                         int line, cm_error_t *err)
+{
+    hw_t hw = c->defaults;
+    for (int i = 1; i < ntok; i++) {
+        token_t *t = &tok[i];
+        if (check_kv(t, path, line, err) < 0)
+            return -1;
+        long *field = NULL, max = 1 << 16;
+        if (!strcasecmp(t->key, "Sockets"))
+            field = &hw.sockets;
+        else if (!strcasecmp(t->key, "CoresPerSocket"))
+            field = &hw.cores;
+        else if (!strcasecmp(t->key, "ThreadsPerCore"))
+            field = &hw.threads;
+        else if (!strcasecmp(t->key, "CPUs") || !strcasecmp(t->key, "Procs"))
+            field = &hw.cpus, max = 1 << 20;
+        else if (!strcasecmp(t->key, "Boards"))
+            field = &hw.boards;
+        else if (!strcasecmp(t->key, "SocketsPerBoard"))
+            field = &hw.sockets_per_board;
+        else if (!strcasecmp(t->key, "Weight"))
+            field = &hw.weight, max = UINT32_MAX;
+        if (field && parse_count(t, max, field, path, line, err) < 0)
+            return -1;
+        if (field && field != &hw.weight && field != &hw.boards && *field == 0)
+            return cm_error_set(err, "%s:%d: %s: expected a positive integer, got '%s'",
+                                path, line, t->key, t->val);
+    }
+    const char *expr = tok[0].val;
+    if (!strcasecmp(expr, "DEFAULT")) {
+        c->defaults = hw;
+        return 0;
+    }
+    char **names;
+    int count;
+    cm_error_t herr;
+    if (cm_hostlist_expand(expr, &names, &count, &herr) < 0)
+        return cm_error_set(err, "%s:%d: NodeName: %s", path, line, herr.msg);
+    int rc = 0;
+    for (int k = 0; k < count && rc == 0; k++)
+        rc = add_node(c, names[k], &hw, path, line, err);
+    cm_hostlist_free(names, count);
+    return rc;
+}
+
+static int read_slurm_conf(conf_t *c, const char *path, int depth, cm_error_t *err)
+{
+    if (depth > SC_MAX_INCLUDE_DEPTH)
+        return cm_error_set(err, "%s: Include nested more than %d deep", path,
+                            SC_MAX_INCLUDE_DEPTH);
+    reader_t r = {fopen(path, "r"), path, 0, 0};
+    if (!r.f)
+        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = malloc(SC_MAX_LINE);
+    token_t *tok = malloc(SC_MAX_TOKENS * sizeof *tok);
+    int rc = 0, got, ntok;
+    if (!buf || !tok) {
+        rc = cm_error_set(err, "%s: out of memory", path);
+        goto out;
+    }
+    while ((got = next_line(&r, buf, SC_MAX_LINE, err)) > 0) {
+        if ((rc = tokenize(buf, tok, &ntok, path, r.line, err)) < 0)
+            goto out;
+        if (ntok == 0)
+            continue;
+        if (!tok[0].val && !strcasecmp(tok[0].key, "Include")) {
+            if (ntok != 2 || tok[1].val) {
+                rc = cm_error_set(err, "%s:%d: expected 'Include FILE'", path, r.line);
+                goto out;
+            }
+            const char *inc = tok[1].key;
+            char *full = NULL;
+            const char *slash = strrchr(path, '/');
+            if (inc[0] != '/' && slash) {
+                if (asprintf(&full, "%.*s/%s", (int)(slash - path), path, inc) < 0)
+                    full = NULL;
+            } else {
+                full = strdup(inc);
+            }
+            if (!full) {
+                rc = cm_error_set(err, "%s: out of memory", path);
+                goto out;
+            }
+            cm_error_t ierr;
+            rc = read_slurm_conf(c, full, depth + 1, &ierr);
+            free(full);
+            if (rc < 0) {
+                cm_error_set(err, "%s:%d: in Include: %s", path, r.line, ierr.msg);
+                goto out;
+            }
+            continue;
+        }
+        if ((rc = check_kv(&tok[0], path, r.line, err)) < 0)
+            goto out;
+        if (!strcasecmp(tok[0].key, "NodeName") &&
+            (rc = nodename_line(c, tok, ntok, path, r.line, err)) < 0)
+            goto out;
+    }
+    if (got < 0)
+        rc = -1;
+out:
+    free(buf);
+    free(tok);
+    fclose(r.f);
+    return rc;
+}
+
+/* ---- topology.conf ---- */
+
+typedef struct topo {
+    sw_t *sw;
+    int ns, cap;
+    strmap_t index;
+} topo_t;
+
+static void topo_free(topo_t *tp)
+{
+    for (int s = 0; s < tp->ns; s++) {
+        free(tp->sw[s].name);
+        cm_hostlist_free(tp->sw[s].nodes, tp->sw[s].nnodes);
+        cm_hostlist_free(tp->sw[s].children, tp->sw[s].nchildren);
+    }
+    free(tp->sw);
+    strmap_free(&tp->index);
+}
+
+static int switch_line(topo_t *tp, token_t *tok, int ntok, const char *path, int line,
+                       cm_error_t *err)
+{
+    const char *name = tok[0].val;
+    if (!*name || strpbrk(name, "[],"))
+        return cm_error_set(err, "%s:%d: SwitchName: expected one switch name, got '%s'",
+                            path, line, name);
+    if (strmap_find(&tp->index, name))
+        return cm_error_set(err, "%s:%d: switch %s is defined twice", path, line, name);
+    if (tp->ns >= SC_MAX_SWITCHES)
+        return cm_error_set(err, "%s:%d: more than %d switches", path, line,
+                            SC_MAX_SWITCHES);
+    if (tp->ns == tp->cap) {
+        int cap = tp->cap ? 2 * tp->cap : 16;
+        sw_t *v = realloc(tp->sw, (size_t)cap * sizeof *v);
+        if (!v)
+            return cm_error_set(err, "%s: out of memory", path);
+        tp->sw = v;
+        tp->cap = cap;
+    }
+    sw_t *s = &tp->sw[tp->ns];
+    memset(s, 0, sizeof *s);
+    s->level = -1;
+    s->parent = -1;
+    s->line = line;
+    if (!(s->name = strdup(name)) || strmap_put(&tp->index, s->name, tp->ns) < 0) {
+        free(s->name);
+        return cm_error_set(err, "%s: out of memory", path);
+    }
+    tp->ns++; /* from here on topo_free owns s */
+    for (int i = 1; i < ntok; i++) {
+        token_t *t = &tok[i];
+        if (check_kv(t, path, line, err) < 0)
+            return -1;
+        char ***list = NULL;
+        int *count = NULL;
+        if (!strcasecmp(t->key, "Nodes"))
+            list = &s->nodes, count = &s->nnodes;
+        else if (!strcasecmp(t->key, "Switches"))
+            list = &s->children, count = &s->nchildren;
+        else if (strcasecmp(t->key, "LinkSpeed"))
+            return cm_error_set(err, "%s:%d: unknown key '%s' (expected Nodes, Switches "
+                                "or LinkSpeed)", path, line, t->key);
+        if (!list)
+            continue;
+        if (*list)
+            return cm_error_set(err, "%s:%d: %s given twice", path, line, t->key);
+        cm_error_t herr;
+        if (cm_hostlist_expand(t->val, list, count, &herr) < 0)
+            return cm_error_set(err, "%s:%d: %s: %s", path, line, t->key, herr.msg);
+    }
+    return 0;
+}
+
+static int read_topology(topo_t *tp, const char *path, cm_error_t *err)
+{
+    reader_t r = {fopen(path, "r"), path, 0, 0};
+    if (!r.f)
+        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = malloc(SC_MAX_LINE);
+    token_t *tok = malloc(SC_MAX_TOKENS * sizeof *tok);
+    int rc = 0, got, ntok;
+    if (!buf || !tok) {
+        rc = cm_error_set(err, "%s: out of memory", path);
+        goto out;
+    }
+    while ((got = next_line(&r, buf, SC_MAX_LINE, err)) > 0) {
+        if ((rc = tokenize(buf, tok, &ntok, path, r.line, err)) < 0)
+            goto out;
+        if (ntok == 0)
+            continue;
+        if ((rc = check_kv(&tok[0], path, r.line, err)) < 0)
+            goto out;
+        if (strcasecmp(tok[0].key, "SwitchName")) {
+            rc = cm_error_set(err, "%s:%d: expected SwitchName=..., got '%s='", path,
+                              r.line, tok[0].key);
+            goto out;
+        }
+        if ((rc = switch_line(tp, tok, ntok, path, r.line, err)) < 0)
+            goto out;
+    }
+    if (got < 0)
+        rc = -1;
+out:
+    free(buf);
+    free(tok);
+    fclose(r.f);
+    return rc;
+}
+
+/* Link children to parents and compute Slurm levels (iterative DFS so that
+ * deep or looping configurations cannot blow the stack). */
+static int topo_levels(topo_t *tp, const char *path, cm_error_t *err)
+{
+    for (int s = 0; s < tp->ns; s++)
+        for (int k = 0; k < tp->sw[s].nchildren; k++) {
+            int *c = strmap_find(&tp->index, tp->sw[s].children[k]);
+            if (!c)
+                return cm_error_set(err, "%s:%d: switch %s: unknown child switch %s",
+                                    path, tp->sw[s].line, tp->sw[s].name,
+                                    tp->sw[s].children[k]);
+            if (*c == s)
+                return cm_error_set(err, "%s:%d: switch %s lists itself", path,
+                                    tp->sw[s].line, tp->sw[s].name);
+            if (tp->sw[*c].parent < 0)
+                tp->sw[*c].parent = s;
+        }
+    int *stack = malloc(((size_t)tp->ns + 1) * sizeof(int));
+    int *next = calloc((size_t)tp->ns + 1, sizeof(int));
+    if (!stack || !next) {
+        free(stack);
+        free(next);
+        return cm_error_set(err, "%s: out of memory", path);
+    }
+    int rc = 0;
+    for (int root = 0; root < tp->ns && rc == 0; root++) {
+        if (tp->sw[root].level >= 0)
+            continue;
+        int top = 0;
+        stack[top++] = root;
+        tp->sw[root].level = -2;
+        next[root] = 0;
+        while (top > 0 && rc == 0) {
+            int s = stack[top - 1];
+            sw_t *w = &tp->sw[s];
+            if (next[s] < w->nchildren) {
+                int c = *strmap_find(&tp->index, w->children[next[s]++]);
+                if (tp->sw[c].level == -2) {
+                    rc = cm_error_set(err, "%s:%d: switch loop: %s is below itself "
+                                      "(through %s)", path, tp->sw[c].line,
+                                      tp->sw[c].name, w->name);
+                } else if (tp->sw[c].level == -1) {
+                    tp->sw[c].level = -2;
+                    next[c] = 0;
+                    stack[top++] = c;
+                }
+                continue;
+            }
+            int level = 0;
+            for (int k = 0; k < w->nchildren; k++) {
+                int c = *strmap_find(&tp->index, w->children[k]);
+                if (tp->sw[c].level + 1 > level)
+                    level = tp->sw[c].level + 1;
+            }
+            w->level = level;
+            top--;
+        }
+    }
+    free(stack);
+    free(next);
+    return rc;
+}
+
+/* ---- the tree ---- */
+
+static void level_name(int k, char *buf, size_t size)
+{
+    if (k == 0)
+        snprintf(buf, size, "switch");
+    else
+        snprintf(buf, size, "switch%d", k);
+}
+
+cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_conf,
+                                   const char *nodelist, cm_error_t *err)
+{
+    if (!slurm_conf || !nodelist) {
+        cm_error_set(err, "cm_tree_from_slurm_conf: slurm.conf and node list are required");
+        return NULL;
+    }
+    conf_t c = {0};
+    c.top_file = slurm_conf;
+    topo_t tp = {0};
+    cm_tree_t *t = NULL;
+    char **names = NULL;
+    int nnames = 0;
+    int *sel = NULL, *leaf_of = NULL, *level_of = NULL, *vertex_of = NULL, *chain = NULL;
+    strmap_t seen = {0}, node_switch = {0};
+
+    if (read_slurm_conf(&c, slurm_conf, 0, err) < 0)
+        goto fail;
+    cm_error_t herr;
+    if (cm_hostlist_expand(nodelist, &names, &nnames, &herr) < 0) {
+        cm_error_set(err, "node list: %s", herr.msg);
+        goto fail;
+    }
+    if (!(sel = malloc((size_t)nnames * sizeof(int))) ||
+        !(leaf_of = malloc((size_t)nnames * sizeof(int))))
+        goto oom;
+    long total = 0;
+    for (int i = 0; i < nnames; i++) {
+        int *idx = strmap_find(&c.node_index, names[i]);
+        if (!idx) {
+            cm_error_set(err, "node list: node %s is not defined in %s", names[i],
+                         slurm_conf);
+            goto fail;
+        }
+        if (strmap_find(&seen, names[i])) {
+            cm_error_set(err, "node list '%.200s': node %s appears twice", nodelist,
+                         names[i]);
+            goto fail;
+        }
+        if (strmap_put(&seen, names[i], i) < 0)
+            goto oom;
+        sel[i] = *idx;
+        total += (long)c.nodes[*idx].sockets * c.nodes[*idx].cores;
+        if (total > SC_MAX_SLOTS) {
+            cm_error_set(err, "node list '%.200s': more than %ld cores", nodelist,
+                         SC_MAX_SLOTS);
+            goto fail;
+        }
+    }
+
+    /* Tree levels: switch levels (top first), node, socket, core. */
+    int maxlevel = 0, ntreelevels = 0, cluster = 0;
+    if (topology_conf) {
+        if (read_topology(&tp, topology_conf, err) < 0 ||
+            topo_levels(&tp, topology_conf, err) < 0)
+            goto fail;
+        for (int s = 0; s < tp.ns; s++)
+            for (int k = 0; k < tp.sw[s].nnodes; k++) {
+                int *prev = strmap_find(&node_switch, tp.sw[s].nodes[k]);
+                if (prev) {
+                    cm_error_set(err, "%s:%d: node %s is already in switch %s",
+                                 topology_conf, tp.sw[s].line, tp.sw[s].nodes[k],
+                                 tp.sw[*prev].name);
+                    goto fail;
+                }
+                if (strmap_put(&node_switch, tp.sw[s].nodes[k], s) < 0)
+                    goto oom;
+            }
+        for (int i = 0; i < nnames; i++) {
+            int *s = strmap_find(&node_switch, names[i]);
+            if (!s) {
+                cm_error_set(err, "%s: node %s is in no switch", topology_conf, names[i]);
+                goto fail;
+            }
+            leaf_of[i] = *s;
+        }
+        /* Which Slurm levels and how many tops do the kept switches have? */
+        int *used = calloc((size_t)tp.ns, sizeof(int));
+        if (!used)
+            goto oom;
+        for (int i = 0; i < nnames; i++)
+            for (int s = leaf_of[i]; s >= 0 && !used[s]; s = tp.sw[s].parent)
+                used[s] = 1;
+        int ntops = 0;
+        for (int s = 0; s < tp.ns; s++)
+            if (used[s]) {
+                if (tp.sw[s].parent < 0)
+                    ntops++;
+                if (tp.sw[s].level > maxlevel)
+                    maxlevel = tp.sw[s].level;
+            }
+        level_of = malloc(((size_t)maxlevel + 1) * sizeof(int));
+        if (!level_of) {
+            free(used);
+            goto oom;
+        }
+        for (int k = 0; k <= maxlevel; k++)
+            level_of[k] = -1;
+        for (int s = 0; s < tp.ns; s++)
+            if (used[s])
+                level_of[tp.sw[s].level] = 1;
+        free(used);
+        cluster = ntops > 1;
+    } else {
+        level_of = malloc(sizeof(int));
+        if (!level_of)
+            goto oom;
+        level_of[0] = 1;
+    }
+
+    if (!(t = cm_tree_new()))
+        goto oom;
+    char lname[32];
+    double top_cost = 0;
+    if (cluster) {
+        level_name(maxlevel, lname, sizeof lname);
+        top_cost = 2 * cm_tree_default_cost(lname);
+        if (cm_tree_add_level(t, "cluster", top_cost, 0, err) < 0)
+            goto fail;
+        ntreelevels++;
+    }
+    for (int k = maxlevel; k >= 0; k--) {
+        if (level_of[k] < 0)
+            continue;
+        level_name(k, lname, sizeof lname);
+        if ((level_of[k] = cm_tree_add_level(t, lname, cm_tree_default_cost(lname), 0,
+                                             err)) < 0)
+            goto fail;
+        ntreelevels++;
+    }
+    int node_level = cm_tree_add_level(t, "node", cm_tree_default_cost("node"), 0, err);
+    int socket_level = cm_tree_add_level(t, "socket", cm_tree_default_cost("socket"), 0, err);
+    int core_level = cm_tree_add_level(t, "core", cm_tree_default_cost("core"), 0, err);
+    if (node_level < 0 || socket_level < 0 || core_level < 0)
+        goto fail;
+
+    int root = -1;
+    if (cluster && (root = cm_tree_add_vertex(t, -1, 0, "cluster", err)) < 0)
+        goto fail;
+    if (!topology_conf && (root = cm_tree_add_vertex(t, -1, 0, "switch", err)) < 0)
+        goto fail;
+    if (tp.ns) {
+        if (!(vertex_of = malloc((size_t)tp.ns * sizeof(int))) ||
+            !(chain = malloc(((size_t)tp.ns + 1) * sizeof(int))))
+            goto oom;
+        for (int s = 0; s < tp.ns; s++)
+            vertex_of[s] = -1;
+    }
+    for (int i = 0; i < nnames; i++) {
+        int parent = root;
+        if (topology_conf) {
+            /* Create the missing switches from the top down. */
+            int len = 0;
+            for (int s = leaf_of[i]; s >= 0 && vertex_of[s] < 0; s = tp.sw[s].parent)
+                chain[len++] = s;
+            if (len > 0 && tp.sw[chain[len - 1]].parent >= 0)
+                parent = vertex_of[tp.sw[chain[len - 1]].parent];
+            else if (len == 0)
+                parent = vertex_of[leaf_of[i]];
+            while (len > 0) {
+                int s = chain[--len];
+                vertex_of[s] = cm_tree_add_vertex(t, parent, level_of[tp.sw[s].level],
+                                                  tp.sw[s].name, err);
+                if (vertex_of[s] < 0)
+                    goto fail;
+                parent = vertex_of[s];
+            }
+        }
+        const node_t *n = &c.nodes[sel[i]];
+        int nv = cm_tree_add_vertex(t, parent, node_level, n->name, err);
+        if (nv < 0)
+            goto fail;
+        for (int s = 0; s < n->sockets; s++) {
+            int sv = cm_tree_add_vertex(t, nv, socket_level, NULL, err);
+            if (sv < 0)
+                goto fail;
+            for (int k = 0; k < n->cores; k++)
+                if (cm_tree_add_vertex(t, sv, core_level, NULL, err) < 0)
+                    goto fail;
+        }
+    }
+    if (cm_tree_finalize(t, err) < 0)
+        goto fail;
+    goto out;
+
+oom:
+    cm_error_set(err, "%s: out of memory", slurm_conf);
+fail:
+    cm_tree_free(t);
+    t = NULL;
+out:
+    for (int i = 0; i < c.nn; i++)
+        free(c.nodes[i].name);
+    free(c.nodes);
+    strmap_free(&c.node_index);
+    topo_free(&tp);
+    strmap_free(&seen);
+    strmap_free(&node_switch);
+    cm_hostlist_free(names, nnames);
+    free(sel);
+    free(leaf_of);
+    free(level_of);
+    free(vertex_of);
+    free(chain);
+    return t;
+}

@@ -1,0 +1,238 @@
+#!/bin/sh
+test_description='clustermap eval: output format, mapping files, and J checked
+against an independent calculation (lib/jcost.pl)'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
+
+H64="--hierarchy 4:2:4:2 --distances 1:2:10:20"
+CG64=$CM_MATRICES/cg.S.64.mtx
+
+# check_jcost MATRIX MAPFILE HIERARCHY DISTANCES [EVAL OPTIONS]: eval's
+# whole output equals jcost.pl's.
+check_jcost() {
+    matrix=$1 mapfile=$2 hier=$3 dist=$4; shift 4
+    perl "$JCOST" "$matrix" "$mapfile" "$hier" "$dist" >expect.jcost &&
+    cm_run eval --matrix "$matrix" --hierarchy "$hier" --distances "$dist" \
+        --mapping "$mapfile" "$@" >actual.jcost &&
+    test_cmp expect.jcost actual.jcost
+}
+
+test_expect_success 'eval prints J, one line per level root first, max_node_out' '
+    cm_run eval --matrix $CG64 $H64 --mapping block >out &&
+    sed "s/=.*//" out >keys &&
+    cat >expect <<-EOF &&
+	J
+	level.group4
+	level.switch
+	level.node
+	level.socket
+	level.core
+	max_node_out
+	EOF
+    test_cmp expect keys &&
+    grep -E "^J=[0-9]+$" out &&
+    grep -E "^max_node_out=[0-9]+$" out
+'
+
+test_expect_success 'the level bytes add up to the matrix total' '
+    total=$(awk "!/^%/ && NF == 3 && seen++ { s += \$3 } END { printf \"%.0f\", s }" $CG64) &&
+    sum=$(sed -n "s/^level\.[a-z0-9]*=//p" out | awk "{ s += \$1 } END { printf \"%.0f\", s }") &&
+    test "$total" = "$sum"
+'
+
+test_expect_success 'block equals the identity mapping file on a hierarchy' '
+    seq 0 63 >identity.map &&
+    cm_run eval --matrix $CG64 $H64 --mapping identity.map >identity.out &&
+    test_cmp out identity.out
+'
+
+test_expect_success '--verbose writes to stderr only' '
+    cm_run eval --matrix $CG64 $H64 --mapping block --verbose >verbose.out 2>verbose.err &&
+    test_cmp out verbose.out &&
+    grep "^matrix .*cg.S.64.mtx: 64 ranks" verbose.err
+'
+
+# A hand-computed case.  Slots 0..3: sockets of 1 slot, nodes of 2 sockets,
+# 2 nodes.  Ranks 0,1,2,3 on slots 0,3,1,2.
+#   0->1 100 bytes: slots 0,3, different nodes  -> switch, 100 * 10
+#   0->2   5 bytes: slots 0,1, same node        -> node,     5 * 3
+#   3->1   7 bytes: slots 2,3, same node        -> node,     7 * 3
+#   2->2  50 bytes: same slot                   -> core,    50 * 0
+# J = 1000 + 15 + 21 = 1036; node 0 (slots 0,1) sends 100 bytes off-node.
+test_expect_success 'a hand-written mapping on a hand-computed example' '
+    cat >hand.triplets <<-EOF &&
+	# src dst bytes
+	0 1 100
+	0 2 5
+	3 1 7
+	2 2 50
+	EOF
+    printf "0\n3\n1\n2\n" >hand.map &&
+    cm_run eval --matrix hand.triplets --hierarchy 1:2:2 --distances 1:3:10 \
+        --mapping hand.map >actual &&
+    cat >expect <<-EOF &&
+	J=1036
+	level.switch=100
+	level.node=12
+	level.socket=0
+	level.core=50
+	max_node_out=100
+	EOF
+    test_cmp expect actual
+'
+
+test_expect_success 'the same example with --level-costs switch=100' '
+    cm_run eval --matrix hand.triplets --hierarchy 1:2:2 --distances 1:3:10 \
+        --level-costs switch=100 --mapping hand.map >actual &&
+    grep -x "J=10036" actual
+'
+
+test_expect_success 'fewer ranks than slots' '
+    seq 15 -1 0 >rev16.map &&
+    check_jcost $CM_MATRICES/cg.S.16.mtx rev16.map 4:2:4:2 1:2:10:20
+'
+
+test_expect_success 'malformed mapping file: error names file and line' '
+    { seq 0 4; echo x; seq 6 63; } >bad.map &&
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $CG64 $H64 --mapping bad.map >out 2>err &&
+    test_must_be_empty out &&
+    grep "^clustermap eval: bad.map:6: " err
+'
+
+test_expect_success 'mapping file with too few lines: error names the file' '
+    seq 0 62 >short.map &&
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $CG64 $H64 --mapping short.map 2>err &&
+    grep "^clustermap eval: short.map.*64" err
+'
+
+test_expect_success 'mapping file with too many lines: error names the file' '
+    seq 0 64 >long.map &&
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $CG64 $H64 --mapping long.map 2>err &&
+    grep "^clustermap eval: long.map" err
+'
+
+test_expect_success 'two ranks on one slot, or a slot out of range, is refused' '
+    { seq 0 62; echo 0; } >dup.map &&
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $CG64 $H64 --mapping dup.map 2>err &&
+    grep "^clustermap eval: dup.map: .*slot 0" err &&
+    { seq 0 62; echo 64; } >range.map &&
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $CG64 $H64 --mapping range.map 2>err &&
+    grep "^clustermap eval: range.map: .*64" err
+'
+
+test_expect_success 'a missing mapping file is a runtime error naming it' '
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $CG64 $H64 --mapping nosuch.map 2>err &&
+    grep "^clustermap eval: nosuch.map" err
+'
+
+test_expect_success 'a file named like an algorithm is read with ./' '
+    seq 0 63 | awk "{ print (\$1 * 17) % 64 }" >block &&
+    cm_run eval --matrix $CG64 $H64 --mapping ./block >rev.out &&
+    cm_run eval --matrix $CG64 $H64 --mapping block >blk.out &&
+    ! test_cmp rev.out blk.out &&
+    check_jcost $CG64 ./block 4:2:4:2 1:2:10:20
+'
+
+# --- the other machine sources describe the same machines -----------------
+
+test_expect_success 'hwloc: 4 nodes of 2 sockets x 8 cores = hierarchy 8:2:4' '
+    awk "{ print (\$1 * 17) % 64 }" identity.map >stride.map &&
+    cm_run eval --matrix $CG64 --hwloc-xml $CM_DATA/hwloc/2s-8c-smt2.xml \
+        --nodes 4 --mapping stride.map >hwloc.out &&
+    cm_run eval --matrix $CG64 --hierarchy 8:2:4 --distances 1:2:10 \
+        --mapping stride.map >hier.out &&
+    test_cmp hier.out hwloc.out
+'
+
+test_expect_success 'slurm.conf + topology.conf = hierarchy 4:2:4:2 (values)' '
+    cat >slurm.conf <<-EOF &&
+	ClusterName=t
+	NodeName=n[1-8] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1
+	EOF
+    cat >topology.conf <<-EOF &&
+	SwitchName=s1 Nodes=n[1-4]
+	SwitchName=s2 Nodes=n[5-8]
+	SwitchName=top Switches=s[1-2]
+	EOF
+    cm_run eval --matrix $CG64 --slurm-conf slurm.conf --topology-conf topology.conf \
+        --nodelist "n[1-8]" --mapping stride.map >slurm.out &&
+    root=$(sed -n "2s/^level\.\([a-z0-9_]*\)=.*/\1/p" slurm.out) &&
+    test -n "$root" &&
+    cm_run eval --matrix $CG64 --slurm-conf slurm.conf --topology-conf topology.conf \
+        --nodelist "n[1-8]" --level-costs "$root=100,node=5" \
+        --mapping stride.map >slurm.out &&
+    cm_run eval --matrix $CG64 --hierarchy 4:2:4:2 --distances 1:5:10:100 \
+        --mapping stride.map >hier.out &&
+    sed "s/^.*=//" slurm.out >slurm.values &&
+    sed "s/^.*=//" hier.out >hier.values &&
+    test_cmp hier.values slurm.values
+'
+
+test_expect_success 'slurm: the node list defaults to SLURM_JOB_NODELIST' '
+    SLURM_JOB_NODELIST="n[1-8]" cm_run eval --matrix $CG64 --slurm-conf slurm.conf \
+        --topology-conf topology.conf --level-costs "$root=100,node=5" \
+        --mapping stride.map >env.out &&
+    test_cmp slurm.out env.out
+'
+
+# --- independent check: jcost.pl on METIS graphs and real matrices --------
+
+test_expect_success 'jcost.pl agrees on a hand-computed example' '
+    cat >hand.graph <<-EOF &&
+	% path 1-2-3-4 with weights 5, 7, 11
+	4 3 1
+	2 5
+	1 5 3 7
+	2 7 4 11
+	3 11
+	EOF
+    printf "0\n2\n1\n3\n" >path.map &&
+    perl "$JCOST" hand.graph path.map 2:2 1:10 >out &&
+    grep -x "J=460" out &&
+    grep -x "level.node=46" out &&
+    grep -x "level.socket=0" out
+'
+
+for graph in torus8x8-vw.graph grid4x4.graph; do
+    case $graph in
+    grid4x4.graph) hier=4:2:2 dist=1:2:10 n=16 ;;
+    *) hier=4:2:4:2 dist=1:2:10:20 n=64 ;;
+    esac
+    test_expect_success "jcost: METIS $graph, several mappings" '
+        G=$CM_GRAPHS/$graph &&
+        seq 0 $((n - 1)) >id.map &&
+        awk "{ print (\$1 * 5) % $n }" id.map >stride.map &&
+        check_jcost $G id.map $hier $dist &&
+        check_jcost $G stride.map $hier $dist --format metis &&
+        for a in cyclic random scotch; do
+            cm_run plan --matrix $G --hierarchy $hier --distances $dist \
+                --algorithm $a --seed 7 --output $a.map &&
+            check_jcost $G $a.map $hier $dist || return 1
+        done
+    '
+done
+
+for mtx in cg.S.64 lammps.peptide.64 ft.S.64; do
+    test_expect_success "jcost: real matrix $mtx, several mappings" '
+        M=$CM_MATRICES/$mtx.mtx &&
+        seq 0 63 >id.map &&
+        awk "{ print (\$1 * 17) % 64 }" id.map >stride.map &&
+        check_jcost $M id.map 4:2:4:2 1:2:10:20 &&
+        check_jcost $M stride.map 4:2:4:2 1:2:10:20 &&
+        check_jcost $M stride.map 4:2:4:2 1:10:100:1000 &&
+        for a in cyclic random scotch; do
+            cm_run plan --matrix $M $H64 --algorithm $a --seed 3 --output $a.map &&
+            check_jcost $M $a.map 4:2:4:2 1:2:10:20 || return 1
+        done
+    '
+done
+
+test_expect_success 'jcost: 128 ranks on 4:2:8:2' '
+    M=$CM_MATRICES/ft.S.128.mtx &&
+    cm_run plan --matrix $M --hierarchy 4:2:8:2 --distances 1:2:10:20 \
+        --algorithm random --seed 11 --output r128.map &&
+    check_jcost $M r128.map 4:2:8:2 1:2:10:20
+'
+
+test_done

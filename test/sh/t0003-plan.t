@@ -1,0 +1,110 @@
+#!/bin/sh
+test_description='clustermap plan: every baseline writes a valid mapping that
+eval reads back to the same cost'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
+
+H64="--hierarchy 4:2:4:2 --distances 1:2:10:20"
+CG64=$CM_MATRICES/cg.S.64.mtx
+CG16=$CM_MATRICES/cg.S.16.mtx
+
+# valid_mapping FILE N SLOTS: N lines, each an integer in [0, SLOTS), all
+# distinct.
+valid_mapping() {
+    test "$(wc -l <"$1")" -eq "$2" &&
+    awk -v slots="$3" '
+        !/^[0-9]+$/ || $1 >= slots { print "bad line " NR ": " $0; bad = 1 }
+        seen[$1]++ { print "slot " $1 " twice"; bad = 1 }
+        END { exit bad }' "$1"
+}
+
+for a in block cyclic random scotch; do
+    test_expect_success "plan $a: 64 ranks on 64 slots, a permutation" '
+        cm_run plan --matrix $CG64 $H64 --algorithm $a --output $a.map &&
+        valid_mapping $a.map 64 64
+    '
+
+    test_expect_success "plan $a: 16 ranks on 64 slots" '
+        cm_run plan --matrix $CG16 $H64 --algorithm $a --output $a.16.map &&
+        valid_mapping $a.16.map 16 64
+    '
+
+    test_expect_success "plan $a + eval FILE = eval --mapping $a (same seed)" '
+        cm_run plan --matrix $CG64 $H64 --algorithm $a --seed 42 --output s42.map &&
+        cm_run eval --matrix $CG64 $H64 --mapping s42.map >from-file &&
+        cm_run eval --matrix $CG64 $H64 --mapping $a --seed 42 >direct &&
+        test_cmp direct from-file
+    '
+
+    test_expect_success "plan $a is reproducible" '
+        cm_run plan --matrix $CG64 $H64 --algorithm $a --seed 42 --output again.map &&
+        test_cmp s42.map again.map
+    '
+done
+
+test_expect_success 'block on a hierarchy is the identity' '
+    seq 0 63 >expect &&
+    test_cmp expect block.map
+'
+
+test_expect_success 'cyclic deals ranks round robin over the 8 nodes' '
+    head -n 9 cyclic.map >first9 &&
+    printf "0\n8\n16\n24\n32\n40\n48\n56\n1\n" >expect &&
+    test_cmp expect first9
+'
+
+test_expect_success 'random depends on the seed' '
+    cm_run plan --matrix $CG64 $H64 --algorithm random --seed 1 --output r1.map &&
+    cm_run plan --matrix $CG64 $H64 --algorithm random --seed 2 --output r2.map &&
+    ! test_cmp r1.map r2.map
+'
+
+test_expect_success 'default seed is 1' '
+    cm_run plan --matrix $CG64 $H64 --algorithm random --output rdef.map &&
+    test_cmp r1.map rdef.map
+'
+
+test_expect_success 'scotch beats random and cyclic on cg.S.64' '
+    for a in random cyclic scotch; do
+        cm_run eval --matrix $CG64 $H64 --mapping $a >$a.eval || return 1
+    done &&
+    js=$(cm_value J scotch.eval) && jr=$(cm_value J random.eval) &&
+    jc=$(cm_value J cyclic.eval) &&
+    test "$js" -lt "$jr" && test "$js" -lt "$jc"
+'
+
+test_expect_success '--output - writes the mapping to stdout' '
+    cm_run plan --matrix $CG64 $H64 --algorithm cyclic --output - >stdout.map &&
+    test_cmp cyclic.map stdout.map
+'
+
+test_expect_success '--output - appends to a redirected file' '
+    echo first >appended &&
+    cm_run plan --matrix $CG64 $H64 --algorithm block -o - >>appended &&
+    test "$(wc -l <appended)" -eq 65 &&
+    test "$(head -n 1 appended)" = first
+'
+
+test_expect_success '--verbose reports algorithm, J and time on stderr' '
+    cm_run plan --matrix $CG64 $H64 --algorithm scotch --output v.map \
+        --verbose >out 2>err &&
+    test_must_be_empty out &&
+    grep -x "algorithm=scotch" err &&
+    grep -x "J=$(cm_value J scotch.eval)" err &&
+    grep -E "^time=[0-9]+\.[0-9]+ s$" err
+'
+
+test_expect_success 'an unwritable --output is a runtime error naming it' '
+    test_expect_code 1 "$CLUSTERMAP" plan --matrix $CG64 $H64 --algorithm block \
+        --output no/such/dir/x.map 2>err &&
+    grep "^clustermap plan: .*no/such/dir/x.map" err
+'
+
+test_expect_success 'plan reads METIS graphs' '
+    cm_run plan --matrix $CM_GRAPHS/torus8x8-vw.graph $H64 --algorithm scotch \
+        --output torus.map &&
+    valid_mapping torus.map 64 64
+'
+
+test_done

@@ -1,0 +1,539 @@
+/* test_readers.c -- Matrix Market, METIS and triplet readers, format
+ * detection and the Matrix Market writer (src/core/read_*.c,
+ * src/core/matrix_io.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clustermap.h"
+#include "testdata.h"
+
+static char *tmpdir;
+
+static int setup(void **state)
+{
+    (void)state;
+    tmpdir = cm_test_mkdtemp();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cm_test_rmtree(tmpdir);
+    tmpdir = NULL;
+    return 0;
+}
+
+static void check_row(const cm_matrix_t *m, int i, int len, const int *cols,
+                      const double *bytes, const double *msgs)
+{
+    const int *c;
+    const double *b, *g;
+    int n;
+    cm_matrix_row(m, i, &c, &b, &g, &n);
+    assert_int_equal(n, len);
+    for (int k = 0; k < len; k++) {
+        assert_int_equal(c[k], cols[k]);
+        assert_true(b[k] == bytes[k]);
+        if (msgs)
+            assert_true(g[k] == msgs[k]);
+    }
+}
+
+static cm_matrix_t *read_ok(const char *path, cm_format_t fmt)
+{
+    cm_error_t err = { "" };
+    cm_matrix_t *m = cm_matrix_read(path, fmt, &err);
+    if (!m)
+        fail_msg("reading %s: %s", path, err.msg);
+    return m;
+}
+
+/* Write @p text to a scratch file, read it, and check the error names the
+ * file and @p line, and contains @p what and @p got (NULL: not checked). */
+static void expect_error(const char *name, const char *text, cm_format_t fmt,
+                         int line, const char *what, const char *got)
+{
+    const char *path = cm_test_write_file(tmpdir, name, text);
+    cm_error_t err = { "" };
+    cm_matrix_t *m = cm_matrix_read(path, fmt, &err);
+    if (m) {
+        cm_matrix_free(m);
+        fail_msg("%s: read succeeded, expected an error at line %d", name, line);
+    }
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%d: ", path, line);
+    if (!strstr(err.msg, where) || !strstr(err.msg, what) ||
+        (got && !strstr(err.msg, got)))
+        fail_msg("%s: error '%s' lacks '%s', '%s' or '%s'", name, err.msg,
+                 where, what, got ? got : "");
+}
+
+/* ---- Matrix Market ------------------------------------------------------ */
+
+/* Values computed from the file, independently of the reader:
+ *   awk 'NR>3{c++; s+=$3} END{print c, s}'            -> 48 56131584
+ *   awk 'NR>3 && $1!=$2 {s+=$3} END{print s}'         -> 51472384
+ *   (no duplicate (i, j) pairs, 4 diagonal entries, no zeros)
+ * and row 1 is "1 1 1164800", "1 2 1171712", "1 3 1171712". */
+static void test_mtx_cg(void **state)
+{
+    (void)state;
+    cm_matrix_t *m = read_ok(cm_test_data_path("matrices/cg.S.16.mtx"),
+                             CM_FORMAT_MTX);
+    assert_int_equal(cm_matrix_n(m), 16);
+    assert_int_equal(cm_matrix_nnz(m), 48);
+    assert_int_equal(cm_matrix_has_msgs(m), 0);
+    double tb, tm;
+    cm_matrix_totals(m, &tb, &tm);
+    assert_true(tb == 56131584.0);
+    assert_true(tm == 0);
+    check_row(m, 0, 3, (int[]){ 0, 1, 2 },
+              (double[]){ 1164800, 1171712, 1171712 }, (double[]){ 0, 0, 0 });
+
+    cm_matrix_t *s = cm_matrix_symmetrize(m, NULL);
+    cm_matrix_totals(s, &tb, NULL);
+    assert_true(tb == 2 * 51472384.0);
+    assert_int_equal(cm_matrix_nnz(s), 44);   /* 48 - 4 diagonal, pattern symmetric */
+    cm_matrix_free(s);
+
+    /* auto-detection by the banner gives the same matrix */
+    cm_matrix_t *a = read_ok(cm_test_data_path("matrices/cg.S.16.mtx"),
+                             CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_nnz(a), 48);
+    cm_matrix_totals(a, &tb, NULL);
+    assert_true(tb == 56131584.0);
+    cm_matrix_free(a);
+    cm_matrix_free(m);
+}
+
+/* graphs/sym4.mtx: lower triangle (2,1)=10 (3,1)=2.5 (3,3)=7 (4,2)=100;
+ * mirrored: 7 entries, total 2 * (10 + 2.5 + 100) + 7 = 232. */
+static void test_mtx_symmetric(void **state)
+{
+    (void)state;
+    cm_matrix_t *m = read_ok(cm_test_data_path("graphs/sym4.mtx"), CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(m), 4);
+    assert_int_equal(cm_matrix_nnz(m), 7);
+    double tb;
+    cm_matrix_totals(m, &tb, NULL);
+    assert_true(tb == 232);
+    check_row(m, 0, 2, (int[]){ 1, 2 }, (double[]){ 10, 2.5 }, NULL);
+    check_row(m, 1, 2, (int[]){ 0, 3 }, (double[]){ 10, 100 }, NULL);
+    check_row(m, 2, 2, (int[]){ 0, 2 }, (double[]){ 2.5, 7 }, NULL);
+    check_row(m, 3, 1, (int[]){ 1 }, (double[]){ 100 }, NULL);
+    cm_matrix_free(m);
+}
+
+static void test_mtx_pattern_and_duplicates(void **state)
+{
+    (void)state;
+    const char *p = cm_test_write_file(tmpdir, "pat.mtx",
+        "%%MatrixMarket matrix coordinate pattern general\r\n"
+        "% CRLF line ends and a duplicate entry\r\n"
+        "\r\n"
+        "3 3 3\r\n"
+        "1 3\r\n"
+        "3 2\r\n"
+        "1 3\r\n");
+    cm_matrix_t *m = read_ok(p, CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(m), 3);
+    assert_int_equal(cm_matrix_nnz(m), 2);
+    check_row(m, 0, 1, (int[]){ 2 }, (double[]){ 2 }, NULL);
+    check_row(m, 2, 1, (int[]){ 1 }, (double[]){ 1 }, NULL);
+    cm_matrix_free(m);
+}
+
+static void test_mtx_errors(void **state)
+{
+    (void)state;
+    const char *gen = "%%MatrixMarket matrix coordinate real general\n";
+    char buf[512];
+
+    expect_error("array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n",
+                 CM_FORMAT_MTX, 1, "expected format 'coordinate'", "got 'array'");
+    expect_error("complex.mtx",
+                 "%%MatrixMarket matrix coordinate complex general\n1 1 0\n",
+                 CM_FORMAT_MTX, 1, "expected field", "got 'complex'");
+    expect_error("herm.mtx",
+                 "%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n",
+                 CM_FORMAT_MTX, 1, "expected symmetry", "got 'hermitian'");
+    expect_error("skew.mtx",
+                 "%%MatrixMarket matrix coordinate real skew-symmetric\n1 1 0\n",
+                 CM_FORMAT_MTX, 1, "expected symmetry", "got 'skew-symmetric'");
+    expect_error("nobanner.mtx", "2 2 0\n", CM_FORMAT_MTX, 1,
+                 "expected '%%MatrixMarket'", "got '2'");
+    expect_error("empty.mtx", "", CM_FORMAT_MTX, 1, "expected a '%%MatrixMarket' header",
+                 NULL);
+
+    snprintf(buf, sizeof buf, "%s%% comment\n3 4 1\n1 1 1\n", gen);
+    expect_error("nonsquare.mtx", buf, CM_FORMAT_MTX, 3, "expected a square matrix",
+                 "got '4'");
+    snprintf(buf, sizeof buf, "%s", gen);
+    expect_error("nosize.mtx", buf, CM_FORMAT_MTX, 1, "expected a size line", NULL);
+    snprintf(buf, sizeof buf, "%s20000000 20000000 0\n", gen);
+    expect_error("huge.mtx", buf, CM_FORMAT_MTX, 2,
+                 "expected a row count (an integer in 1..16777216)", "got '20000000'");
+    snprintf(buf, sizeof buf, "%s2 2 1\n3 1 5\n", gen);
+    expect_error("range.mtx", buf, CM_FORMAT_MTX, 3, "expected a row index",
+                 "got '3'");
+    snprintf(buf, sizeof buf, "%s2 2 1\n1 0 5\n", gen);
+    expect_error("range0.mtx", buf, CM_FORMAT_MTX, 3, "expected a column index",
+                 "got '0'");
+    snprintf(buf, sizeof buf, "%s2 2 3\n1 2 1\n2 1 1\n", gen);
+    expect_error("few.mtx", buf, CM_FORMAT_MTX, 4,
+                 "expected 3 entries as declared on line 2", "got 2");
+    snprintf(buf, sizeof buf, "%s2 2 1\n1 2 1\n2 1 1\n", gen);
+    expect_error("many.mtx", buf, CM_FORMAT_MTX, 4,
+                 "expected end of file after the 1 entries declared on line 2",
+                 "got '2'");
+    snprintf(buf, sizeof buf, "%s2 2 1\n1 2 -5\n", gen);
+    expect_error("neg.mtx", buf, CM_FORMAT_MTX, 3, "expected a byte count",
+                 "got '-5'");
+    snprintf(buf, sizeof buf, "%s2 2 1\n1 2 nan\n", gen);
+    expect_error("nan.mtx", buf, CM_FORMAT_MTX, 3, "expected a byte count",
+                 "got 'nan'");
+    snprintf(buf, sizeof buf, "%s2 2 1\n1 2 1e999\n", gen);
+    expect_error("inf.mtx", buf, CM_FORMAT_MTX, 3, "expected a byte count",
+                 "got '1e999'");
+    snprintf(buf, sizeof buf, "%s2 2 1\n1 2 3 4\n", gen);
+    expect_error("extra.mtx", buf, CM_FORMAT_MTX, 3, "expected end of line",
+                 "got '4'");
+    expect_error("int.mtx",
+                 "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 1.5\n",
+                 CM_FORMAT_MTX, 3, "expected a byte count", "got '1.5'");
+    expect_error("patval.mtx",
+                 "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2 7\n",
+                 CM_FORMAT_MTX, 3, "expected end of line", "got '7'");
+}
+
+/* ---- METIS -------------------------------------------------------------- */
+
+/* graphs/grid4x4.graph: 4 x 4 grid, 24 edges, weight of {u, v} = u + v.
+ *   awk '!/^%/ && NR>2 {for(i=1;i<=NF;i+=2){e++; s+=$(i+1)}} END{print e, s}'
+ *   -> 48 816 */
+static void test_metis_weighted(void **state)
+{
+    (void)state;
+    cm_matrix_t *m = read_ok(cm_test_data_path("graphs/grid4x4.graph"),
+                             CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(m), 16);
+    assert_int_equal(cm_matrix_nnz(m), 48);
+    assert_int_equal(cm_matrix_has_msgs(m), 0);
+    double tb;
+    cm_matrix_totals(m, &tb, NULL);
+    assert_true(tb == 816);
+    check_row(m, 0, 2, (int[]){ 1, 4 }, (double[]){ 3, 6 }, NULL);
+    check_row(m, 5, 4, (int[]){ 1, 4, 6, 9 }, (double[]){ 8, 11, 13, 16 }, NULL);
+    check_row(m, 15, 2, (int[]){ 11, 14 }, (double[]){ 28, 31 }, NULL);
+    cm_matrix_free(m);
+}
+
+static void test_metis_unweighted(void **state)
+{
+    (void)state;
+    cm_matrix_t *m = read_ok(cm_test_data_path("graphs/grid4x4-unweighted.graph"),
+                             CM_FORMAT_METIS);
+    assert_int_equal(cm_matrix_n(m), 16);
+    assert_int_equal(cm_matrix_nnz(m), 48);
+    double tb;
+    cm_matrix_totals(m, &tb, NULL);
+    assert_true(tb == 48);
+    check_row(m, 5, 4, (int[]){ 1, 4, 6, 9 }, (double[]){ 1, 1, 1, 1 }, NULL);
+    cm_matrix_free(m);
+}
+
+/* Vertex sizes and weights (fmt 111, ncon 2) are skipped; an empty line is
+ * a vertex without neighbours; comments may sit anywhere. */
+static void test_metis_vertex_weights(void **state)
+{
+    (void)state;
+    const char *p = cm_test_write_file(tmpdir, "vw.graph",
+        "% path 1 - 2, vertex 3 isolated\n"
+        "3 1 111 2\n"
+        "9 4 5 2 7\n"
+        "% between vertex lines\n"
+        "9 4 5 1 7\n"
+        "1 0 0\n");
+    cm_matrix_t *m = read_ok(p, CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(m), 3);
+    assert_int_equal(cm_matrix_nnz(m), 2);
+    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 7 }, NULL);
+    check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 7 }, NULL);
+    check_row(m, 2, 0, NULL, NULL, NULL);
+    cm_matrix_free(m);
+
+    p = cm_test_write_file(tmpdir, "vw10.graph", "3 1 10\n4 2\n5 1\n6\n");
+    m = read_ok(p, CM_FORMAT_METIS);
+    assert_int_equal(cm_matrix_nnz(m), 2);
+    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 1 }, NULL);
+    cm_matrix_free(m);
+}
+
+static void test_metis_errors(void **state)
+{
+    (void)state;
+    expect_error("range.graph", "3 2\n2\n1 4\n2\n", CM_FORMAT_METIS, 3,
+                 "expected a neighbour (an integer in 1..3)", "got '4'");
+    expect_error("self.graph", "2 1\n1\n1\n", CM_FORMAT_METIS, 2,
+                 "expected a neighbour other than vertex 1", "got '1'");
+    expect_error("m.graph", "% comment\n3 3\n2\n1 3\n2\n", CM_FORMAT_METIS, 2,
+                 "expected 2*m = 6 adjacency entries", "got 4");
+    expect_error("few.graph", "3 2\n2\n1 3\n", CM_FORMAT_METIS, 3,
+                 "expected 3 vertex lines as announced on line 1", "got 2");
+    expect_error("many.graph", "2 1\n2\n1\n1\n", CM_FORMAT_METIS, 4,
+                 "expected end of file after the 2 vertex lines", "got '1'");
+    expect_error("weight.graph", "2 1 1\n2 5\n1\n", CM_FORMAT_METIS, 3,
+                 "expected an edge weight after neighbour 1", "got end of line");
+    expect_error("negw.graph", "2 1 1\n2 -5\n1 5\n", CM_FORMAT_METIS, 2,
+                 "expected an edge weight after neighbour 2", "got '-5'");
+    expect_error("fmt.graph", "2 1 2\n2\n1\n", CM_FORMAT_METIS, 1,
+                 "expected a format", "got '2'");
+    expect_error("hdr.graph", "x 1\n", CM_FORMAT_METIS, 1,
+                 "expected a vertex count", "got 'x'");
+    expect_error("hdr2.graph", "3 1 1 1 9\n", CM_FORMAT_METIS, 1,
+                 "expected end of line", "got '9'");
+    expect_error("vwt.graph", "2 1 10\n\n1 1\n", CM_FORMAT_METIS, 2,
+                 "expected a vertex weight", "got end of line");
+    expect_error("empty.graph", "% nothing\n", CM_FORMAT_METIS, 1,
+                 "expected a METIS header", "got end of file");
+    expect_error("toobig.graph", "16777217 0\n", CM_FORMAT_METIS, 1,
+                 "expected a vertex count (an integer in 1..16777216)",
+                 "got '16777217'");
+}
+
+/* ---- triplets ----------------------------------------------------------- */
+
+/* graphs/ring4.triplets: "# ranks 6", a ring 0->1->2->3->0 with messages and
+ * a second 0->1 line: 4 entries, 10024 bytes, 102 messages. */
+static void test_triplets_msgs(void **state)
+{
+    (void)state;
+    cm_matrix_t *m = read_ok(cm_test_data_path("graphs/ring4.triplets"),
+                             CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(m), 6);
+    assert_int_equal(cm_matrix_nnz(m), 4);
+    assert_int_equal(cm_matrix_has_msgs(m), 1);
+    double tb, tm;
+    cm_matrix_totals(m, &tb, &tm);
+    assert_true(tb == 10024);
+    assert_true(tm == 102);
+    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 1024 }, (double[]){ 12 });
+    check_row(m, 3, 1, (int[]){ 0 }, (double[]){ 4000 }, (double[]){ 40 });
+    check_row(m, 5, 0, NULL, NULL, NULL);
+    cm_matrix_free(m);
+}
+
+static void test_triplets_plain(void **state)
+{
+    (void)state;
+    const char *p = cm_test_write_file(tmpdir, "plain.txt",
+        "# src dst bytes\n"
+        "\n"
+        "  4 0 1.5\n"
+        "0\t4 2e3\n"
+        "# an ordinary comment: ranks talk\n"
+        "2 2 8\n");
+    cm_matrix_t *m = read_ok(p, CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(m), 5);   /* max index + 1 */
+    assert_int_equal(cm_matrix_nnz(m), 3);
+    assert_int_equal(cm_matrix_has_msgs(m), 0);
+    check_row(m, 0, 1, (int[]){ 4 }, (double[]){ 2000 }, NULL);
+    check_row(m, 2, 1, (int[]){ 2 }, (double[]){ 8 }, NULL);
+    check_row(m, 4, 1, (int[]){ 0 }, (double[]){ 1.5 }, NULL);
+    cm_matrix_free(m);
+}
+
+static void test_triplets_errors(void **state)
+{
+    (void)state;
+    expect_error("mix1.txt", "0 1 5 1\n1 0 5\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected 4 columns like line 1", "got end of line");
+    expect_error("mix2.txt", "# c\n0 1 5\n1 0 5 2\n", CM_FORMAT_TRIPLETS, 3,
+                 "expected 3 columns like line 2", "got '2'");
+    expect_error("ranks.txt", "# ranks 2\n0 2 1\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected a destination rank below '# ranks'", "got '2'");
+    expect_error("neg.txt", "0 1 -1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a byte count", "got '-1'");
+    expect_error("negm.txt", "0 1 1 -3\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a message count", "got '-3'");
+    expect_error("late.txt", "0 1 1\n# ranks 4\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected '# ranks N' before the first entry (line 1)", NULL);
+    expect_error("twice.txt", "# ranks 4\n#ranks 5\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected a single '# ranks N' line (first on line 1)", NULL);
+    expect_error("bigranks.txt", "# ranks 16777217\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a rank count after '# ranks' (at most 2^24)",
+                 "got '16777217'");
+    expect_error("badranks.txt", "# ranks many\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a rank count", "got 'many'");
+    expect_error("bigidx.txt", "0 1 1\n16777216 0 1\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected a source rank (at most 2^24 - 1)", "got '16777216'");
+    expect_error("word.txt", "0 one 1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a destination rank", "got 'one'");
+    expect_error("short.txt", "0 1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a byte count", "got end of line");
+    expect_error("five.txt", "0 1 2 3 4\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected end of line", "got '4'");
+    expect_error("none.txt", "# nothing here\n\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected at least one", NULL);
+}
+
+/* ---- shared line reader limits ----------------------------------------- */
+
+static void test_long_line_and_nul(void **state)
+{
+    (void)state;
+    size_t len = (1u << 20) + 10;
+    char *text = malloc(len + 16);
+    assert_non_null(text);
+    strcpy(text, "0 1 1\n");
+    memset(text + 6, '7', len);
+    strcpy(text + 6 + len, "\n");
+    expect_error("long.txt", text, CM_FORMAT_TRIPLETS, 2,
+                 "expected a line of at most 1048576 bytes", NULL);
+    free(text);
+
+    /* a line of exactly the limit is fine (it then fails on its content) */
+    text = malloc((1u << 20) + 16);
+    memset(text, ' ', 1u << 20);
+    memcpy(text + (1u << 20) - 5, "0 1 1", 5);
+    strcpy(text + (1u << 20), "\n");
+    const char *p = cm_test_write_file(tmpdir, "limit.txt", text);
+    cm_matrix_t *m = read_ok(p, CM_FORMAT_TRIPLETS);
+    assert_int_equal(cm_matrix_nnz(m), 1);
+    cm_matrix_free(m);
+    free(text);
+
+    char path[4200];
+    snprintf(path, sizeof path, "%s/nul.txt", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("0 1 1\n0 2\0 1\n", 1, 13, f);
+    fclose(f);
+    cm_error_t err;
+    assert_null(cm_matrix_read(path, CM_FORMAT_TRIPLETS, &err));
+    assert_non_null(strstr(err.msg, ":2: expected text, got a NUL byte"));
+}
+
+/* ---- dispatch, formats, writer ----------------------------------------- */
+
+static void test_format_parse(void **state)
+{
+    (void)state;
+    cm_format_t f = CM_FORMAT_AUTO;
+    assert_int_equal(cm_format_parse("mtx", &f), 0);
+    assert_int_equal(f, CM_FORMAT_MTX);
+    assert_int_equal(cm_format_parse("metis", &f), 0);
+    assert_int_equal(f, CM_FORMAT_METIS);
+    assert_int_equal(cm_format_parse("triplets", &f), 0);
+    assert_int_equal(f, CM_FORMAT_TRIPLETS);
+    assert_int_equal(cm_format_parse("auto", &f), 0);
+    assert_int_equal(f, CM_FORMAT_AUTO);
+    assert_int_equal(cm_format_parse("MTX", &f), -1);
+    assert_int_equal(cm_format_parse("", &f), -1);
+    assert_int_equal(cm_format_parse(NULL, &f), -1);
+}
+
+static void test_read_stream_and_missing(void **state)
+{
+    (void)state;
+    char text[] = "%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 1 9\n";
+    FILE *f = fmemopen(text, strlen(text), "r");
+    cm_error_t err;
+    cm_matrix_t *m = cm_matrix_read_stream(f, "mem.graph", CM_FORMAT_AUTO, &err);
+    fclose(f);
+    assert_non_null(m);   /* the banner beats the .graph name */
+    check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 9 }, NULL);
+    cm_matrix_free(m);
+
+    char bad[] = "0 1 x\n";
+    f = fmemopen(bad, strlen(bad), "r");
+    assert_null(cm_matrix_read_stream(f, "<stdin>", CM_FORMAT_AUTO, &err));
+    fclose(f);
+    assert_non_null(strstr(err.msg, "<stdin>:1: expected a byte count"));
+
+    char path[4200];
+    snprintf(path, sizeof path, "%s/does-not-exist.mtx", tmpdir);
+    assert_null(cm_matrix_read(path, CM_FORMAT_AUTO, &err));
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "cannot open"));
+}
+
+/* Values survive write + read exactly, including non-integral ones. */
+static void test_write_roundtrip(void **state)
+{
+    (void)state;
+    static const double vals[] = { 0.1, 1e20, 3, 123456789012345.0,
+                                   1.0 / 3.0, 5e-300, 4503599627370497.0 };
+    enum { NV = sizeof vals / sizeof vals[0] };
+    cm_builder_t *b = cm_builder_new(NV + 1, NULL);
+    for (int k = 0; k < NV; k++)
+        assert_int_equal(cm_builder_add(b, k, k + 1, vals[k], 2, NULL), 0);
+    assert_int_equal(cm_builder_add(b, NV, NV, 7, 0, NULL), 0);
+    cm_matrix_t *m = cm_builder_finish(b, NULL);
+    cm_builder_free(b);
+
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out.mtx", tmpdir);
+    FILE *f = fopen(path, "w");
+    cm_error_t err;
+    assert_int_equal(cm_matrix_write_mtx(m, f, &err), 0);
+    fclose(f);
+    cm_matrix_t *r = read_ok(path, CM_FORMAT_AUTO);
+    assert_int_equal(cm_matrix_n(r), NV + 1);
+    assert_int_equal(cm_matrix_nnz(r), NV + 1);
+    assert_int_equal(cm_matrix_has_msgs(r), 0);
+    for (int k = 0; k < NV; k++)
+        check_row(r, k, 1, (int[]){ k + 1 }, (double[]){ vals[k] }, NULL);
+    check_row(r, NV, 1, (int[]){ NV }, (double[]){ 7 }, NULL);
+    cm_matrix_free(r);
+    cm_matrix_free(m);
+
+    /* the real file round-trips too */
+    m = read_ok(cm_test_data_path("matrices/lammps.peptide.64.mtx"), CM_FORMAT_MTX);
+    f = fopen(path, "w");
+    assert_int_equal(cm_matrix_write_mtx(m, f, &err), 0);
+    fclose(f);
+    r = read_ok(path, CM_FORMAT_MTX);
+    assert_int_equal(cm_matrix_nnz(r), cm_matrix_nnz(m));
+    for (int i = 0; i < cm_matrix_n(m); i++) {
+        const int *c1, *c2;
+        const double *b1, *b2;
+        int l1, l2;
+        cm_matrix_row(m, i, &c1, &b1, NULL, &l1);
+        cm_matrix_row(r, i, &c2, &b2, NULL, &l2);
+        assert_int_equal(l1, l2);
+        assert_memory_equal(c1, c2, (size_t)l1 * sizeof *c1);
+        assert_memory_equal(b1, b2, (size_t)l1 * sizeof *b1);
+    }
+    cm_matrix_free(r);
+    cm_matrix_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mtx_cg),
+        cmocka_unit_test(test_mtx_symmetric),
+        cmocka_unit_test(test_mtx_pattern_and_duplicates),
+        cmocka_unit_test(test_mtx_errors),
+        cmocka_unit_test(test_metis_weighted),
+        cmocka_unit_test(test_metis_unweighted),
+        cmocka_unit_test(test_metis_vertex_weights),
+        cmocka_unit_test(test_metis_errors),
+        cmocka_unit_test(test_triplets_msgs),
+        cmocka_unit_test(test_triplets_plain),
+        cmocka_unit_test(test_triplets_errors),
+        cmocka_unit_test(test_long_line_and_nul),
+        cmocka_unit_test(test_format_parse),
+        cmocka_unit_test(test_read_stream_and_missing),
+        cmocka_unit_test(test_write_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

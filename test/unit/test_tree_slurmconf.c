@@ -1,0 +1,246 @@
+/* test_tree_slurmconf.c -- trees from slurm.conf + topology.conf. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clustermap.h"
+#include "testdata.h"
+
+static char *levels_of(const cm_tree_t *t, char *buf)
+{
+    buf[0] = '\0';
+    for (int l = 0; l < cm_tree_nlevels(t); l++) {
+        if (l)
+            strcat(buf, " ");
+        strcat(buf, cm_tree_level_name(t, l));
+    }
+    return buf;
+}
+
+static cm_tree_t *load(const char *topo, const char *nodelist)
+{
+    cm_error_t err = {""};
+    const char *conf = cm_test_data_path("slurm/slurm.conf");
+    const char *tp = topo ? cm_test_data_path(topo) : NULL;
+    cm_tree_t *t = cm_tree_from_slurm_conf(conf, tp, nodelist, &err);
+    if (!t)
+        fail_msg("%s: %s", nodelist, err.msg);
+    return t;
+}
+
+/* n[1-8] over s1 = n[1,3,5,7], s2 = n[2,4,6,8]: DFS order differs from the
+ * allocation order. */
+static void test_interleaved(void **state)
+{
+    (void)state;
+    char buf[256];
+    cm_tree_t *t = load("slurm/topology.conf", "n[1-8]");
+    assert_string_equal(levels_of(t, buf), "switch1 switch node socket core");
+    assert_true(cm_tree_level_byte_cost(t, 0) == 20);
+    assert_true(cm_tree_level_byte_cost(t, 1) == 10);
+    assert_true(cm_tree_level_byte_cost(t, 2) == 2);
+    assert_true(cm_tree_level_byte_cost(t, 3) == 1);
+    assert_true(cm_tree_level_byte_cost(t, 4) == 0);
+    assert_int_equal(cm_tree_nslots(t), 80);
+    assert_int_equal(cm_tree_nnodes(t), 8);
+    static const int first[8] = {0, 40, 8, 48, 16, 56, 32, 72};
+    static const int count[8] = {8, 8, 8, 8, 16, 16, 8, 8};
+    for (int k = 0; k < 8; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "n%d", k + 1);
+        int v = cm_tree_node_vertex(t, k);
+        assert_string_equal(cm_tree_vertex_label(t, v), name);
+        int f, c;
+        cm_tree_vertex_slots(t, v, &f, &c);
+        assert_int_equal(f, first[k]);
+        assert_int_equal(c, count[k]);
+        assert_int_equal(cm_tree_slot_node(t, first[k] + c - 1), k);
+    }
+    assert_string_equal(cm_tree_vertex_label(t, 0), "root");
+    assert_string_equal(cm_tree_vertex_label(t, cm_tree_vertex_child(t, 0, 0)), "s1");
+    assert_int_equal(cm_tree_lca_level(t, 0, 3), 3);   /* socket */
+    assert_int_equal(cm_tree_lca_level(t, 0, 4), 2);   /* node */
+    assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);   /* s1 */
+    assert_int_equal(cm_tree_lca_level(t, 0, 40), 0);  /* root */
+    assert_int_equal(cm_tree_lca_level(t, 16, 23), 3); /* n5 has 8-core sockets */
+    assert_int_equal(cm_tree_lca_level(t, 16, 24), 2);
+    cm_tree_free(t);
+
+    /* A subset keeps the root (the common ancestor) but only s2. */
+    t = load("slurm/topology.conf", "n[4,2]");
+    assert_string_equal(levels_of(t, buf), "switch1 switch node socket core");
+    assert_int_equal(cm_tree_nvertices(t), 2 + 2 * (1 + 2 + 8));
+    assert_string_equal(cm_tree_vertex_label(t, cm_tree_node_vertex(t, 0)), "n4");
+    assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);
+    cm_tree_free(t);
+}
+
+static void test_no_topology(void **state)
+{
+    (void)state;
+    char buf[256];
+    cm_tree_t *t = load(NULL, "gpu01,n[7-8],n5");
+    assert_string_equal(levels_of(t, buf), "switch node socket core");
+    assert_int_equal(cm_tree_nslots(t), 2 + 8 + 8 + 16);
+    assert_int_equal(cm_tree_nnodes(t), 4);
+    assert_string_equal(cm_tree_vertex_label(t, cm_tree_node_vertex(t, 0)), "gpu01");
+    int v = cm_tree_node_vertex(t, 0);
+    assert_int_equal(cm_tree_vertex_nchildren(t, v), 1);
+    assert_int_equal(cm_tree_lca_level(t, 0, 1), 2); /* gpu01's one socket */
+    assert_int_equal(cm_tree_lca_level(t, 1, 2), 0);
+    assert_int_equal(cm_tree_slot_node(t, 33), 3);
+    assert_int_equal(cm_tree_vertex_nchildren(t, cm_tree_node_vertex(t, 3)), 2);
+    cm_tree_free(t);
+}
+
+static void test_disjoint_tops(void **state)
+{
+    (void)state;
+    char buf[256];
+    cm_tree_t *t = load("slurm/topology-disjoint.conf", "n[3-6]");
+    assert_string_equal(levels_of(t, buf), "cluster switch node socket core");
+    assert_true(cm_tree_level_byte_cost(t, 0) == 20);
+    assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);  /* n3, n4 */
+    assert_int_equal(cm_tree_lca_level(t, 8, 16), 0); /* n4, n5 */
+    cm_tree_free(t);
+    /* One top used: no artificial root. */
+    t = load("slurm/topology-disjoint.conf", "n[1-2]");
+    assert_string_equal(levels_of(t, buf), "switch node socket core");
+    cm_tree_free(t);
+}
+
+static void test_deep(void **state)
+{
+    (void)state;
+    char buf[256];
+    cm_tree_t *t = load("slurm/topology-deep.conf", "n[1,5,3,6]");
+    assert_string_equal(levels_of(t, buf), "switch2 switch1 switch node socket core");
+    assert_true(cm_tree_level_byte_cost(t, 0) == 40);
+    assert_true(cm_tree_level_byte_cost(t, 1) == 20);
+    /* DFS: c{a{n1} b{n3}} d{n5 n6} -> n1 0-7, n3 8-15, n5 16-31, n6 32-47 */
+    assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);   /* via c */
+    assert_int_equal(cm_tree_lca_level(t, 0, 16), 0);  /* via top */
+    assert_int_equal(cm_tree_lca_level(t, 16, 32), 2); /* via d */
+    assert_int_equal(cm_tree_slot_node(t, 8), 2);      /* n3 is third */
+    assert_int_equal(cm_tree_slot_node(t, 16), 1);
+    cm_tree_free(t);
+}
+
+static void expect_error(const char *conf, const char *topo, const char *nodelist,
+                         const char *fragment)
+{
+    cm_error_t err = {""};
+    assert_null(cm_tree_from_slurm_conf(conf, topo, nodelist, &err));
+    if (!strstr(err.msg, fragment))
+        fail_msg("error '%s' lacks '%s'", err.msg, fragment);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    const char *conf = cm_test_data_path("slurm/slurm.conf");
+    const char *topo = cm_test_data_path("slurm/topology.conf");
+    char msg[1024];
+
+    snprintf(msg, sizeof msg, "node list: node n99 is not defined in %s", conf);
+    expect_error(conf, NULL, "n[1-2],n99", msg);
+    snprintf(msg, sizeof msg, "%s: node gpu01 is in no switch", topo);
+    expect_error(conf, topo, "n1,gpu01", msg);
+    expect_error(conf, NULL, "n[1-2],n1", "node n1 appears twice");
+    expect_error(conf, NULL, "n[1-", "node list: hostlist");
+    expect_error(conf, cm_test_data_path("slurm/topology-loop.conf"), "n1",
+                 "switch loop");
+    expect_error(cm_test_data_path("slurm/none.conf"), NULL, "n1", "none.conf: cannot open");
+    expect_error(conf, cm_test_data_path("slurm/none.conf"), "n1", "none.conf: cannot open");
+
+    char *dir = cm_test_mkdtemp();
+    const char *p;
+    p = cm_test_write_file(dir, "kv.conf", "ClusterName=x\nNodeName=a Sockets\n");
+    snprintf(msg, sizeof msg, "%s:2: expected key=value, got 'Sockets'", p);
+    expect_error(p, NULL, "a", msg);
+    p = cm_test_write_file(dir, "garbage.conf", "# c\n\nhello world\n");
+    snprintf(msg, sizeof msg, "%s:3: expected key=value, got 'hello'", p);
+    expect_error(p, NULL, "a", msg);
+    p = cm_test_write_file(dir, "int.conf", "NodeName=a \\\n  Sockets=two\n");
+    snprintf(msg, sizeof msg, "%s:1: Sockets: expected an integer", p);
+    expect_error(p, NULL, "a", msg);
+    p = cm_test_write_file(dir, "zero.conf", "NodeName=a CoresPerSocket=0\n");
+    expect_error(p, NULL, "a", "CoresPerSocket: expected a positive integer, got '0'");
+    p = cm_test_write_file(dir, "dup.conf", "NodeName=a[1-2]\nNodeName=a2\n");
+    snprintf(msg, sizeof msg, "%s:2: node a2 is defined twice", p);
+    expect_error(p, NULL, "a1", msg);
+    p = cm_test_write_file(dir, "hl.conf", "NodeName=a[1-\n");
+    snprintf(msg, sizeof msg, "%s:1: NodeName: hostlist 'a[1-'", p);
+    expect_error(p, NULL, "a1", msg);
+    p = cm_test_write_file(dir, "inc.conf", "Include missing.conf\n");
+    snprintf(msg, sizeof msg, "%s:1: in Include: %s/missing.conf: cannot open", p, dir);
+    expect_error(p, NULL, "a1", msg);
+    p = cm_test_write_file(dir, "self.conf", "Include self.conf\n");
+    expect_error(p, NULL, "a1", "nested more than 8 deep");
+    p = cm_test_write_file(dir, "quote.conf", "NodeName=a Feature=\"x y\n");
+    expect_error(p, NULL, "a", "unterminated '\"'");
+
+    const char *ok = cm_test_write_file(dir, "ok.conf", "NodeName=a[1-4]\n");
+    p = cm_test_write_file(dir, "t1.conf", "SwitchName=s Nodes=a[1-4] Speed=3\n");
+    snprintf(msg, sizeof msg, "%s:1: unknown key 'Speed'", p);
+    expect_error(ok, p, "a1", msg);
+    p = cm_test_write_file(dir, "t2.conf", "SwitchName=s Switches=t\n");
+    expect_error(ok, p, "a1", "switch s: unknown child switch t");
+    p = cm_test_write_file(dir, "t3.conf", "SwitchName=s Nodes=a[1-2]\nSwitchName=t Nodes=a2\n");
+    snprintf(msg, sizeof msg, "%s:2: node a2 is already in switch s", p);
+    expect_error(ok, p, "a1", msg);
+    p = cm_test_write_file(dir, "t4.conf", "SwitchName=s Nodes=a1\nSwitchName=s Nodes=a2\n");
+    expect_error(ok, p, "a1", "switch s is defined twice");
+    p = cm_test_write_file(dir, "t5.conf", "NodeName=a1\n");
+    expect_error(ok, p, "a1", "expected SwitchName=..., got 'NodeName='");
+    p = cm_test_write_file(dir, "t6.conf", "SwitchName=s Switches=s\n");
+    expect_error(ok, p, "a1", "switch s lists itself");
+    p = cm_test_write_file(dir, "t7.conf", "SwitchName=s[1-2] Nodes=a1\n");
+    expect_error(ok, p, "a1", "SwitchName: expected one switch name");
+    cm_test_rmtree(dir);
+}
+
+static void test_cpus_only(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *p = cm_test_write_file(dir, "c.conf",
+        "NodeName=c1 CPUs=8 ThreadsPerCore=2\n"
+        "NodeName=c2 CPUs=6\n"
+        "NodeName=c3 Sockets=2 CPUs=8\n"
+        "NodeName=c4 Boards=1 SocketsPerBoard=3 CoresPerSocket=2\n");
+    cm_error_t err = {""};
+    cm_tree_t *t = cm_tree_from_slurm_conf(p, NULL, "c[1-4]", &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    static const int sockets[4] = {1, 1, 2, 3}, cores[4] = {4, 6, 8, 6};
+    for (int k = 0; k < 4; k++) {
+        int v = cm_tree_node_vertex(t, k), f, c;
+        assert_int_equal(cm_tree_vertex_nchildren(t, v), sockets[k]);
+        cm_tree_vertex_slots(t, v, &f, &c);
+        assert_int_equal(c, cores[k]);
+    }
+    cm_tree_free(t);
+    p = cm_test_write_file(dir, "bad.conf", "NodeName=c1 Sockets=4 CPUs=2\n");
+    assert_null(cm_tree_from_slurm_conf(p, NULL, "c1", &err));
+    assert_non_null(strstr(err.msg, "CPUs=2 is fewer than Sockets=4"));
+    cm_test_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interleaved),
+        cmocka_unit_test(test_no_topology),
+        cmocka_unit_test(test_disjoint_tops),
+        cmocka_unit_test(test_deep),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cpus_only),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
