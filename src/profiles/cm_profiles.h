@@ -1,0 +1,279 @@
+/*
+ * cm_profiles.h -- communication profiles and the per-user profile store.
+ *
+ * A profile is what clustermap remembers about one kind of job: the key
+ * (user, job name, task count), the averaged point-to-point and collective
+ * traffic between ranks (bytes and messages, sparse), how many runs were
+ * merged into it, when, and the last job ids.  On disk a profile is one JSON
+ * document (docs/profile-format.md, "Stored profile (JSON)"), protected by a
+ * checksum over its content.
+ *
+ * The store is a directory tree  <root>/<uid>/<escaped job name>.<ntasks>.json
+ * where every <uid> directory belongs to that user and has mode 0700, so the
+ * kernel keeps users out of each other's profiles.  Updates take an flock on
+ * <root>/<uid>/.lock, write a temporary file, fsync it, rename it over the
+ * old one and fsync the directory: a crash leaves the old or the new profile,
+ * never a torn one.
+ *
+ * Conventions are those of clustermap.h: opaque handles, cm_error_t last,
+ * NULL/-1 on failure with a message naming the file and the field.
+ */
+#ifndef CM_PROFILES_H
+#define CM_PROFILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "clustermap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Schema version written into (and required from) every stored profile. */
+#define CM_PROFILE_VERSION 1
+
+/** Default store root (documented in docs/profile-format.md); the
+ *  environment variable CM_STORE_ENV overrides it for the command. */
+#define CM_STORE_DEFAULT_DIR "/var/spool/slurm/clustermap"
+#define CM_STORE_ENV "CLUSTERMAP_STORE"
+
+/** Default bound on the size of a profile file read back (64 MiB). */
+#define CM_PROFILE_DEFAULT_MAX_BYTES ((size_t)64 << 20)
+
+/** Largest task count a profile may have. */
+#define CM_PROFILE_MAX_TASKS (1 << 20)
+
+/** Longest job name / user name, in bytes. */
+#define CM_PROFILE_MAX_NAME 255
+
+/** Longest job id string ("jobid.stepid"), in bytes. */
+#define CM_PROFILE_MAX_JOBID 129
+
+/** How many job ids a profile keeps (the most recent ones). */
+#define CM_PROFILE_MAX_JOBIDS 32
+
+/** Default merge weight of a new run (see cm_profile_merge). */
+#define CM_PROFILE_DEFAULT_WEIGHT 0.5
+
+/** Weight value meaning "cumulative mean": w = run.runs / (old.runs +
+ *  run.runs), so that every run merged counts the same. */
+#define CM_PROFILE_WEIGHT_MEAN (-1.0)
+
+/** Which traffic of a profile. */
+typedef enum cm_part {
+    CM_PART_P2P = 1,   /**< point-to-point sends */
+    CM_PART_COLL = 2,  /**< collectives, as logical per-destination volume */
+    CM_PART_ALL = 3    /**< both, summed */
+} cm_part_t;
+
+/** Parse "p2p", "coll", "all".  -1 when unknown. */
+int cm_part_parse(const char *name, cm_part_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* Profiles                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct cm_profile cm_profile_t;
+
+/** A one-run profile from matrices.  @p p2p and @p coll (either may be NULL
+ *  for "no traffic", not both) must have @p ntasks ranks; they are copied.
+ *  @p user is the user's name (informational; the uid is the key).  The
+ *  profile has runs = 1, first = last update = @p now, no job ids, and
+ *  carries message counts when every matrix given has them. */
+cm_profile_t *cm_profile_new(uid_t uid, const char *user, const char *job_name,
+                             int ntasks, const cm_matrix_t *p2p,
+                             const cm_matrix_t *coll, time_t now,
+                             cm_error_t *err);
+
+struct cm_raw_profile;   /* src/profiles/raw.h */
+
+/** A one-run profile of a raw profile (the PMPI library's output) for
+ *  (@p uid, @p user, @p job_name), task count = the raw rank count, with the
+ *  raw file's "jobid.stepid" as its job id (when the raw file names one). */
+cm_profile_t *cm_profile_from_raw(const struct cm_raw_profile *raw, uid_t uid,
+                                  const char *user, const char *job_name,
+                                  time_t now, cm_error_t *err);
+
+/** Add @p jobid ("jobid.stepid") to the bounded list of job ids (the oldest
+ *  is dropped past CM_PROFILE_MAX_JOBIDS).  Printable ASCII, 1..129 bytes. */
+int cm_profile_add_jobid(cm_profile_t *p, const char *jobid, cm_error_t *err);
+
+/** Change the key (what `profile import --job-name` does).  The matrices
+ *  keep their rank count. */
+int cm_profile_set_key(cm_profile_t *p, uid_t uid, const char *user,
+                       const char *job_name, cm_error_t *err);
+
+/** Merge: a new profile with, for every entry of the union of both sparsity
+ *  patterns, value = (1 - w) * old + w * run (bytes and messages, each part);
+ *  runs = old.runs + run.runs; first update of @p old, last update @p now;
+ *  job ids of old then run (bounded); key of @p old.  @p weight is in
+ *  (0, 1], or CM_PROFILE_WEIGHT_MEAN.  Different task counts are an error.
+ *  Message counts are kept when both sides have them. */
+cm_profile_t *cm_profile_merge(const cm_profile_t *old, const cm_profile_t *run,
+                               double weight, time_t now, cm_error_t *err);
+
+/** Parse a weight: a decimal number in (0, 1] or "mean". */
+int cm_profile_weight_parse(const char *s, double *out);
+
+/** A new matrix (caller frees) of the given part: p2p, coll, or their sum.
+ *  cm_matrix_has_msgs() follows cm_profile_has_msgs(). */
+cm_matrix_t *cm_profile_matrix(const cm_profile_t *p, cm_part_t part,
+                               cm_error_t *err);
+
+/** The stored matrix of one part (CM_PART_P2P or CM_PART_COLL), owned by the
+ *  profile.  Never NULL: an absent part is an empty matrix. */
+const cm_matrix_t *cm_profile_part(const cm_profile_t *p, cm_part_t part);
+
+uid_t cm_profile_uid(const cm_profile_t *p);
+const char *cm_profile_user(const cm_profile_t *p);
+const char *cm_profile_job_name(const cm_profile_t *p);
+int cm_profile_ntasks(const cm_profile_t *p);
+long cm_profile_runs(const cm_profile_t *p);
+int cm_profile_has_msgs(const cm_profile_t *p);
+/** Seconds since the epoch (UTC). */
+int64_t cm_profile_first_update(const cm_profile_t *p);
+int64_t cm_profile_last_update(const cm_profile_t *p);
+int cm_profile_njobids(const cm_profile_t *p);
+/** Job id @p k, oldest first (0 <= k < njobids). */
+const char *cm_profile_jobid(const cm_profile_t *p, int k);
+
+/** FNV-1a 64 over the canonical serialisation of the whole content (key,
+ *  counters, timestamps, job ids, both matrices); docs/profile-format.md
+ *  defines the byte stream.  Equal profiles have equal checksums. */
+uint64_t cm_profile_checksum(const cm_profile_t *p);
+
+void cm_profile_free(cm_profile_t *p);
+
+/* -- JSON ------------------------------------------------------------------ */
+
+/** The JSON document of @p p, malloc'd and NUL-terminated (*len without the
+ *  NUL when @p len is not NULL).  Deterministic: equal profiles give equal
+ *  bytes. */
+char *cm_profile_to_json(const cm_profile_t *p, size_t *len, cm_error_t *err);
+
+/** Write the JSON document to @p fd (all of it, retrying short writes). */
+int cm_profile_write_json_fd(const cm_profile_t *p, int fd, const char *name,
+                             cm_error_t *err);
+
+/** Write the JSON document to @p path (created or truncated, mode 0644). */
+int cm_profile_write_json(const cm_profile_t *p, const char *path,
+                          cm_error_t *err);
+
+/** Parse and validate a JSON document of @p len bytes (need not be
+ *  NUL-terminated).  Every field is checked (presence, type, range, schema
+ *  version, sorted and in-range entries, checksum); errors read
+ *  "NAME: field 'p2p.entries[3][1]': expected ..., got ...". */
+cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
+                                    const char *name, cm_error_t *err);
+
+/** Read a profile from an open descriptor: it must be a regular file of at
+ *  most @p max_bytes (0: CM_PROFILE_DEFAULT_MAX_BYTES), checked with fstat
+ *  before reading and enforced while reading. */
+cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
+                                      size_t max_bytes, cm_error_t *err);
+
+/** Open @p path without following a final symbolic link and read it as
+ *  cm_profile_read_json_fd() does. */
+cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes,
+                                   cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Store                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct cm_store cm_store_t;
+
+/** cm_store_open() flags. */
+#define CM_STORE_CREATE 1   /**< create the root (mode 0711) and the user's
+                                 directory (0700; chowned to the user when
+                                 the caller is root) when missing */
+
+/** Open user @p uid's part of the store under @p root (NULL: the default
+ *  directory, see cm_store_default_root()).  The user directory is opened
+ *  with O_DIRECTORY|O_NOFOLLOW and must be owned by @p uid with no group or
+ *  world permission bits; every file is then opened relative to it.
+ *  @p max_bytes bounds profile files read (0: the default).  Works as the
+ *  user or as root. */
+cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
+                          size_t max_bytes, cm_error_t *err);
+
+/** $CLUSTERMAP_STORE when set and non-empty, else CM_STORE_DEFAULT_DIR. */
+const char *cm_store_default_root(void);
+
+/** The file name (not path) of a profile: the job name with every byte
+ *  outside [A-Za-z0-9._-] (and a leading '.') written as %XX, then
+ *  ".<ntasks>.json".  Escaped names longer than 160 bytes are cut and
+ *  followed by "~" and 16 hex digits of the name's FNV-1a 64 hash (the key
+ *  inside the file resolves the rare collision).  Fails on an empty name or
+ *  a name longer than CM_PROFILE_MAX_NAME. */
+int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
+                      cm_error_t *err);
+
+/** The store's user directory path and user name (for messages). */
+const char *cm_store_dir(const cm_store_t *s);
+const char *cm_store_user(const cm_store_t *s);
+uid_t cm_store_uid(const cm_store_t *s);
+/** The bound on files read through the store (raw and JSON profiles). */
+size_t cm_store_max_bytes(const cm_store_t *s);
+
+/** Load the profile (job name, ntasks): 1 and *out set when found, 0 when
+ *  there is none, -1 on error (invalid, unreadable, wrong owner, key
+ *  mismatch, ...). */
+int cm_store_load(cm_store_t *s, const char *job_name, int ntasks,
+                  cm_profile_t **out, cm_error_t *err);
+
+/** Write @p p (its key must be the store's uid) replacing any profile of the
+ *  same key, atomically and under the lock.  With @p replace 0, an existing
+ *  profile is an error. */
+int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
+                  cm_error_t *err);
+
+/** cm_store_merge() flags. */
+#define CM_STORE_MUST_EXIST 1   /**< fail when there is no profile yet */
+
+/** Under the lock: load the profile of @p run's key, merge @p run into it
+ *  with @p weight (cm_profile_merge) or take @p run as it is when there is
+ *  none, write the result.  *runs_out (may be NULL) receives the new run
+ *  count. */
+int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
+                   int flags, time_t now, long *runs_out, cm_error_t *err);
+
+/** Read the raw profile @p raw_path (at most the store's max_bytes), make
+ *  it a one-run profile of (store user, @p job_name, its rank count) with its
+ *  job id, and cm_store_merge() it.  What the plugin calls at job end. */
+int cm_store_ingest(cm_store_t *s, const char *raw_path, const char *job_name,
+                    double weight, long *runs_out, cm_error_t *err);
+
+/** One profile found by cm_store_list(). */
+typedef struct cm_store_entry {
+    char file[256];            /**< file name in the user directory */
+    char job_name[CM_PROFILE_MAX_NAME + 1];
+    int ntasks;
+    long runs;
+    int64_t last_update;
+    double p2p_bytes, coll_bytes;
+    int valid;                 /**< 0: unreadable or invalid, see error */
+    char error[512];
+} cm_store_entry_t;
+
+/** Every *.json file of the user directory, sorted by file name.  Invalid
+ *  files are listed with valid = 0 and the reason.  Free *entries with
+ *  free(). */
+int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
+                  cm_error_t *err);
+
+/** Remove the profile (job name, ntasks) under the lock.  A missing profile
+ *  is an error. */
+int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
+                    cm_error_t *err);
+
+void cm_store_close(cm_store_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CM_PROFILES_H */

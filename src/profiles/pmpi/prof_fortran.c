@@ -1,0 +1,363 @@
+/*
+ * prof_fortran.c -- the Fortran entry points.
+ *
+ * Open MPI 4.1's Fortran bindings (libmpi_mpifh: mpif.h and `use mpi`) call
+ * PMPI_* directly, so the C wrappers never see Fortran traffic.  The
+ * `use mpi_f08` bindings (libmpi_usempif08: mpi_send_f08_ ...) call the
+ * mpif.h implementation by its internal name ompi_send_f.  So every
+ * function is wrapped under all the names a Fortran program can reach it
+ * by: mpi_send, mpi_send_, mpi_send__, MPI_SEND (the four name-manglings of
+ * mpif.h / `use mpi`) and ompi_send_f (`use mpi_f08`).  Each wrapper records
+ * the call with the C handles (MPI_*_f2c) and passes it on to Open MPI's
+ * own ompi_*_f, found with dlsym(RTLD_NEXT), so argument conversions
+ * (MPI_BOTTOM, MPI_IN_PLACE, statuses, ierror) stay exactly Open MPI's.
+ */
+#include "prof.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be an int");
+
+typedef MPI_Fint F;
+
+/* Fortran's MPI_IN_PLACE: the address of this common block (libmpi). */
+extern int mpi_fortran_in_place_;
+#define FIP(b) ((const void *)(b) == (const void *)&mpi_fortran_in_place_)
+
+#define COMM(c) PMPI_Comm_f2c(*(c))
+#define TYPE(t) PMPI_Type_f2c(*(t))
+
+static void *lookup(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p)
+        fprintf(stderr, "clustermap-prof: cannot find %s\n", name);
+    return p;
+}
+
+/* Define the five names of one Fortran function: BEFORE runs before the
+ * real function, AFTER after it (both only while recording). */
+#define FWRAP(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                    \
+static void impl_##lname PARAMS                                             \
+{                                                                           \
+    static void (*fp) PARAMS;                                               \
+    void (*f) PARAMS = __atomic_load_n(&fp, __ATOMIC_ACQUIRE);              \
+    if (!f) {                                                               \
+        f = (void (*) PARAMS)lookup("ompi_" #lname "_f");                   \
+        __atomic_store_n(&fp, f, __ATOMIC_RELEASE);                         \
+    }                                                                       \
+    if (!f) {                                                               \
+        *ierr = MPI_ERR_INTERN;                                             \
+        return;                                                             \
+    }                                                                       \
+    if (cmp_active) {                                                       \
+        BEFORE;                                                             \
+    }                                                                       \
+    f ARGS;                                                                 \
+    if (cmp_active && *ierr == MPI_SUCCESS) {                               \
+        AFTER;                                                              \
+    }                                                                       \
+}                                                                           \
+void mpi_##lname PARAMS;                                                    \
+void mpi_##lname##_ PARAMS;                                                 \
+void mpi_##lname##__ PARAMS;                                                \
+void UNAME PARAMS;                                                          \
+void ompi_##lname##_f PARAMS;                                               \
+void mpi_##lname PARAMS { impl_##lname ARGS; }                              \
+void mpi_##lname##_ PARAMS { impl_##lname ARGS; }                           \
+void mpi_##lname##__ PARAMS { impl_##lname ARGS; }                          \
+void UNAME PARAMS { impl_##lname ARGS; }                                    \
+void ompi_##lname##_f PARAMS { impl_##lname ARGS; }
+
+#define NOTHING ((void)0)
+
+/* ----------------------------------------------------- init/finalize -- */
+
+/* cmp_start is not subject to cmp_active: run it unconditionally. */
+static void init_f(F *ierr)
+{
+    static void (*fp)(F *);
+    if (!fp)
+        fp = (void (*)(F *))lookup("ompi_init_f");
+    if (!fp) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    fp(ierr);
+    if (*ierr == MPI_SUCCESS)
+        cmp_start(MPI_THREAD_SINGLE);
+}
+
+static void init_thread_f(F *required, F *provided, F *ierr)
+{
+    static void (*fp)(F *, F *, F *);
+    if (!fp)
+        fp = (void (*)(F *, F *, F *))lookup("ompi_init_thread_f");
+    if (!fp) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    fp(required, provided, ierr);
+    if (*ierr == MPI_SUCCESS)
+        cmp_start(*provided);
+}
+
+static void finalize_f(F *ierr)
+{
+    static void (*fp)(F *);
+    if (!fp)
+        fp = (void (*)(F *))lookup("ompi_finalize_f");
+    if (!fp) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    cmp_finish();
+    fp(ierr);
+}
+
+#define FNAMES(lname, UNAME, PARAMS, ARGS)                                  \
+void mpi_##lname PARAMS;                                                    \
+void mpi_##lname##_ PARAMS;                                                 \
+void mpi_##lname##__ PARAMS;                                                \
+void UNAME PARAMS;                                                          \
+void ompi_##lname##_f PARAMS;                                               \
+void mpi_##lname PARAMS { lname##_f ARGS; }                                 \
+void mpi_##lname##_ PARAMS { lname##_f ARGS; }                              \
+void mpi_##lname##__ PARAMS { lname##_f ARGS; }                             \
+void UNAME PARAMS { lname##_f ARGS; }                                       \
+void ompi_##lname##_f PARAMS { lname##_f ARGS; }
+
+FNAMES(init, MPI_INIT, (F *ierr), (ierr))
+FNAMES(init_thread, MPI_INIT_THREAD, (F *required, F *provided, F *ierr),
+       (required, provided, ierr))
+FNAMES(finalize, MPI_FINALIZE, (F *ierr), (ierr))
+
+/* ---------------------------------------------------- point-to-point -- */
+
+#define P_SEND (void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr)
+#define A_SEND (buf, count, type, dest, tag, comm, ierr)
+#define P_ISEND (void *buf, F *count, F *type, F *dest, F *tag, F *comm,    \
+                 F *req, F *ierr)
+#define A_ISEND (buf, count, type, dest, tag, comm, req, ierr)
+#define REC_SEND cmp_send(COMM(comm), *dest, *count, TYPE(type))
+#define REC_INIT cmp_persist_new(PMPI_Request_f2c(*req), COMM(comm), *dest, \
+                                 *count, TYPE(type))
+
+FWRAP(send, MPI_SEND, P_SEND, A_SEND, REC_SEND, NOTHING)
+FWRAP(bsend, MPI_BSEND, P_SEND, A_SEND, REC_SEND, NOTHING)
+FWRAP(ssend, MPI_SSEND, P_SEND, A_SEND, REC_SEND, NOTHING)
+FWRAP(rsend, MPI_RSEND, P_SEND, A_SEND, REC_SEND, NOTHING)
+FWRAP(isend, MPI_ISEND, P_ISEND, A_ISEND, REC_SEND, NOTHING)
+FWRAP(ibsend, MPI_IBSEND, P_ISEND, A_ISEND, REC_SEND, NOTHING)
+FWRAP(issend, MPI_ISSEND, P_ISEND, A_ISEND, REC_SEND, NOTHING)
+FWRAP(irsend, MPI_IRSEND, P_ISEND, A_ISEND, REC_SEND, NOTHING)
+FWRAP(send_init, MPI_SEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
+FWRAP(bsend_init, MPI_BSEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
+FWRAP(ssend_init, MPI_SSEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
+FWRAP(rsend_init, MPI_RSEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
+
+FWRAP(sendrecv, MPI_SENDRECV,
+      (void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf,
+       F *rcount, F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr),
+      (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+       comm, status, ierr),
+      cmp_send(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
+FWRAP(sendrecv_replace, MPI_SENDRECV_REPLACE,
+      (void *buf, F *count, F *type, F *dest, F *stag, F *source, F *rtag,
+       F *comm, F *status, F *ierr),
+      (buf, count, type, dest, stag, source, rtag, comm, status, ierr),
+      REC_SEND, NOTHING)
+
+static void start_all(int n, const F *reqs)
+{
+    for (int k = 0; k < n; k++) {
+        MPI_Request r = PMPI_Request_f2c(reqs[k]);
+        cmp_persist_start(1, &r);
+    }
+}
+
+FWRAP(start, MPI_START, (F *req, F *ierr), (req, ierr), start_all(1, req),
+      NOTHING)
+FWRAP(startall, MPI_STARTALL, (F *n, F *reqs, F *ierr), (n, reqs, ierr),
+      start_all(*n, reqs), NOTHING)
+FWRAP(request_free, MPI_REQUEST_FREE, (F *req, F *ierr), (req, ierr),
+      cmp_persist_free(PMPI_Request_f2c(*req)), NOTHING)
+
+/* ------------------------------------------------------- collectives -- */
+
+
+FWRAP(bcast, MPI_BCAST,
+      (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
+      (buf, count, type, root, comm, ierr),
+      cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
+FWRAP(ibcast, MPI_IBCAST,
+      (void *buf, F *count, F *type, F *root, F *comm, F *req, F *ierr),
+      (buf, count, type, root, comm, req, ierr),
+      cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
+
+FWRAP(reduce, MPI_REDUCE,
+      (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
+       F *ierr),
+      (sbuf, rbuf, count, type, op, root, comm, ierr),
+      cmp_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
+FWRAP(ireduce, MPI_IREDUCE,
+      (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
+       F *req, F *ierr),
+      (sbuf, rbuf, count, type, op, root, comm, req, ierr),
+      cmp_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
+
+#define P_RED (void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm,   \
+               F *ierr)
+#define A_RED (sbuf, rbuf, count, type, op, comm, ierr)
+#define P_IRED (void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm,  \
+                F *req, F *ierr)
+#define A_IRED (sbuf, rbuf, count, type, op, comm, req, ierr)
+
+FWRAP(allreduce, MPI_ALLREDUCE, P_RED, A_RED,
+      cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(iallreduce, MPI_IALLREDUCE, P_IRED, A_IRED,
+      cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(scan, MPI_SCAN, P_RED, A_RED,
+      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(iscan, MPI_ISCAN, P_IRED, A_IRED,
+      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(exscan, MPI_EXSCAN, P_RED, A_RED,
+      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(iexscan, MPI_IEXSCAN, P_IRED, A_IRED,
+      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, P_RED, A_RED,
+      cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, P_IRED, A_IRED,
+      cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP(reduce_scatter, MPI_REDUCE_SCATTER,
+      (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *ierr),
+      (sbuf, rbuf, rcounts, type, op, comm, ierr),
+      cmp_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
+FWRAP(ireduce_scatter, MPI_IREDUCE_SCATTER,
+      (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *req,
+       F *ierr),
+      (sbuf, rbuf, rcounts, type, op, comm, req, ierr),
+      cmp_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
+
+/* sendbuf, scount, stype, recvbuf, rcount, rtype, comm */
+#define P_A2A (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,      \
+               F *rtype, F *comm, F *ierr)
+#define A_A2A (sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr)
+#define P_IA2A (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,     \
+                F *rtype, F *comm, F *req, F *ierr)
+#define A_IA2A (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr)
+
+FWRAP(alltoall, MPI_ALLTOALL, P_A2A, A_A2A,
+      cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP(ialltoall, MPI_IALLTOALL, P_IA2A, A_IA2A,
+      cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
+      cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP(iallgather, MPI_IALLGATHER, P_IA2A, A_IA2A,
+      cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+
+FWRAP(alltoallv, MPI_ALLTOALLV,
+      (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+       F *rdispls, F *rtype, F *comm, F *ierr),
+      (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+       ierr),
+      cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
+                         TYPE(rtype)), NOTHING)
+FWRAP(ialltoallv, MPI_IALLTOALLV,
+      (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+       F *rdispls, F *rtype, F *comm, F *req, F *ierr),
+      (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+       req, ierr),
+      cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
+                         TYPE(rtype)), NOTHING)
+
+/* Alltoallw carries one Fortran type handle per peer: convert the array
+ * that will be used (the only collective that allocates per call). */
+static void alltoallw_f(void *sbuf, F *scounts, F *stypes, F *rcounts,
+                        F *rtypes, F *comm)
+{
+    MPI_Comm c = COMM(comm);
+    int n = 0, inter = 0, ip = FIP(sbuf);
+    if (c == MPI_COMM_NULL || PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS
+        || inter || PMPI_Comm_size(c, &n) != MPI_SUCCESS || n <= 0)
+        return;
+    MPI_Datatype *t = malloc((size_t)n * sizeof *t);
+    if (!t)
+        return;
+    const F *ft = ip ? rtypes : stypes;
+    for (int j = 0; j < n; j++)
+        t[j] = PMPI_Type_f2c(ft[j]);
+    cmp_coll_alltoallw(c, ip, scounts, t, rcounts, t);
+    free(t);
+}
+
+FWRAP(alltoallw, MPI_ALLTOALLW,
+      (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
+       F *rdispls, F *rtypes, F *comm, F *ierr),
+      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+       ierr),
+      alltoallw_f(sbuf, scounts, stypes, rcounts, rtypes, comm), NOTHING)
+FWRAP(ialltoallw, MPI_IALLTOALLW,
+      (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
+       F *rdispls, F *rtypes, F *comm, F *req, F *ierr),
+      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+       req, ierr),
+      alltoallw_f(sbuf, scounts, stypes, rcounts, rtypes, comm), NOTHING)
+
+FWRAP(allgatherv, MPI_ALLGATHERV,
+      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+       F *rtype, F *comm, F *ierr),
+      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr),
+      cmp_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
+FWRAP(iallgatherv, MPI_IALLGATHERV,
+      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+       F *rtype, F *comm, F *req, F *ierr),
+      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr),
+      cmp_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
+
+#define P_ROOTED (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,   \
+                  F *rtype, F *root, F *comm, F *ierr)
+#define A_ROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr)
+#define P_IROOTED (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,  \
+                   F *rtype, F *root, F *comm, F *req, F *ierr)
+#define A_IROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, \
+                   ierr)
+
+FWRAP(gather, MPI_GATHER, P_ROOTED, A_ROOTED,
+      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP(igather, MPI_IGATHER, P_IROOTED, A_IROOTED,
+      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP(scatter, MPI_SCATTER, P_ROOTED, A_ROOTED,
+      cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP(iscatter, MPI_ISCATTER, P_IROOTED, A_IROOTED,
+      cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+
+FWRAP(gatherv, MPI_GATHERV,
+      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+       F *rtype, F *root, F *comm, F *ierr),
+      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr),
+      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP(igatherv, MPI_IGATHERV,
+      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+       F *rtype, F *root, F *comm, F *req, F *ierr),
+      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req,
+       ierr),
+      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP(scatterv, MPI_SCATTERV,
+      (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
+       F *rtype, F *root, F *comm, F *ierr),
+      (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr),
+      cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
+FWRAP(iscatterv, MPI_ISCATTERV,
+      (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
+       F *rtype, F *root, F *comm, F *req, F *ierr),
+      (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
+       ierr),
+      cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
+
+FWRAP(barrier, MPI_BARRIER, (F *comm, F *ierr), (comm, ierr),
+      cmp_coll_barrier(COMM(comm)), NOTHING)
+FWRAP(ibarrier, MPI_IBARRIER, (F *comm, F *req, F *ierr), (comm, req, ierr),
+      cmp_coll_barrier(COMM(comm)), NOTHING)

@@ -1,0 +1,237 @@
+/*
+ * prof_p2p.c -- point-to-point sends: the C wrappers and the recording they
+ * share with the Fortran ones.  A send is recorded when it is posted (a
+ * non-blocking send counts at MPI_Isend, a persistent one at each
+ * MPI_Start/MPI_Startall).  Sends to MPI_PROC_NULL and to processes outside
+ * MPI_COMM_WORLD are dropped.
+ */
+#include "prof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cmp_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
+{
+    cmp_comm_t c;
+    if (dest == MPI_PROC_NULL)
+        return;
+    cmp_lock();
+    if (cmp_active && cmp_comm_get(comm, &c) == 0 && dest >= 0 &&
+        dest < c.ndest) {
+        int w = c.world ? c.world[dest] : dest;
+        cmp_add(CMP_P2P, w, cmp_bytes(count, type), 1);
+    }
+    cmp_unlock();
+}
+
+/* ---------------------------------------------- persistent requests -- */
+
+/* Open addressing with linear probing keyed by the request handle; deletion
+ * shifts the following cluster back, so there are no tombstones and lookups
+ * stay O(1) however many requests come and go. */
+typedef struct preq {
+    MPI_Request req;    /* MPI_REQUEST_NULL = empty */
+    int wdst;
+    uint64_t bytes;
+} preq_t;
+
+static preq_t *ptab;
+static size_t pcap, pused;
+
+static size_t phash(MPI_Request r, size_t cap)
+{
+    uintptr_t v = (uintptr_t)r;
+    v ^= v >> 17;
+    return (size_t)(v * (uintptr_t)0x9E3779B97F4A7C15ull) & (cap - 1);
+}
+
+static preq_t *pfind(MPI_Request r)
+{
+    if (!pcap)
+        return NULL;
+    for (size_t i = phash(r, pcap);; i = (i + 1) & (pcap - 1)) {
+        if (ptab[i].req == r)
+            return &ptab[i];
+        if (ptab[i].req == MPI_REQUEST_NULL)
+            return NULL;
+    }
+}
+
+static int pgrow(void)
+{
+    size_t ncap = pcap ? 2 * pcap : 64;
+    preq_t *n = malloc(ncap * sizeof *n);
+    if (!n)
+        return -1;
+    for (size_t i = 0; i < ncap; i++)
+        n[i].req = MPI_REQUEST_NULL;
+    for (size_t i = 0; i < pcap; i++) {
+        if (ptab[i].req == MPI_REQUEST_NULL)
+            continue;
+        size_t j = phash(ptab[i].req, ncap);
+        while (n[j].req != MPI_REQUEST_NULL)
+            j = (j + 1) & (ncap - 1);
+        n[j] = ptab[i];
+    }
+    free(ptab);
+    ptab = n;
+    pcap = ncap;
+    return 0;
+}
+
+void cmp_persist_new(MPI_Request req, MPI_Comm comm, int dest, int count,
+                     MPI_Datatype type)
+{
+    cmp_comm_t c;
+    if (dest == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
+        return;
+    cmp_lock();
+    if (cmp_active && cmp_comm_get(comm, &c) == 0 && dest >= 0 &&
+        dest < c.ndest) {
+        int w = c.world ? c.world[dest] : dest;
+        preq_t *p = pfind(req);
+        if (!p && 2 * (pused + 1) > pcap && pgrow() != 0)
+            w = -1;             /* no memory: this request is not counted */
+        if (w >= 0) {
+            if (!p) {
+                size_t i = phash(req, pcap);
+                while (ptab[i].req != MPI_REQUEST_NULL)
+                    i = (i + 1) & (pcap - 1);
+                p = &ptab[i];
+                pused++;
+            }
+            p->req = req;
+            p->wdst = w;
+            p->bytes = cmp_bytes(count, type);
+        }
+    }
+    cmp_unlock();
+}
+
+void cmp_persist_start(int n, const MPI_Request *reqs)
+{
+    cmp_lock();
+    for (int k = 0; cmp_active && pused && k < n; k++) {
+        preq_t *p = pfind(reqs[k]);
+        if (p)
+            cmp_add(CMP_P2P, p->wdst, p->bytes, 1);
+    }
+    cmp_unlock();
+}
+
+void cmp_persist_free(MPI_Request req)
+{
+    cmp_lock();
+    preq_t *p = pused ? pfind(req) : NULL;
+    if (p) {
+        size_t i = (size_t)(p - ptab), j = i;
+        ptab[i].req = MPI_REQUEST_NULL;
+        pused--;
+        /* Move back every later entry of the cluster whose home slot is
+         * not cyclically within (i, j]. */
+        for (;;) {
+            j = (j + 1) & (pcap - 1);
+            if (ptab[j].req == MPI_REQUEST_NULL)
+                break;
+            size_t h = phash(ptab[j].req, pcap);
+            int keep = (i <= j) ? (i < h && h <= j) : (i < h || h <= j);
+            if (keep)
+                continue;
+            ptab[i] = ptab[j];
+            ptab[j].req = MPI_REQUEST_NULL;
+            i = j;
+        }
+    }
+    cmp_unlock();
+}
+
+void cmp_persist_clear(void)
+{
+    free(ptab);
+    ptab = NULL;
+    pcap = pused = 0;
+}
+
+/* ------------------------------------------------------- C wrappers -- */
+
+#define SEND_WRAPPER(NAME)                                                   \
+int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,      \
+               int tag, MPI_Comm comm)                                       \
+{                                                                            \
+    if (cmp_active)                                                          \
+        cmp_send(comm, dest, count, type);                                   \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm);                   \
+}
+
+#define ISEND_WRAPPER(NAME)                                                  \
+int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,      \
+               int tag, MPI_Comm comm, MPI_Request *req)                     \
+{                                                                            \
+    if (cmp_active)                                                          \
+        cmp_send(comm, dest, count, type);                                   \
+    return PMPI_##NAME(buf, count, type, dest, tag, comm, req);              \
+}
+
+#define INIT_WRAPPER(NAME)                                                   \
+int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,      \
+               int tag, MPI_Comm comm, MPI_Request *req)                     \
+{                                                                            \
+    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);            \
+    if (cmp_active && rc == MPI_SUCCESS)                                     \
+        cmp_persist_new(*req, comm, dest, count, type);                      \
+    return rc;                                                               \
+}
+
+SEND_WRAPPER(Send)
+SEND_WRAPPER(Bsend)
+SEND_WRAPPER(Ssend)
+SEND_WRAPPER(Rsend)
+ISEND_WRAPPER(Isend)
+ISEND_WRAPPER(Ibsend)
+ISEND_WRAPPER(Issend)
+ISEND_WRAPPER(Irsend)
+INIT_WRAPPER(Send_init)
+INIT_WRAPPER(Bsend_init)
+INIT_WRAPPER(Ssend_init)
+INIT_WRAPPER(Rsend_init)
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
+                 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
+                 int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (cmp_active)
+        cmp_send(comm, dest, scount, stype);
+    return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+                         source, rtag, comm, status);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
+                         int stag, int source, int rtag, MPI_Comm comm,
+                         MPI_Status *status)
+{
+    if (cmp_active)
+        cmp_send(comm, dest, count, type);
+    return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag,
+                                 comm, status);
+}
+
+int MPI_Start(MPI_Request *req)
+{
+    if (cmp_active)
+        cmp_persist_start(1, req);
+    return PMPI_Start(req);
+}
+
+int MPI_Startall(int n, MPI_Request reqs[])
+{
+    if (cmp_active)
+        cmp_persist_start(n, reqs);
+    return PMPI_Startall(n, reqs);
+}
+
+int MPI_Request_free(MPI_Request *req)
+{
+    if (cmp_active && req)
+        cmp_persist_free(*req);
+    return PMPI_Request_free(req);
+}

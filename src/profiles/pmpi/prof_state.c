@@ -1,0 +1,360 @@
+/*
+ * prof_state.c -- what libclustermap-prof.so records and where it keeps it.
+ *
+ * Per process: two rows (point-to-point, collective-derived) of
+ * (bytes, messages) per destination world rank, the translation of each
+ * communicator's ranks to world ranks (cached as a communicator attribute),
+ * and the table of persistent send requests.
+ *
+ * Row storage.  A row is a dense array indexed by world rank when the job has
+ * at most CMP_DENSE_MAX ranks (32 bytes per rank and row kind: 128 KiB at
+ * 4096 ranks), and an open-addressing hash keyed by world rank above, so that
+ * memory follows the number of ranks actually talked to.  Both are O(1) per
+ * recorded call (amortised for the hash, which doubles at half load).
+ * CLUSTERMAP_PROF_DENSE_MAX overrides the threshold (tests use 0 to exercise
+ * the hash on small jobs).
+ */
+#include "prof.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMP_DENSE_MAX 4096
+
+CMP_HIDDEN volatile int cmp_active;
+
+/* Filled by cmp_start(); prof_write.c reads them at finish. */
+static int joined;            /* took part in init: must join the gather */
+static int multi;             /* MPI_THREAD_MULTIPLE: serialise recording */
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static int world_size, world_rank;
+static MPI_Comm dup_world = MPI_COMM_NULL;
+static MPI_Group world_group = MPI_GROUP_NULL;
+static int keyval = MPI_KEYVAL_INVALID;
+static char *profile_dir;
+
+void cmp_lock(void)
+{
+    if (multi)
+        pthread_mutex_lock(&mutex);
+}
+
+void cmp_unlock(void)
+{
+    if (multi)
+        pthread_mutex_unlock(&mutex);
+}
+
+/* ---------------------------------------------------------------- rows -- */
+
+typedef struct row {
+    int dense;        /* bytes/msgs indexed by world rank */
+    size_t cap;       /* hash: slots (power of two); dense: world_size */
+    size_t used;      /* hash: occupied slots */
+    int *keys;        /* hash: world rank or -1 */
+    uint64_t *bytes, *msgs;
+} row_t;
+
+static row_t rows[CMP_NKINDS];
+
+static int row_init(row_t *r, int dense)
+{
+    memset(r, 0, sizeof *r);
+    r->dense = dense;
+    r->cap = dense ? (size_t)world_size : 16;
+    r->bytes = calloc(r->cap, sizeof *r->bytes);
+    r->msgs = calloc(r->cap, sizeof *r->msgs);
+    if (!dense) {
+        r->keys = malloc(r->cap * sizeof *r->keys);
+        if (r->keys)
+            memset(r->keys, 0xff, r->cap * sizeof *r->keys);
+    }
+    return (r->bytes && r->msgs && (dense || r->keys)) ? 0 : -1;
+}
+
+static void row_free(row_t *r)
+{
+    free(r->keys);
+    free(r->bytes);
+    free(r->msgs);
+    memset(r, 0, sizeof *r);
+}
+
+static size_t hash_int(int k, size_t cap)
+{
+    return ((uint32_t)k * 2654435761u) & (cap - 1);
+}
+
+/* Slot of key @p k in a hash row (inserted if absent), or -1 when the table
+ * cannot grow (the traffic is then lost, reported once). */
+static long row_slot(row_t *r, int k)
+{
+    size_t i = hash_int(k, r->cap);
+    while (r->keys[i] != -1 && r->keys[i] != k)
+        i = (i + 1) & (r->cap - 1);
+    if (r->keys[i] == k)
+        return (long)i;
+    if (2 * (r->used + 1) > r->cap) {
+        row_t g = { 0, r->cap * 2, 0, NULL, NULL, NULL };
+        g.keys = malloc(g.cap * sizeof *g.keys);
+        g.bytes = calloc(g.cap, sizeof *g.bytes);
+        g.msgs = calloc(g.cap, sizeof *g.msgs);
+        if (!g.keys || !g.bytes || !g.msgs) {
+            static int told;
+            if (!told++)
+                fprintf(stderr, "clustermap-prof: out of memory, traffic "
+                        "to some ranks is not recorded\n");
+            row_free(&g);
+            return -1;
+        }
+        memset(g.keys, 0xff, g.cap * sizeof *g.keys);
+        for (size_t j = 0; j < r->cap; j++) {
+            if (r->keys[j] == -1)
+                continue;
+            size_t m = hash_int(r->keys[j], g.cap);
+            while (g.keys[m] != -1)
+                m = (m + 1) & (g.cap - 1);
+            g.keys[m] = r->keys[j];
+            g.bytes[m] = r->bytes[j];
+            g.msgs[m] = r->msgs[j];
+        }
+        g.used = r->used;
+        row_free(r);
+        *r = g;
+        return row_slot(r, k);
+    }
+    r->keys[i] = k;
+    r->used++;
+    return (long)i;
+}
+
+void cmp_add(int kind, int wdst, uint64_t bytes, uint64_t msgs)
+{
+    row_t *r = &rows[kind];
+    if (wdst < 0 || wdst >= world_size || !r->bytes)
+        return;
+    if (r->dense) {
+        r->bytes[wdst] += bytes;
+        r->msgs[wdst] += msgs;
+        return;
+    }
+    long s = row_slot(r, wdst);
+    if (s >= 0) {
+        r->bytes[s] += bytes;
+        r->msgs[s] += msgs;
+    }
+}
+
+uint64_t cmp_bytes(int count, MPI_Datatype type)
+{
+    MPI_Count sz = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL)
+        return 0;
+    if (PMPI_Type_size_x(type, &sz) != MPI_SUCCESS || sz <= 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* All non-empty entries of both rows as (kind, dst, bytes, msgs) quadruples,
+ * kind then dst ascending.  *n = number of quadruples; NULL on no memory. */
+static uint64_t *collect(size_t *n)
+{
+    size_t total = 0;
+    for (int k = 0; k < CMP_NKINDS; k++)
+        for (size_t i = 0; i < rows[k].cap && rows[k].bytes; i++)
+            total += (rows[k].bytes[i] || rows[k].msgs[i]) &&
+                     (rows[k].dense || rows[k].keys[i] != -1);
+    uint64_t *q = malloc((total ? total : 1) * 4 * sizeof *q);
+    if (!q)
+        return NULL;
+    size_t e = 0;
+    for (int k = 0; k < CMP_NKINDS; k++) {
+        size_t first = e;
+        row_t *r = &rows[k];
+        for (size_t i = 0; i < r->cap && r->bytes; i++) {
+            if (!r->dense && r->keys[i] == -1)
+                continue;
+            if (!r->bytes[i] && !r->msgs[i])
+                continue;
+            q[4 * e] = (uint64_t)k;
+            q[4 * e + 1] = (uint64_t)(r->dense ? (int)i : r->keys[i]);
+            q[4 * e + 2] = r->bytes[i];
+            q[4 * e + 3] = r->msgs[i];
+            e++;
+        }
+        if (!r->dense)
+            qsort(q + 4 * first, e - first, 4 * sizeof *q, cmp_u64);
+    }
+    *n = e;
+    return q;
+}
+
+/* ------------------------------------------------------ communicators -- */
+
+typedef struct comm_map {
+    cmp_comm_t c;
+    int world[];
+} comm_map_t;
+
+static MPI_Comm last_comm = MPI_COMM_NULL;
+static comm_map_t *last_map;
+
+static int delete_map(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    cmp_lock();
+    if (val == last_map) {
+        last_map = NULL;
+        last_comm = MPI_COMM_NULL;
+    }
+    cmp_unlock();
+    free(val);
+    return MPI_SUCCESS;
+}
+
+static comm_map_t *build_map(MPI_Comm comm)
+{
+    int inter = 0, size = 0, rank = 0, ndest = 0;
+    MPI_Group g = MPI_GROUP_NULL;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return NULL;
+    if (inter) {
+        if (PMPI_Comm_remote_size(comm, &ndest) != MPI_SUCCESS ||
+            PMPI_Comm_remote_group(comm, &g) != MPI_SUCCESS)
+            return NULL;
+    } else {
+        ndest = size;
+        if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
+            return NULL;
+    }
+    comm_map_t *m = malloc(sizeof *m + 2 * (size_t)ndest * sizeof(int));
+    if (!m) {
+        PMPI_Group_free(&g);
+        return NULL;
+    }
+    int *in = m->world + ndest;
+    for (int i = 0; i < ndest; i++)
+        in[i] = i;
+    if (PMPI_Group_translate_ranks(g, ndest, in, world_group, m->world)
+        != MPI_SUCCESS) {
+        PMPI_Group_free(&g);
+        free(m);
+        return NULL;
+    }
+    PMPI_Group_free(&g);
+    for (int i = 0; i < ndest; i++)
+        if (m->world[i] == MPI_UNDEFINED)   /* e.g. a spawned process */
+            m->world[i] = -1;
+    m->c.size = size;
+    m->c.rank = rank;
+    m->c.inter = inter;
+    m->c.ndest = ndest;
+    m->c.world = m->world;
+    if (PMPI_Comm_set_attr(comm, keyval, m) != MPI_SUCCESS) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
+{
+    if (comm == MPI_COMM_NULL)
+        return -1;
+    if (comm == MPI_COMM_WORLD) {
+        c->size = c->ndest = world_size;
+        c->rank = world_rank;
+        c->inter = 0;
+        c->world = NULL;
+        return 0;
+    }
+    if (comm != last_comm || !last_map) {
+        void *val = NULL;
+        int flag = 0;
+        if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS)
+            return -1;
+        comm_map_t *m = flag ? val : build_map(comm);
+        if (!m)
+            return -1;
+        last_comm = comm;
+        last_map = m;
+    }
+    *c = last_map->c;
+    return 0;
+}
+
+/* ------------------------------------------------------- start/finish -- */
+
+void cmp_start(int provided)
+{
+    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    if (joined || !dir || !*dir)
+        return;
+    if (PMPI_Comm_size(MPI_COMM_WORLD, &world_size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS ||
+        PMPI_Comm_dup(MPI_COMM_WORLD, &dup_world) != MPI_SUCCESS) {
+        fprintf(stderr, "clustermap-prof: cannot set up, not profiling\n");
+        return;
+    }
+    joined = 1;
+    multi = provided == MPI_THREAD_MULTIPLE;
+    int dense_max = CMP_DENSE_MAX;
+    const char *dm = getenv("CLUSTERMAP_PROF_DENSE_MAX");
+    if (dm && *dm)
+        dense_max = atoi(dm);
+    profile_dir = strdup(dir);
+    if (!profile_dir ||
+        PMPI_Comm_group(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS ||
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_map, &keyval,
+                                NULL) != MPI_SUCCESS ||
+        row_init(&rows[CMP_P2P], world_size <= dense_max) ||
+        row_init(&rows[CMP_COLL], world_size <= dense_max)) {
+        /* Still joins the gather at finalize (with nothing) so that the
+         * other ranks do not wait for it. */
+        fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
+                "profiled\n", world_rank);
+        row_free(&rows[CMP_P2P]);
+        row_free(&rows[CMP_COLL]);
+        return;
+    }
+    cmp_active = 1;
+}
+
+void cmp_finish(void)
+{
+    if (!joined)
+        return;
+    cmp_active = 0;
+    joined = 0;
+    size_t n = 0;
+    uint64_t *mine = collect(&n);
+    if (!mine) {
+        fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
+                "profiled\n", world_rank);
+        n = 0;
+    }
+    cmp_write_profile(dup_world, world_rank, world_size, mine, n,
+                      profile_dir ? profile_dir : ".");
+    free(mine);
+    for (int k = 0; k < CMP_NKINDS; k++)
+        row_free(&rows[k]);
+    cmp_persist_clear();
+    PMPI_Comm_free(&dup_world);
+    if (world_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&world_group);
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&keyval);
+    last_comm = MPI_COMM_NULL;
+    last_map = NULL;
+    free(profile_dir);
+    profile_dir = NULL;
+}

@@ -1,0 +1,58 @@
+/*
+ * profile_internal.h -- what profile.c, profile_json.c and the store share.
+ * Not part of the public API (src/profiles/cm_profiles.h).
+ */
+#ifndef CM_PROFILE_INTERNAL_H
+#define CM_PROFILE_INTERNAL_H
+
+#include "cm_profiles.h"
+
+/** Upper bound of the run counter (fits every JSON integer reader). */
+#define CM_PROFILE_MAX_RUNS 2147483647L
+
+struct cm_profile {
+    uid_t uid;
+    char *user;
+    char *job_name;
+    int ntasks;
+    long runs;
+    int has_msgs;
+    int64_t first_update, last_update;
+    int njobids;
+    char *jobids[CM_PROFILE_MAX_JOBIDS];   /* oldest first */
+    cm_matrix_t *part[2];                  /* p2p, coll; never NULL once built */
+};
+
+/** A profile with its key checked and set, runs = 1, no matrices yet. */
+cm_profile_t *cm_profile_alloc(uid_t uid, const char *user,
+                               const char *job_name, int ntasks,
+                               cm_error_t *err);
+
+/** wa * a + wb * b over the union of both patterns (either may be NULL);
+ *  message counts are dropped (zero) unless @p has_msgs. */
+cm_matrix_t *cm_profile_combine(int n, const cm_matrix_t *a, double wa,
+                                const cm_matrix_t *b, double wb, int has_msgs,
+                                cm_error_t *err);
+
+/** "<what>: expected ..." unless @p s is a name of at most
+ *  CM_PROFILE_MAX_NAME bytes (non-empty unless @p allow_empty). */
+int cm_profile_check_name(const char *what, const char *s, int allow_empty,
+                          cm_error_t *err);
+
+/** Same for a job id: 1..CM_PROFILE_MAX_JOBID printable ASCII bytes. */
+int cm_profile_check_jobid(const char *what, const char *s, cm_error_t *err);
+
+/** FNV-1a 64 step over @p len bytes, starting from hash @p h. */
+uint64_t cm_fnv1a64(uint64_t h, const void *data, size_t len);
+
+/** Read at most @p max_bytes of a regular file from @p fd into a malloc'd,
+ *  NUL-terminated buffer.  The size is checked with fstat before reading and
+ *  again while reading (the file may grow).  *len gets the byte count. */
+char *cm_profile_slurp_fd(int fd, const char *name, size_t max_bytes,
+                          size_t *len, cm_error_t *err);
+
+/** Test hook: when $CLUSTERMAP_FAULT_INJECT equals @p stage, the process
+ *  kills itself with SIGKILL (docs/profile-format.md lists the stages). */
+void cm_store_fault_point(const char *stage);
+
+#endif /* CM_PROFILE_INTERNAL_H */

@@ -1,0 +1,60 @@
+# prof.sh -- sourced by the t0100-prof-*.t tests after sharness.sh.
+# shellcheck shell=sh disable=SC2034
+#
+# Sets CM_ROOT, PROF_SO (the profiling library: $CLUSTERMAP_BUILD, default
+# <root>/build, /libclustermap-prof.so) and MPI_SRC (test/mpi), and defines
+#   prof_cc NAME        build test/mpi/NAME.c into ./NAME
+#   prof_run NP DIR CMD...
+#                       run CMD on NP ranks with the library preloaded and
+#                       CLUSTERMAP_PROFILE_DIR=DIR (DIR "" = unset)
+#   prof_check DIR EXPECTED
+#                       DIR holds exactly one raw profile and nothing else;
+#                       its p2p/coll lines equal EXPECTED (any order), its
+#                       header names the rank count and the end count is
+#                       right.
+
+CM_ROOT=$(cd "$SHARNESS_TEST_DIRECTORY/../.." && pwd)
+PROF_BUILD=${CLUSTERMAP_BUILD:-$CM_ROOT/build}
+case $PROF_BUILD in
+/*) ;;
+*) PROF_BUILD=$CM_ROOT/$PROF_BUILD ;;
+esac
+PROF_SO=$PROF_BUILD/libclustermap-prof.so
+MPI_SRC=$CM_ROOT/test/mpi
+test -f "$PROF_SO" || error "$PROF_SO not built (run make, or set CLUSTERMAP_BUILD)"
+# Open MPI refuses root without these; CI runs as root.
+OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+unset SLURM_JOB_ID SLURM_STEP_ID CLUSTERMAP_PROFILE_DIR CLUSTERMAP_PROF_DENSE_MAX
+
+prof_cc() {
+    mpicc -O -Wall -I"$MPI_SRC" -o "$1" "$MPI_SRC/$1.c"
+}
+
+prof_run() {
+    np=$1 dir=$2
+    shift 2
+    if test -n "$dir"; then
+        set -- -x CLUSTERMAP_PROFILE_DIR="$dir" "$@"
+    fi
+    # self,vader: shared memory only, no network interfaces needed
+    mpirun --oversubscribe --allow-run-as-root --mca btl self,vader \
+        --mca btl_vader_single_copy_mechanism none \
+        -x LD_PRELOAD="$PROF_SO" -np "$np" "$@"
+}
+
+prof_check() {
+    dir=$1 expected=$2
+    ls -A "$dir" >"$dir.list" &&
+    test "$(wc -l <"$dir.list")" -eq 1 &&
+    grep -E '^clustermap-raw\.nojob\.nostep\.[0-9]+\.txt$' "$dir.list" &&
+    raw=$dir/$(cat "$dir.list") &&
+    sed -n 1p "$raw" | grep -x 'clustermap-raw 1' &&
+    sed -n 3p "$raw" | grep -x 'job nojob nostep' &&
+    n=$(grep -c -E '^(p2p|coll) ' "$raw") &&
+    tail -n 1 "$raw" | grep -x "end $n" &&
+    grep -E '^(p2p|coll) ' "$raw" | sort >"$dir.actual" &&
+    sort "$expected" >"$dir.expected" &&
+    test_cmp "$dir.expected" "$dir.actual"
+}

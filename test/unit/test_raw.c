@@ -1,0 +1,280 @@
+/* test_raw.c -- the raw profile reader (src/profiles/raw.c). */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clustermap.h"
+#include "raw.h"
+#include "testdata.h"
+
+#define MAXB (1u << 20)
+
+static const char good[] =
+    "clustermap-raw 1\n"
+    "ranks 4\n"
+    "job 1234 0\n"
+    "program halo2d\n"
+    "p2p 0 1 800 10\n"
+    "p2p 1 0 800 10\n"
+    "p2p 3 2 0 1\n"
+    "p2p 0 3 16 2\n"
+    "coll 0 1 0 2\n"
+    "coll 2 3 9007199254740992 1\n"
+    "end 6\n";
+
+static void check_entry(const cm_matrix_t *m, int i, int k, int col,
+                        double bytes, double msgs)
+{
+    const int *c;
+    const double *b, *g;
+    int n;
+    cm_matrix_row(m, i, &c, &b, &g, &n);
+    assert_true(k < n);
+    assert_int_equal(c[k], col);
+    assert_true(b[k] == bytes);
+    assert_true(g[k] == msgs);
+}
+
+static int row_len(const cm_matrix_t *m, int i)
+{
+    const int *c;
+    const double *b, *g;
+    int n;
+    cm_matrix_row(m, i, &c, &b, &g, &n);
+    return n;
+}
+
+static void test_good(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *path = cm_test_write_file(dir, "good.txt", good);
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(p.nranks, 4);
+    assert_string_equal(p.jobid, "1234");
+    assert_string_equal(p.stepid, "0");
+    assert_string_equal(p.program, "halo2d");
+    assert_int_equal(cm_matrix_n(p.p2p), 4);
+    assert_int_equal(cm_matrix_n(p.coll), 4);
+    assert_true(cm_matrix_has_msgs(p.p2p));
+    assert_true(cm_matrix_has_msgs(p.coll));
+    assert_int_equal(cm_matrix_nnz(p.p2p), 4);
+    assert_int_equal(row_len(p.p2p, 0), 2);
+    check_entry(p.p2p, 0, 0, 1, 800, 10);
+    check_entry(p.p2p, 0, 1, 3, 16, 2);
+    check_entry(p.p2p, 1, 0, 0, 800, 10);
+    assert_int_equal(row_len(p.p2p, 2), 0);
+    check_entry(p.p2p, 3, 0, 2, 0, 1);
+    assert_int_equal(cm_matrix_nnz(p.coll), 2);
+    check_entry(p.coll, 0, 0, 1, 0, 2);
+    check_entry(p.coll, 2, 0, 3, 9007199254740992.0, 1);
+    cm_raw_release(&p);
+    assert_null(p.p2p);
+    cm_raw_release(NULL);
+
+    /* the same through a descriptor, left open and usable */
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(cm_raw_read_fd(fd, "named", MAXB, &p, &err), 0);
+    assert_int_equal(p.nranks, 4);
+    cm_raw_release(&p);
+    assert_int_equal(close(fd), 0);
+    cm_test_rmtree(dir);
+}
+
+static void test_empty_matrices(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *path = cm_test_write_file(dir, "e.txt",
+        "clustermap-raw 1\nranks 1\njob nojob nostep\nprogram a.out\nend 0\n");
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(p.nranks, 1);
+    assert_int_equal(cm_matrix_nnz(p.p2p), 0);
+    assert_int_equal(cm_matrix_nnz(p.coll), 0);
+    assert_string_equal(p.program, "a.out");
+    cm_raw_release(&p);
+    cm_test_rmtree(dir);
+}
+
+/* Each malformed file and the exact error it must produce ("F" stands for
+ * the file's path). */
+static const struct bad {
+    const char *text, *msg;
+} bad[] = {
+    { "", "F:1: expected \"clustermap-raw 1\", got end of file" },
+    { "clustermap-raw 2\n", "F:1: expected format version 1, got \"2\"" },
+    { "clustermap-rw 1\n", "F:1: expected \"clustermap-raw 1\", got "
+      "\"clustermap-rw\"" },
+    { "clustermap-raw 1", "F:1: expected a newline at the end of the line, "
+      "got end of file" },
+    { "clustermap-raw  1\n", "F:1: expected fields separated by single "
+      "spaces, got an empty field" },
+    { "clustermap-raw 1\nranks 0\n", "F:2: expected a rank count in "
+      "1..16777216, got \"0\"" },
+    { "clustermap-raw 1\nranks 16777217\n", "F:2: expected a rank count in "
+      "1..16777216, got \"16777217\"" },
+    { "clustermap-raw 1\nranks -3\n", "F:2: expected a rank count in "
+      "1..16777216, got \"-3\"" },
+    { "clustermap-raw 1\nranks 04\n", "F:2: expected a rank count in "
+      "1..16777216, got \"04\"" },
+    { "clustermap-raw 1\nrank 4\n", "F:2: expected \"ranks N\", got "
+      "\"rank\"" },
+    { "clustermap-raw 1\nranks 4\njob 12\n", "F:3: expected \"job JOBID "
+      "STEPID\", got \"job\"" },
+    { "clustermap-raw 1\nranks 4\njob 1/2 0\n", "F:3: expected a job id of "
+      "1..63 characters [A-Za-z0-9._-], got \"1/2\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram a b\n", "F:4: expected "
+      "\"program NAME\", got \"program\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\np2p 0 4 1 1\nend 1\n",
+      "F:5: expected a destination rank below the rank count, got \"4\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\ncoll 9 0 1 1\nend 1\n",
+      "F:5: expected a source rank below the rank count, got \"9\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\np2p 0 1 -1 1\nend 1\n",
+      "F:5: expected a byte count in 0..2^53, got \"-1\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\np2p 0 1 1 1.5\nend 1\n",
+      "F:5: expected a message count in 0..2^53, got \"1.5\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\n"
+      "p2p 0 1 9007199254740993 1\nend 1\n",
+      "F:5: expected a byte count in 0..2^53, got \"9007199254740993\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\n"
+      "p2p 0 1 99999999999999999999999 1\nend 1\n",
+      "F:5: expected a byte count in 0..2^53, got "
+      "\"99999999999999999999999\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\np2p 0 1 1\nend 1\n",
+      "F:5: expected \"p2p|coll SRC DST BYTES MSGS\", got \"p2p\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\nmpi 0 1 1 1\nend 1\n",
+      "F:5: expected p2p, coll or end, got \"mpi\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\n\nend 0\n",
+      "F:5: expected fields separated by single spaces, got an empty "
+      "field" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\np2p 0 1 1 1\n",
+      "F:6: expected a p2p, coll or end line, got end of file" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\np2p 0 1 1 1\nend 2\n",
+      "F:6: expected end count 1, got \"2\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\nend\n",
+      "F:5: expected \"end N\", got \"end\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\nend 0\np2p 0 1 1 1\n",
+      "F:6: expected end of file after the end line, got \"p2p 0 1 1 1\"" },
+};
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *path = cm_test_write_file(dir, "bad.txt", bad[i].text);
+        char want[600];
+        const char *f = strchr(bad[i].msg, 'F');
+        snprintf(want, sizeof want, "%s%s", path, f + 1);
+        cm_raw_profile_t p;
+        cm_error_t err = { "" };
+        assert_int_equal(cm_raw_read(path, MAXB, &p, &err), -1);
+        if (strcmp(err.msg, want) != 0)
+            fail_msg("case %zu:\n  got  %s\n  want %s", i, err.msg, want);
+        assert_null(p.p2p);
+        assert_null(p.coll);
+        assert_int_equal(p.nranks, 0);
+    }
+    cm_test_rmtree(dir);
+}
+
+static void test_nul_byte(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nul.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("clustermap-raw 1\nran\0ks 4\n", 1, 26, f);
+    fclose(f);
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, ":2: expected text, got a NUL byte"));
+    cm_test_rmtree(dir);
+}
+
+static void test_symlink_refused(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *path = cm_test_write_file(dir, "good.txt", good);
+    char link[4096];
+    snprintf(link, sizeof link, "%s/link.txt", dir);
+    assert_int_equal(symlink(path, link), 0);
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(link, MAXB, &p, &err), -1);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: expected a regular file, got a "
+             "symbolic link", link);
+    assert_string_equal(err.msg, want);
+    unlink(link);
+    cm_test_rmtree(dir);
+}
+
+static void test_not_regular(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "expected a regular file"));
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(cm_raw_read(fifo, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "expected a regular file"));
+    unlink(fifo);
+    assert_int_equal(cm_raw_read("/nonexistent/raw.txt", MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "/nonexistent/raw.txt: cannot open"));
+    cm_test_rmtree(dir);
+}
+
+static void test_oversized_refused(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *path = cm_test_write_file(dir, "good.txt", good);
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    size_t size = sizeof good - 1;
+    assert_int_equal(cm_raw_read(path, size, &p, &err), 0);   /* just fits */
+    cm_raw_release(&p);
+    assert_int_equal(cm_raw_read(path, size - 1, &p, &err), -1);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: expected at most %zu bytes, got %zu",
+             path, size - 1, size);
+    assert_string_equal(err.msg, want);
+    assert_null(p.p2p);
+    cm_test_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_empty_matrices),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_nul_byte),
+        cmocka_unit_test(test_symlink_refused),
+        cmocka_unit_test(test_not_regular),
+        cmocka_unit_test(test_oversized_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,307 @@
+/* test_store.c -- the per-user profile store (src/profiles/store.c,
+ * store_ingest.c): layout and modes, load/save/merge/delete/list, refusal
+ * of symlinks, foreign owners, open modes and oversized files. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cm_profiles.h"
+#include "testdata.h"
+
+typedef struct fixture {
+    char *root;        /* temporary directory holding the store */
+    char store[4096];  /* <root>/store */
+    char udir[4200];   /* <store>/<uid> */
+    uid_t uid;
+} fixture_t;
+
+static int setup(void **state)
+{
+    fixture_t *f = calloc(1, sizeof *f);
+    f->root = cm_test_mkdtemp();
+    f->uid = getuid();
+    snprintf(f->store, sizeof f->store, "%s/store", f->root);
+    snprintf(f->udir, sizeof f->udir, "%s/%lu", f->store, (unsigned long)f->uid);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
+    if (system(cmd) != 0)
+        return -1;
+    free(f->root);
+    free(f);
+    return 0;
+}
+
+static cm_profile_t *profile(uid_t uid, const char *name, int n, double v)
+{
+    cm_error_t err = { "" };
+    cm_builder_t *b = cm_builder_new(n, &err);
+    cm_matrix_t *m;
+    cm_profile_t *p;
+    assert_int_equal(cm_builder_add(b, 0, n - 1, v, 1, &err), 0);
+    cm_builder_set_has_msgs(b, 1);
+    m = cm_builder_finish(b, &err);
+    p = cm_profile_new(uid, "tester", name, n, m, NULL, 1000, &err);
+    assert_non_null(p);
+    cm_matrix_free(m);
+    cm_builder_free(b);
+    return p;
+}
+
+static double value(const cm_profile_t *p)
+{
+    double t;
+    cm_matrix_totals(cm_profile_part(p, CM_PART_P2P), &t, NULL);
+    return t;
+}
+
+static cm_store_t *open_store(fixture_t *f, int flags, size_t max)
+{
+    cm_error_t err = { "" };
+    cm_store_t *s = cm_store_open(f->store, f->uid, flags, max, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+static void test_layout_and_round_trip(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *p = profile(f->uid, "app/1", 4, 100), *q = NULL;
+    struct stat st;
+    char path[8192];
+
+    assert_int_equal(stat(f->store, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0711);
+    assert_int_equal(stat(f->udir, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_int_equal(st.st_uid, f->uid);
+    assert_string_equal(cm_store_dir(s), f->udir);
+
+    assert_int_equal(cm_store_load(s, "app/1", 4, &q, &err), 0);   /* none */
+    assert_int_equal(cm_store_save(s, p, 0, &err), 0);
+    snprintf(path, sizeof path, "%s/app%%2F1.4.json", f->udir);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_int_equal(cm_store_load(s, "app/1", 4, &q, &err), 1);
+    assert_true(cm_profile_checksum(p) == cm_profile_checksum(q));
+    cm_profile_free(q);
+    /* another task count is another profile */
+    assert_int_equal(cm_store_load(s, "app/1", 8, &q, &err), 0);
+    /* no replacing without asking */
+    assert_int_equal(cm_store_save(s, p, 0, &err), -1);
+    assert_non_null(strstr(err.msg, "exists already"));
+    assert_int_equal(cm_store_save(s, p, 1, &err), 0);
+    cm_profile_free(p);
+    cm_store_close(s);
+}
+
+static void test_missing_store_is_empty(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, 0, 0);
+    cm_store_entry_t *e;
+    cm_profile_t *q;
+    int n;
+    assert_int_equal(cm_store_load(s, "app", 4, &q, &err), 0);
+    assert_int_equal(cm_store_list(s, &e, &n, &err), 0);
+    assert_int_equal(n, 0);
+    free(e);
+    q = profile(f->uid, "app", 4, 1);
+    assert_int_equal(cm_store_save(s, q, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "no profile directory"));
+    assert_int_equal(cm_store_delete(s, "app", 4, &err), -1);
+    cm_profile_free(q);
+    cm_store_close(s);
+}
+
+static void test_merge_and_delete(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *r1 = profile(f->uid, "app", 4, 100);
+    cm_profile_t *r2 = profile(f->uid, "app", 4, 300);
+    cm_profile_t *r3 = profile(f->uid, "app", 8, 300);
+    cm_profile_t *other = profile(f->uid + 1, "app", 4, 300);
+    cm_profile_t *q;
+    long runs = 0;
+
+    assert_int_equal(cm_store_merge(s, r1, 0.5, CM_STORE_MUST_EXIST, 5, &runs,
+                                    &err), -1);
+    assert_int_equal(cm_store_merge(s, r1, 0.5, 0, 5, &runs, &err), 0);
+    assert_int_equal(runs, 1);
+    assert_int_equal(cm_store_merge(s, r2, 0.25, 0, 6, &runs, &err), 0);
+    assert_int_equal(runs, 2);
+    assert_int_equal(cm_store_load(s, "app", 4, &q, &err), 1);
+    assert_true(value(q) == 150);   /* 0.75 * 100 + 0.25 * 300 */
+    assert_int_equal(cm_profile_runs(q), 2);
+    cm_profile_free(q);
+    /* the 8-task run goes to its own profile, never into the 4-task one */
+    assert_int_equal(cm_store_merge(s, r3, 0.5, 0, 7, &runs, &err), 0);
+    assert_int_equal(runs, 1);
+    /* a profile of another uid does not go into this store */
+    assert_int_equal(cm_store_merge(s, other, 0.5, 0, 7, &runs, &err), -1);
+    assert_non_null(strstr(err.msg, "uid"));
+
+    assert_int_equal(cm_store_delete(s, "app", 4, &err), 0);
+    assert_int_equal(cm_store_load(s, "app", 4, &q, &err), 0);
+    assert_int_equal(cm_store_delete(s, "app", 4, &err), -1);
+    assert_non_null(strstr(err.msg, "no profile"));
+    assert_int_equal(cm_store_load(s, "app", 8, &q, &err), 1);
+    cm_profile_free(q);
+    cm_profile_free(r1);
+    cm_profile_free(r2);
+    cm_profile_free(r3);
+    cm_profile_free(other);
+    cm_store_close(s);
+}
+
+static void test_list(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *a = profile(f->uid, "b", 4, 10), *b = profile(f->uid, "a", 2, 5);
+    cm_store_entry_t *e;
+    int n;
+
+    assert_int_equal(cm_store_save(s, a, 0, &err), 0);
+    assert_int_equal(cm_store_save(s, b, 0, &err), 0);
+    cm_test_write_file(f->udir, "broken.3.json", "{\"format\": 1}");
+    chmod(f->udir, 0700);
+    assert_int_equal(cm_store_list(s, &e, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(e[0].file, "a.2.json");
+    assert_int_equal(e[0].valid, 1);
+    assert_int_equal(e[0].ntasks, 2);
+    assert_true(e[0].p2p_bytes == 5);
+    assert_string_equal(e[1].file, "b.4.json");
+    assert_int_equal(e[1].runs, 1);
+    assert_string_equal(e[2].file, "broken.3.json");
+    assert_int_equal(e[2].valid, 0);
+    assert_non_null(strstr(e[2].error, "broken.3.json: field 'format'"));
+    free(e);
+    cm_profile_free(a);
+    cm_profile_free(b);
+    cm_store_close(s);
+}
+
+static void test_refusals(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0), *t;
+    cm_profile_t *p = profile(f->uid, "app", 4, 10), *q = NULL;
+    char path[8192], link[8192];
+
+    assert_int_equal(cm_store_save(s, p, 0, &err), 0);
+    /* oversized */
+    t = open_store(f, 0, 64);
+    assert_int_equal(cm_store_load(t, "app", 4, &q, &err), -1);
+    assert_non_null(strstr(err.msg, "more than the limit of 64 bytes"));
+    cm_store_close(t);
+    /* a symlinked profile */
+    snprintf(path, sizeof path, "%s/app.4.json", f->udir);
+    snprintf(link, sizeof link, "%s/link.4.json", f->udir);
+    assert_int_equal(symlink(path, link), 0);
+    assert_int_equal(cm_store_load(s, "link", 4, &q, &err), -1);
+    assert_non_null(strstr(err.msg, "symbolic link"));
+    /* a profile whose key is not its file name */
+    unlink(link);
+    snprintf(link, sizeof link, "%s/other.4.json", f->udir);
+    assert_int_equal(rename(path, link), 0);
+    assert_int_equal(cm_store_load(s, "other", 4, &q, &err), -1);
+    assert_non_null(strstr(err.msg, "holds the profile of 'app'"));
+    assert_int_equal(rename(link, path), 0);
+    /* group or world writable file */
+    assert_int_equal(chmod(path, 0620), 0);
+    assert_int_equal(cm_store_load(s, "app", 4, &q, &err), -1);
+    assert_non_null(strstr(err.msg, "mode 0620"));
+    assert_int_equal(chmod(path, 0600), 0);
+    /* owned by somebody else (needs root to arrange) */
+    if (geteuid() == 0) {
+        assert_int_equal(chown(path, f->uid + 1, (gid_t)-1), 0);
+        assert_int_equal(cm_store_load(s, "app", 4, &q, &err), -1);
+        assert_non_null(strstr(err.msg, "owned by uid"));
+        assert_int_equal(chown(path, f->uid, (gid_t)-1), 0);
+    }
+    assert_int_equal(cm_store_load(s, "app", 4, &q, &err), 1);
+    cm_profile_free(q);
+    cm_store_close(s);
+
+    /* the user directory open to others */
+    assert_int_equal(chmod(f->udir, 0755), 0);
+    assert_null(cm_store_open(f->store, f->uid, 0, 0, &err));
+    assert_non_null(strstr(err.msg, "mode 0755"));
+    assert_non_null(strstr(err.msg, f->udir));
+    assert_int_equal(chmod(f->udir, 0700), 0);
+    /* the user directory a symbolic link */
+    snprintf(link, sizeof link, "%s/real", f->root);
+    assert_int_equal(rename(f->udir, link), 0);
+    assert_int_equal(symlink(link, f->udir), 0);
+    assert_null(cm_store_open(f->store, f->uid, CM_STORE_CREATE, 0, &err));
+    assert_non_null(strstr(err.msg, "symbolic link"));
+    cm_profile_free(p);
+}
+
+static void test_ingest(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    const char *raw;
+    char path[4096];
+    cm_profile_t *q;
+    long runs = 0;
+
+    raw = cm_test_write_file(f->root, "run.raw",
+                             "clustermap-raw 1\nranks 4\njob 77 0\nprogram a.out\n"
+                             "p2p 0 1 1000 10\ncoll 1 2 64 2\nend 2\n");
+    snprintf(path, sizeof path, "%s", raw);
+    assert_int_equal(cm_store_ingest(s, path, "app", 0.5, &runs, &err), 0);
+    assert_int_equal(runs, 1);
+    assert_int_equal(cm_store_ingest(s, path, "app", 0.5, &runs, &err), 0);
+    assert_int_equal(runs, 2);
+    assert_int_equal(cm_store_load(s, "app", 4, &q, &err), 1);
+    assert_true(value(q) == 1000);
+    assert_int_equal(cm_profile_njobids(q), 2);
+    assert_string_equal(cm_profile_jobid(q, 0), "77.0");
+    assert_int_equal(cm_profile_has_msgs(q), 1);
+    cm_profile_free(q);
+    raw = cm_test_write_file(f->root, "bad.raw", "clustermap-raw 1\nranks x\n");
+    snprintf(path, sizeof path, "%s", raw);
+    assert_int_equal(cm_store_ingest(s, path, "app", 0.5, &runs, &err), -1);
+    assert_non_null(strstr(err.msg, "bad.raw"));
+    cm_store_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_layout_and_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_store_is_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_merge_and_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
