@@ -42,13 +42,12 @@ SCOTCH_CFLAGS := -I/usr/include/scotch
 SCOTCH_LIBS   := -lscotch -lscotcherr -lz -lpthread
 LAPACK_CFLAGS := $(shell $(PKG) --cflags lapacke 2>/dev/null)
 LAPACK_LIBS   := -llapacke -lopenblas
-ARPACK_LIBS   := -larpack
 CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null || echo -lcmocka)
 SLURM_CFLAGS  := -I/usr/include/slurm
 
 CFLAGS_ALL := $(BASEFLAGS) -Isrc/core -Isrc/profiles $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
               $(SCOTCH_CFLAGS) $(LAPACK_CFLAGS) $(CFLAGS)
-LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) $(ARPACK_LIBS) -lm
+LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) -lm
 LIBS_PROF  := $(JSONC_LIBS)
 
 CORE_SRC    := $(sort $(wildcard src/core/*.c))

@@ -32,12 +32,47 @@ static int map_random(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
     return cm_map_random(t, cm_matrix_n(m), seed, map, err);
 }
 
+/* Engine algorithms go through cm_plan() with its default options (weight
+ * mixed, time budget 1 s); `plan` passes its own options instead. */
+static int map_engine(const char *name, const cm_matrix_t *m,
+                      const cm_tree_t *t, uint64_t seed, int *map,
+                      cm_error_t *err)
+{
+    cm_plan_options_t o;
+
+    cm_plan_options_init(&o);
+    o.algorithm = name;
+    o.seed = seed;
+    return cm_plan(m, t, &o, map, NULL, err);
+}
+
+static int map_scotch_ms(const cm_matrix_t *m, const cm_tree_t *t,
+                         uint64_t seed, int *map, cm_error_t *err)
+{
+    return map_engine("scotch-ms", m, t, seed, map, err);
+}
+
+static int map_cluster(const cm_matrix_t *m, const cm_tree_t *t,
+                       uint64_t seed, int *map, cm_error_t *err)
+{
+    return map_engine("cluster", m, t, seed, map, err);
+}
+
+static int map_auto(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
+                    int *map, cm_error_t *err)
+{
+    return map_engine("auto", m, t, seed, map, err);
+}
+
 static const cm_cli_algorithm_t algorithms[] = {
     { "block",  map_block,     "Slurm's default: fill each node's slots in order" },
     { "cyclic", map_cyclic,    "rank i to node i mod N, round robin over nodes" },
     { "random", map_random,    "uniformly random placement (reproducible with --seed)" },
     { "scotch", cm_map_scotch, "Scotch static mapping onto the machine tree (--seed)" },
-    /* Engine algorithms (auto, cluster, scotch-ms, ...) go here. */
+    { "scotch-ms", map_scotch_ms, "Scotch multisection level by level, refined" },
+    { "cluster", map_cluster,  "spectral clustering packed level by level, refined" },
+    { "auto",   map_auto,      "best of the above within --time-budget, never "
+                               "worse than block" },
 };
 
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))

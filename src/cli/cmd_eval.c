@@ -11,7 +11,7 @@
 
 static const char *const CMD = "eval";
 
-enum { OPT_MAPPING = CM_OPT_MACHINE_END, OPT_SEED };
+enum { OPT_MAPPING = CM_OPT_MACHINE_END, OPT_SEED, OPT_WEIGHT };
 
 static void usage(FILE *f)
 {
@@ -19,7 +19,7 @@ static void usage(FILE *f)
 
     fprintf(f,
 "Usage: clustermap eval --matrix FILE <machine> --mapping FILE|ALGORITHM\n"
-"                       [--seed N] [--verbose]\n"
+"                       [--seed N] [--weight W] [--verbose]\n"
 "\n"
 "Print the cost of placing the ranks of a communication matrix on a machine:\n"
 "  J=<cost>                 sum over matrix entries of bytes * level cost\n"
@@ -38,6 +38,8 @@ static void usage(FILE *f)
     fprintf(f,
 "                         (a file named like an algorithm: write ./NAME)\n"
 "  --seed N               seed of random and scotch (default 1)\n"
+"  --weight W             price J as plan --weight W does: mixed, bytes or\n"
+"                         msgs (default: the machine's level costs as given)\n"
 "  -v, --verbose          describe the inputs on stderr\n"
 "  -h, --help             this text\n"
 "\n"
@@ -136,6 +138,7 @@ int cm_cmd_eval(int argc, char **argv)
         CM_MACHINE_LONGOPTS,
         { "mapping", required_argument, NULL, OPT_MAPPING },
         { "seed",    required_argument, NULL, OPT_SEED },
+        { "weight",  required_argument, NULL, OPT_WEIGHT },
         { "verbose", no_argument,       NULL, 'v' },
         { "help",    no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
@@ -143,7 +146,8 @@ int cm_cmd_eval(int argc, char **argv)
     cm_machine_opts_t mo;
     const char *mapping = NULL;
     uint64_t seed = 1;
-    int verbose = 0, c, status;
+    int verbose = 0, c, status, have_weight = 0;
+    cm_weight_t weight = CM_WEIGHT_MIXED;
     cm_matrix_t *m = NULL;
     cm_tree_t *t = NULL;
     int *map;
@@ -174,6 +178,12 @@ int cm_cmd_eval(int argc, char **argv)
                 return cm_cli_usage_error(CMD, "--seed expects a non-negative "
                                           "integer, got '%s'", optarg);
             break;
+        case OPT_WEIGHT:
+            if (cm_weight_parse(optarg, &weight) != 0)
+                return cm_cli_usage_error(CMD, "--weight expects mixed, bytes or "
+                                          "msgs, got '%s'", optarg);
+            have_weight = 1;
+            break;
         default:
             return cm_cli_bad_option(CMD, c, argv);
         }
@@ -190,6 +200,14 @@ int cm_cmd_eval(int argc, char **argv)
 
     if ((status = cm_machine_opts_load(&mo, CMD, &m, &t)) != 0)
         return status;
+    if (have_weight) {
+        cm_error_t err = { "" };
+        if (cm_tree_apply_weight(t, m, weight, &err) != 0) {
+            cm_matrix_free(m);
+            cm_tree_free(t);
+            return cm_cli_fail(CM_EXIT_FAIL, CMD, "--weight: %s", err.msg);
+        }
+    }
     if (verbose)
         print_inputs(&mo, m, t, mapping);
     map = malloc((size_t)cm_matrix_n(m) * sizeof *map);

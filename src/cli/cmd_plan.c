@@ -4,6 +4,7 @@
  * mapping file (line i = slot of rank i), the input of `eval --mapping`.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,11 @@
 
 static const char *const CMD = "plan";
 
-enum { OPT_ALGORITHM = CM_OPT_MACHINE_END, OPT_SEED, OPT_OUTPUT };
+enum { OPT_ALGORITHM = CM_OPT_MACHINE_END, OPT_SEED, OPT_OUTPUT, OPT_WEIGHT,
+       OPT_TIME_BUDGET, OPT_INITIAL };
+
+/* Largest --time-budget accepted (seconds): a bound on input. */
+#define MAX_TIME_BUDGET 86400.0
 
 static void usage(FILE *f)
 {
@@ -20,7 +25,8 @@ static void usage(FILE *f)
 
     fprintf(f,
 "Usage: clustermap plan --matrix FILE <machine> --algorithm %s\n"
-"                       --output FILE [--seed N] [--verbose]\n"
+"                       --output FILE [--seed N] [--weight W]\n"
+"                       [--time-budget S] [--initial FILE] [--verbose]\n"
 "\n"
 "Compute where each rank should run and write it as a mapping file: line i\n"
 "holds the 0-based slot of rank i (slots are numbered depth-first over the\n"
@@ -35,8 +41,16 @@ static void usage(FILE *f)
     cm_cli_algorithm_help(f);
     fputs(
 "  --seed N               seed of random and scotch (default 1)\n"
+"  --weight W             what the engine minimises per level: mixed (default:\n"
+"                         latency x messages + bytes / bandwidth), bytes, msgs\n"
+"                         (inputs without message counts use bytes)\n"
+"  --time-budget S        seconds of work for auto, cluster and scotch-ms\n"
+"                         (default 1; counted in fixed work units, so the\n"
+"                         result does not depend on the machine's speed)\n"
+"  --initial FILE         incoming mapping that auto refines and compares with\n"
 "  -o, --output FILE      where to write the mapping ('-' for stdout)\n"
-"  -v, --verbose          print the algorithm, J and the time taken on stderr\n"
+"  -v, --verbose          print the algorithm, J and the time taken on stderr;\n"
+"                         for auto also the winner and every candidate\n"
 "  -h, --help             this text\n"
 "\n"
 "Example:\n"
@@ -57,22 +71,28 @@ static int write_stdout(const int *map, int n)
 }
 
 static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
-                const cm_tree_t *t, uint64_t seed, const char *output,
-                int verbose)
+                const cm_tree_t *t, const cm_plan_options_t *o,
+                const char *output, int verbose)
 {
     cm_error_t err = { "" };
     int n = cm_matrix_n(m), status;
     int *map = malloc((size_t)n * sizeof *map);
+    cm_plan_report_t rep;
     double start, elapsed;
 
     if (!map)
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
     start = cm_cli_now();
-    if (cm_cli_algorithm_run(a, m, t, seed, map, &err) != 0) {
+    if (cm_plan(m, t, o, map, &rep, &err) != 0) {
         free(map);
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", a->name, err.msg);
     }
     elapsed = cm_cli_now() - start;
+    if (cm_mapping_check(t, map, n, &err) != 0) {
+        free(map);
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "algorithm %s returned an invalid "
+                           "mapping: %s", a->name, err.msg);
+    }
 
     if (strcmp(output, "-") == 0)
         status = write_stdout(map, n);
@@ -86,6 +106,20 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                 cm_tree_nslots(t));
         cm_cli_print_number(stderr, cm_cost(m, t, map));
         fprintf(stderr, "\ntime=%.6f s\n", elapsed);
+        if (rep.ncandidates > 1) {
+            fprintf(stderr, "winner=%s\n", rep.winner);
+            for (int k = 0; k < rep.ncandidates; k++) {
+                const cm_plan_candidate_t *c = &rep.candidates[k];
+                fprintf(stderr, "candidate %-16s ", c->name);
+                if (c->ok) {
+                    fputs("J=", stderr);
+                    cm_cli_print_number(stderr, c->J);
+                    fprintf(stderr, " time=%.6f s\n", c->seconds);
+                } else {
+                    fputs("skipped (budget or not applicable)\n", stderr);
+                }
+            }
+        }
     }
     free(map);
     return status;
@@ -98,12 +132,17 @@ int cm_cmd_plan(int argc, char **argv)
         { "algorithm", required_argument, NULL, OPT_ALGORITHM },
         { "seed",      required_argument, NULL, OPT_SEED },
         { "output",    required_argument, NULL, OPT_OUTPUT },
+        { "weight",    required_argument, NULL, OPT_WEIGHT },
+        { "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
+        { "initial",   required_argument, NULL, OPT_INITIAL },
         { "verbose",   no_argument,       NULL, 'v' },
         { "help",      no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     cm_machine_opts_t mo;
-    const char *algorithm = NULL, *output = NULL;
+    const char *algorithm = NULL, *output = NULL, *initial = NULL;
+    cm_plan_options_t po;
+    int *init_map = NULL;
     const cm_cli_algorithm_t *a;
     uint64_t seed = 1;
     int verbose = 0, c, status;
@@ -112,6 +151,7 @@ int cm_cmd_plan(int argc, char **argv)
     char names[256];
 
     cm_machine_opts_init(&mo);
+    cm_plan_options_init(&po);
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hvo:", longopts, NULL)) != -1) {
@@ -136,6 +176,27 @@ int cm_cmd_plan(int argc, char **argv)
             if (cm_cli_parse_u64(optarg, UINT64_MAX, &seed) != 0)
                 return cm_cli_usage_error(CMD, "--seed expects a non-negative "
                                           "integer, got '%s'", optarg);
+            break;
+        case OPT_WEIGHT:
+            if (cm_weight_parse(optarg, &po.weight) != 0)
+                return cm_cli_usage_error(CMD, "--weight expects mixed, bytes or "
+                                          "msgs, got '%s'", optarg);
+            break;
+        case OPT_TIME_BUDGET: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !isfinite(v) || v < 0 ||
+                v > MAX_TIME_BUDGET)
+                return cm_cli_usage_error(CMD, "--time-budget expects seconds from "
+                                          "0 to %g, got '%s'", MAX_TIME_BUDGET,
+                                          optarg);
+            po.time_budget = v;
+            break;
+        }
+        case OPT_INITIAL:
+            if (initial)
+                return cm_cli_usage_error(CMD, "--initial given twice");
+            initial = optarg;
             break;
         case 'o':
         case OPT_OUTPUT:
@@ -163,7 +224,23 @@ int cm_cmd_plan(int argc, char **argv)
 
     if ((status = cm_machine_opts_load(&mo, CMD, &m, &t)) != 0)
         return status;
-    status = plan(a, m, t, seed, output, verbose);
+    po.algorithm = a->name;
+    po.seed = seed;
+    po.verbose = verbose;
+    if (initial) {
+        cm_error_t err = { "" };
+        int n = cm_matrix_n(m);
+        init_map = malloc((size_t)n * sizeof *init_map);
+        if (!init_map)
+            status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
+        else if (cm_mapping_read(initial, n, init_map, &err) != 0 ||
+                 cm_mapping_check(t, init_map, n, &err) != 0)
+            status = cm_cli_fail(CM_EXIT_FAIL, CMD, "--initial: %s", err.msg);
+        po.initial = init_map;
+    }
+    if (status == 0)
+        status = plan(a, m, t, &po, output, verbose);
+    free(init_map);
     cm_matrix_free(m);
     cm_tree_free(t);
     return status;

@@ -166,8 +166,11 @@ int cm_tree_add_level(cm_tree_t *t, const char *name, double byte_cost,
 
 /** Add a vertex of @p level under @p parent (-1 for the root, which must be
  *  of level 0 and added first).  Children keep the order they were added in.
- *  @p label may be NULL (e.g. "n12" for a node, "s1" for a switch).
- *  Returns the vertex id. */
+ *  Vertices may be added under any existing parent in any order; @p level
+ *  must be deeper than the parent's (levels may be skipped, e.g. a node
+ *  right under a "cluster" root).  @p label may be NULL (e.g. "n12" for a
+ *  node, "s1" for a switch).  Returns the vertex id (ids count up from 0 in
+ *  insertion order; "node" vertices in that order are the allocation order). */
 int cm_tree_add_vertex(cm_tree_t *t, int parent, int level, const char *label,
                        cm_error_t *err);
 
@@ -196,24 +199,37 @@ cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
  *  @p xml_path is NULL), under one switch.  Levels: switch, node, then the
  *  hwloc levels that split (package -> "socket", NUMA -> "numa", L3 -> "l3",
  *  L2 -> "l2"), leaves "core" (hardware threads are not separate slots).
- *  Costs are the defaults of cm_tree_default_cost(). */
+ *  A level splits when it has more groups than the level above and fewer
+ *  than the level below and nests with both; "socket" is kept whenever the
+ *  topology has packages, even a single one; of two levels with the same
+ *  groups the first of socket, numa, l3, l2 is kept.  Levels are ordered
+ *  coarsest first.  Vertex labels: "switch0", "node<i>", "core<L>" (hwloc
+ *  logical core index).  Costs are the defaults of cm_tree_default_cost(). */
 cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err);
 
 /** Slurm configuration files (no controller needed): NodeName lines of
- *  @p slurm_conf (Sockets, CoresPerSocket, ThreadsPerCore, CPUs, Weight;
- *  NodeName=DEFAULT; hostlist expressions; Include), switches of
+ *  @p slurm_conf (Sockets, CoresPerSocket, ThreadsPerCore, CPUs, Boards,
+ *  SocketsPerBoard, Weight; NodeName=DEFAULT; hostlist expressions; Include
+ *  relative to the including file; '\' continuations), switches of
  *  @p topology_conf (may be NULL: all nodes under one switch), restricted to
  *  the nodes of @p nodelist (a hostlist expression such as "n[1-4,7]"; nodes
- *  in that order).  Levels: switch levels from the top ("switch<k>" for
- *  Slurm switch level k, "cluster" above several top switches), "node",
- *  "socket", leaves "core".  Costs are the defaults. */
+ *  in that order).  Levels: switch levels from the top ("switch" for Slurm
+ *  switch level 0, "switch<k>" for level k >= 1, "cluster" above several
+ *  top switches), "node", "socket", leaves "core" (one per core; threads
+ *  are not slots; only CPUs= given means one socket of CPUs/ThreadsPerCore
+ *  cores).  Costs are the defaults, "cluster" twice the top switch level.
+ *  A node of the list in no switch is an error; a switch listed under
+ *  several parents hangs under the first.  Labels: node and switch names. */
 cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
                                    const char *topology_conf,
                                    const char *nodelist, cm_error_t *err);
 
 /** Default byte cost of a level by name (documented in docs/): core 0,
  *  l2/l3/numa/socket 1, node 2, switch levels 10 for the leaf switch
- *  doubling per level above, cluster/root twice the highest switch. */
+ *  doubling per level above ("switch" 10, "switch1" 20, "switch<k>"
+ *  10 * 2^k), cluster/root twice the highest switch (by name alone: 20; the
+ *  slurm.conf reader uses twice its top switch level).  -1 for unknown
+ *  names.  Default message costs are 0. */
 double cm_tree_default_cost(const char *level_name);
 
 /** Override level costs from "name=cost,name=cost" (bytes).  Unknown names
@@ -328,6 +344,15 @@ typedef enum cm_weight {
 /** Parse "mixed", "bytes", "msgs".  -1 if unknown. */
 int cm_weight_parse(const char *name, cm_weight_t *out);
 
+/** Replace the level costs of @p t by the ones cm_plan() minimises for
+ *  @p weight and matrix @p m: bytes keeps byte costs and zeroes message
+ *  costs; msgs the reverse (a tree without any message cost prices each
+ *  message at its byte cost, seed 004's "nops"); mixed keeps both, or bytes
+ *  only when @p m has no message counts.  cm_cost() on the result is the
+ *  objective of `plan --weight` (what `eval --weight` prints). */
+int cm_tree_apply_weight(cm_tree_t *t, const cm_matrix_t *m,
+                         cm_weight_t weight, cm_error_t *err);
+
 /** Options of cm_plan().  Initialise with cm_plan_options_init(). */
 typedef struct cm_plan_options {
     const char *algorithm; /**< "auto" (default), "cluster", "scotch-ms",
@@ -353,14 +378,16 @@ void cm_plan_options_init(cm_plan_options_t *o);
 /** One algorithm the planner ran. */
 typedef struct cm_plan_candidate {
     char name[32];
-    double J;        /**< under the tree's costs, as cm_cost() */
+    double J;        /**< the objective of o->weight: cm_cost() after
+                          cm_tree_apply_weight() (equal to cm_cost() under
+                          the default mixed weight) */
     double seconds;  /**< wall time it took */
     int ok;          /**< 0 when it failed or did not fit the budget */
 } cm_plan_candidate_t;
 
 typedef struct cm_plan_report {
-    char winner[32];
-    double J;
+    char winner[32]; /**< the candidate whose mapping was returned */
+    double J;        /**< its J, as the candidates' */
     int ncandidates;
     cm_plan_candidate_t candidates[CM_PLAN_MAX_CANDIDATES];
 } cm_plan_report_t;

@@ -18,8 +18,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +130,6 @@ typedef struct conf {
     int nn, ncap;
     strmap_t node_index;
     hw_t defaults;
-    const char *top_file; /* slurm.conf as given, for messages */
 } conf_t;
 
 /* ---- line reading ---- */
@@ -599,7 +596,6 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
         return NULL;
     }
     conf_t c = {0};
-    c.top_file = slurm_conf;
     topo_t tp = {0};
     cm_tree_t *t = NULL;
     char **names = NULL;
@@ -642,7 +638,7 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
     }
 
     /* Tree levels: switch levels (top first), node, socket, core. */
-    int maxlevel = 0, ntreelevels = 0, cluster = 0;
+    int maxlevel = 0, cluster = 0;
     if (topology_conf) {
         if (read_topology(&tp, topology_conf, err) < 0 ||
             topo_levels(&tp, topology_conf, err) < 0)
@@ -704,13 +700,10 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
     if (!(t = cm_tree_new()))
         goto oom;
     char lname[32];
-    double top_cost = 0;
     if (cluster) {
         level_name(maxlevel, lname, sizeof lname);
-        top_cost = 2 * cm_tree_default_cost(lname);
-        if (cm_tree_add_level(t, "cluster", top_cost, 0, err) < 0)
+        if (cm_tree_add_level(t, "cluster", 2 * cm_tree_default_cost(lname), 0, err) < 0)
             goto fail;
-        ntreelevels++;
     }
     for (int k = maxlevel; k >= 0; k--) {
         if (level_of[k] < 0)
@@ -719,7 +712,6 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
         if ((level_of[k] = cm_tree_add_level(t, lname, cm_tree_default_cost(lname), 0,
                                              err)) < 0)
             goto fail;
-        ntreelevels++;
     }
     int node_level = cm_tree_add_level(t, "node", cm_tree_default_cost("node"), 0, err);
     int socket_level = cm_tree_add_level(t, "socket", cm_tree_default_cost("socket"), 0, err);

@@ -90,12 +90,46 @@ static void test_bound_exact(void **state)
     cm_hostlist_free(NULL, 0);
 }
 
+/* Random expressions over the grammar's alphabet: each either expands or
+ * fails with a message, and never crashes (run under ASan in CI). */
+static void test_random(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "n[]-,0123456789ab";
+    cm_rng_t r;
+    cm_rng_seed(&r, 42);
+    int ok = 0, bad = 0;
+    for (int it = 0; it < 3000; it++) {
+        char expr[24];
+        int len = 1 + (int)cm_rng_below(&r, sizeof expr - 1);
+        for (int i = 0; i < len; i++)
+            expr[i] = alphabet[cm_rng_below(&r, sizeof alphabet - 1)];
+        expr[len] = '\0';
+        char **names;
+        int n;
+        cm_error_t err = {""};
+        if (cm_hostlist_expand(expr, &names, &n, &err) == 0) {
+            assert_true(n >= 1);
+            for (int i = 0; i < n; i++)
+                assert_null(strpbrk(names[i], "[],"));
+            cm_hostlist_free(names, n);
+            ok++;
+        } else {
+            assert_true(err.msg[0] != '\0');
+            bad++;
+        }
+    }
+    assert_true(ok > 100);
+    assert_true(bad > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expand),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_bound_exact),
+        cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

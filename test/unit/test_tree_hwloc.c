@@ -89,6 +89,18 @@ static void test_l2_pairs(void **state)
     cm_tree_free(t);
 }
 
+static void test_ccx(void **state)
+{
+    (void)state;
+    /* One package split by two L3s; private L2s do not split. */
+    cm_tree_t *t = check("hwloc/1s-2ccx-8c.xml", 2, "switch node socket l3 core", 16);
+    assert_int_equal(cm_tree_lca_level(t, 0, 3), 3);
+    assert_int_equal(cm_tree_lca_level(t, 3, 4), 2);
+    assert_int_equal(cm_tree_lca_level(t, 7, 8), 0);
+    assert_int_equal(cm_tree_lca_level(t, 12, 15), 3);
+    cm_tree_free(t);
+}
+
 static void test_this_machine(void **state)
 {
     (void)state;
@@ -138,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_2s_2numa_6c),
         cmocka_unit_test(test_1s_4c),
         cmocka_unit_test(test_l2_pairs),
+        cmocka_unit_test(test_ccx),
         cmocka_unit_test(test_this_machine),
         cmocka_unit_test(test_live),
         cmocka_unit_test(test_errors),

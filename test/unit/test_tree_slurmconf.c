@@ -232,6 +232,48 @@ static void test_cpus_only(void **state)
     cm_test_rmtree(dir);
 }
 
+/* Byte-level mutations of the fixtures: every result is a valid tree or an
+ * error message, never a crash or a leak. */
+static void test_mutations(void **state)
+{
+    (void)state;
+    static const char conf[] =
+        "NodeName=DEFAULT Sockets=2 CoresPerSocket=4\n"
+        "NodeName=n[1-4] Weight=3 \\\n ThreadsPerCore=2\n"
+        "NodeName=n[5-6] CPUs=8 # comment\n";
+    static const char topo[] =
+        "SwitchName=s1 Nodes=n[1,3,5]\nSwitchName=s2 Nodes=n[2,4,6]\n"
+        "SwitchName=r Switches=s[1-2]\n";
+    static const char noise[] = "=[]-,# \\\n\"0x1n";
+    char *dir = cm_test_mkdtemp();
+    cm_rng_t r;
+    cm_rng_seed(&r, 7);
+    int ok = 0;
+    for (int it = 0; it < 400; it++) {
+        char c[sizeof conf], tp[sizeof topo];
+        memcpy(c, conf, sizeof conf);
+        memcpy(tp, topo, sizeof topo);
+        char *victim = it % 2 ? c : tp;
+        size_t len = strlen(victim);
+        for (int k = 0; k < 2; k++)
+            victim[cm_rng_below(&r, len)] = noise[cm_rng_below(&r, sizeof noise - 1)];
+        char cp[4096], tpp[4096];
+        snprintf(cp, sizeof cp, "%s", cm_test_write_file(dir, "m.conf", c));
+        snprintf(tpp, sizeof tpp, "%s", cm_test_write_file(dir, "t.conf", tp));
+        cm_error_t err = {""};
+        cm_tree_t *t = cm_tree_from_slurm_conf(cp, tpp, "n[1-6]", &err);
+        if (t) {
+            assert_int_equal(cm_tree_nnodes(t), 6);
+            ok++;
+        } else {
+            assert_true(err.msg[0] != '\0');
+        }
+        cm_tree_free(t);
+    }
+    assert_true(ok > 10);
+    cm_test_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_deep),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cpus_only),
+        cmocka_unit_test(test_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,144 @@
+/*
+ * engine_internal.h -- what the placement algorithms share inside src/core:
+ * the problem they optimise (symmetric graph + tree + effective per-level
+ * costs), a deterministic work budget, and the building blocks the
+ * portfolio driver (plan.c) combines.  Not part of the public API.
+ */
+#ifndef CM_ENGINE_INTERNAL_H
+#define CM_ENGINE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "clustermap.h"
+
+#define CM_MAX_LEVELS 32
+
+/** Per-level costs the engine optimises: the tree's byte and message costs,
+ *  after the --weight choice has zeroed one of them (see cm_costs_from_tree). */
+typedef struct cm_costs {
+    int nlevels;
+    double cb[CM_MAX_LEVELS]; /**< per byte */
+    double cm[CM_MAX_LEVELS]; /**< per message */
+} cm_costs_t;
+
+/** The optimisation problem.  J(pi) as cm_cost() defines it equals
+ *  diag + sum over the edges {i,j} of `sym` of
+ *  bytes_ij * cb[lca] + msgs_ij * cm[lca], because A + A^T carries both
+ *  directions of every pair and the diagonal never depends on the mapping. */
+typedef struct cm_problem {
+    const cm_matrix_t *a;    /**< the matrix as given */
+    cm_matrix_t *sym;        /**< A + A^T, diagonal dropped (owned) */
+    const cm_tree_t *tree;
+    cm_costs_t costs;
+    int n;                   /**< ranks */
+    int nslots;
+    int nlevels;
+    int leaf_level;
+    double diag;             /**< the mapping-independent diagonal part of J */
+    /* Innermost group of each slot: the slots of the leaf's parent. */
+    int *group_first;        /**< [nslots] */
+    int *group_count;        /**< [nslots] */
+    /* anc[s * nlevels + l]: the ancestor of slot s at level l (the leaf
+     * itself at the leaf level), -1 when the path skips level l.  Two slots
+     * meet at the deepest level where their ancestors agree: an O(levels)
+     * lowest common ancestor without walking parent pointers. */
+    int *anc;                /**< [nslots * nlevels] */
+} cm_problem_t;
+
+/** Effective costs for a weight mode.  CM_WEIGHT_BYTES keeps byte costs and
+ *  zeroes message costs; CM_WEIGHT_MSGS the reverse (when the tree has no
+ *  message costs at all, its byte costs are used per message);
+ *  CM_WEIGHT_MIXED keeps both, and falls back to bytes when the matrix has
+ *  no message counts. */
+void cm_costs_from_tree(const cm_tree_t *t, const cm_matrix_t *m,
+                        cm_weight_t weight, cm_costs_t *c);
+
+int cm_problem_init(cm_problem_t *p, const cm_matrix_t *a, const cm_tree_t *t,
+                    const cm_costs_t *c, cm_error_t *err);
+void cm_problem_fini(cm_problem_t *p);
+
+/** Level of the lowest common ancestor of slots @p s and @p q (the leaf
+ *  level when s == q), as cm_tree_lca_level(). */
+static inline int cm_problem_lca(const cm_problem_t *p, int s, int q)
+{
+    if (s == q)
+        return p->leaf_level;
+    const int *a = p->anc + (size_t)s * (size_t)p->nlevels;
+    const int *b = p->anc + (size_t)q * (size_t)p->nlevels;
+    for (int l = p->leaf_level - 1; l > 0; l--)
+        if (a[l] == b[l] && a[l] >= 0)
+            return l;
+    return 0;
+}
+
+/** Cost of one symmetric edge at a level. */
+static inline double cm_edge_cost(const cm_problem_t *p, double bytes,
+                                  double msgs, int level)
+{
+    return bytes * p->costs.cb[level] + msgs * p->costs.cm[level];
+}
+
+/** J of @p map under the problem's effective costs. */
+double cm_problem_cost(const cm_problem_t *p, const int *map);
+
+/** A work budget counted in edge evaluations, so that the same inputs give
+ *  the same mapping on every machine (a wall-clock budget would not).  The
+ *  planner converts --time-budget into units with a fixed rate. */
+typedef struct cm_budget {
+    uint64_t used;
+    uint64_t limit;
+} cm_budget_t;
+
+/** Work units per second assumed when turning seconds into units (one unit
+ *  is one edge looked at by the refinement; measured 80-130 million per
+ *  CPU second with bench/engine/mapbench on the development machine). */
+#define CM_UNITS_PER_SECOND 80000000.0
+
+/** Estimated units of the constructions, from the rank count and the
+ *  entries of the symmetric matrix (measured like CM_UNITS_PER_SECOND):
+ *  Scotch's run time has a large per-vertex part, the multisection pays
+ *  for many small Scotch calls near the leaves. */
+#define CM_SCOTCH_UNITS(n, nnz) (4500.0 * (n) + 30.0 * ((n) + (nnz)))
+#define CM_MS_UNITS(n, nnz) (1500.0 * (n) + 40.0 * ((n) + (nnz)))
+
+static inline int cm_budget_left(const cm_budget_t *b)
+{
+    return b->used < b->limit;
+}
+
+/** Local search on @p map (n ranks on the problem's slots, one per slot),
+ *  two kinds of moves, alternated until neither finds a gain or the budget
+ *  is spent:
+ *   - rank exchange: a rank u goes to a slot in an innermost group near its
+ *     communication partners (VieM's N_C neighbourhood, widened to every
+ *     innermost group under the partner's parent group), trading places
+ *     with the rank there (or taking a free slot).  u's side of the gain is
+ *     computed once per candidate group from u's connection to each
+ *     ancestor vertex (O(deg(u) x levels)); only the best groups are then
+ *     tried slot by slot, with the other rank's side in O(deg(v));
+ *   - group exchange: two tree vertices of the same level and the same
+ *     slot count swap their whole contents (APE at every level: a tightly
+ *     coupled group moves as a unit), gain in O(sum of the degrees).
+ *  Never increases J: returns the J reached. */
+double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *b);
+
+/** Level-by-level Scotch multisection (seed 004 L12Map/HierarchicMap):
+ *  at each tree vertex the ranks assigned to it are split into parts whose
+ *  sizes are the children's shares (cm_child_shares), sizes repaired
+ *  exactly, then each child is handled the same way
+ *  down to the slots.  Deterministic for a given @p seed.  Units spent are
+ *  added to @p b (may be NULL). */
+int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int *map,
+                        cm_budget_t *b, cm_error_t *err);
+
+/** How many ranks each child of @p v should receive when @p count ranks
+ *  go to @p v: cm_capacity_shares() (pack.c: every child full when the
+ *  vertex is full; otherwise the fewest children that hold them, by slots
+ *  x speed, with shares proportional to slots x speed, never above a
+ *  child's slots), a child's speed being the mean speed of its slots.  @p out has
+ *  cm_tree_vertex_nchildren(v) entries.  Fails when count exceeds the
+ *  slots of @p v. */
+int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
+                    cm_error_t *err);
+
+#endif /* CM_ENGINE_INTERNAL_H */

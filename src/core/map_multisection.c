@@ -1,0 +1,325 @@
+/* map_multisection.c -- level-by-level Scotch multisection (seed 004's
+ * L12Map / HierarchicMap).
+ *
+ * At a tree vertex holding a set of ranks, the ranks are split among the
+ * children: each child receives its share (cm_child_shares: the slot count
+ * when the vertex is full, otherwise seed 002's capacity shares), Scotch maps the induced subgraph onto a
+ * weighted complete graph whose terminal weights are those shares
+ * (SCOTCH_archCmpltw), the part sizes are then repaired exactly by moving
+ * the ranks that lose least, and every child is handled the same way.
+ * Edges are weighted by the cost of cutting them at the vertex's level, so
+ * that the costly levels decide the split.  Vertices whose children are all
+ * slots need no partitioning: any order inside them costs the same.
+ *
+ * Each Scotch call runs in a fresh context seeded from the seed and the
+ * vertex id, so the result does not depend on call order or on any
+ * process-wide Scotch state. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster_internal.h"
+#include "scotch_internal.h"
+
+/* Sum of edge weights handed to Scotch (its cost sums are 32-bit; the
+ * distance between two terminals of a complete graph is 1). */
+#define MS_WEIGHT_TOTAL (1LL << 28)
+/* Imbalance Scotch may leave; the repair makes sizes exact anyway. */
+#define MS_BALANCE 0.01
+/* Work units charged per vertex and arc of each Scotch call (its run time
+ * relative to one refinement edge evaluation, measured). */
+#define MS_UNITS_PER_ITEM 40
+/* ... and per rank (the many small calls near the leaves). */
+#define MS_UNITS_PER_RANK 1500
+
+typedef struct ms {
+    const cm_problem_t *p;
+    const cm_tree_t *t;
+    uint64_t seed;
+    int *map;
+    cm_budget_t *budget;
+    int *local;        /* [n] scratch, -1 */
+    double *conn;      /* [max children] scratch */
+    int flags;         /* Scotch strategy flags */
+} ms_t;
+
+/* Relative capacity of every child: sum over its slots of the product of
+ * the speeds on the path from the child down to the slot. */
+static double vertex_capacity(const cm_tree_t *t, int v, double speed)
+{
+    speed *= cm_tree_vertex_speed(t, v);
+    int nc = cm_tree_vertex_nchildren(t, v);
+    if (nc == 0)
+        return speed;
+    double s = 0;
+    for (int k = 0; k < nc; k++)
+        s += vertex_capacity(t, cm_tree_vertex_child(t, v, k), speed);
+    return s;
+}
+
+int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
+                    cm_error_t *err)
+{
+    int nc = cm_tree_vertex_nchildren(t, v), first;
+    int *cap = malloc(sizeof(int) * (size_t)(nc ? nc : 1));
+    double *speed = malloc(sizeof(double) * (size_t)(nc ? nc : 1));
+    if (!cap || !speed) {
+        free(cap), free(speed);
+        return cm_error_set(err, "out of memory for %d children", nc);
+    }
+    /* A child's speed is the mean speed of its slots, so that its share
+     * follows slots x speed however deep the speeds were set. */
+    for (int k = 0; k < nc; k++) {
+        int c = cm_tree_vertex_child(t, v, k);
+        cm_tree_vertex_slots(t, c, &first, &cap[k]);
+        speed[k] = cap[k] > 0 ? vertex_capacity(t, c, 1.0) / cap[k] : 1.0;
+    }
+    int rc = cm_capacity_shares(count, cap, speed, nc, out, err);
+    free(cap), free(speed);
+    return rc;
+}
+
+/* Make the part sizes exactly @p size: while a part is over its size, move
+ * the rank of an over-full part to an under-full part that loses the least
+ * connection (internal edges of @p g). */
+static void repair_sizes(ms_t *s, const cm_sgraph_t *g, int k, const int *size,
+                         SCOTCH_Num *part)
+{
+    int n = (int)g->n;
+    int *cnt = calloc((size_t)k, sizeof(int));
+    double *conn = s->conn;
+    if (!cnt)
+        return;
+    for (int i = 0; i < n; i++)
+        cnt[part[i]]++;
+    for (;;) {
+        int over = 0;
+        for (int j = 0; j < k; j++)
+            over |= cnt[j] > size[j];
+        if (!over)
+            break;
+        double best = -INFINITY;
+        int bi = -1, bj = -1;
+        for (int i = 0; i < n; i++) {
+            int pi = (int)part[i];
+            if (cnt[pi] <= size[pi])
+                continue;
+            for (SCOTCH_Num a = g->vert[i]; a < g->vert[i + 1]; a++)
+                conn[part[g->edge[a]]] += (double)g->edlo[a];
+            for (int j = 0; j < k; j++)
+                if (cnt[j] < size[j] && conn[j] - conn[pi] > best) {
+                    best = conn[j] - conn[pi];
+                    bi = i;
+                    bj = j;
+                }
+            for (SCOTCH_Num a = g->vert[i]; a < g->vert[i + 1]; a++)
+                conn[part[g->edge[a]]] = 0;
+        }
+        if (s->budget)
+            s->budget->used += (uint64_t)g->narcs + (uint64_t)n;
+        if (bi < 0)
+            break;   /* cannot happen: sizes sum to n */
+        cnt[part[bi]]--;
+        part[bi] = bj;
+        cnt[bj]++;
+    }
+    free(cnt);
+}
+
+/* Split @p count ranks into @p k parts of exactly @p size (sum = count). */
+static int partition(ms_t *s, int v, const int *ranks, int count, int k,
+                     const int *size, SCOTCH_Num *part, cm_error_t *err)
+{
+    cm_sgraph_t g;
+    int level = cm_tree_vertex_level(s->t, v);
+    if (cm_sgraph_build(s->p, ranks, count, level, MS_WEIGHT_TOTAL, s->local, &g,
+                        err) < 0)
+        return -1;
+    if (s->budget)
+        s->budget->used += MS_UNITS_PER_ITEM * ((uint64_t)g.narcs + (uint64_t)count);
+    int rc = 0;
+    if (g.narcs == 0) {
+        /* No communication inside: any split is as good; keep rank order. */
+        int j = 0, filled = 0;
+        for (int i = 0; i < count; i++) {
+            while (filled == size[j]) {
+                j++;
+                filled = 0;
+            }
+            part[i] = j;
+            filled++;
+        }
+        cm_sgraph_free(&g);
+        return 0;
+    }
+    SCOTCH_Graph graph, bound;
+    SCOTCH_Arch arch;
+    SCOTCH_Strat strat;
+    SCOTCH_Context ctx;
+    SCOTCH_Num *velo = malloc(sizeof(SCOTCH_Num) * (size_t)k);
+    int have_graph = 0, have_bound = 0, have_arch = 0, have_strat = 0, have_ctx = 0;
+    const char *call = NULL;
+    if (!velo) {
+        rc = cm_error_set(err, "multisection: out of memory");
+        goto out;
+    }
+    for (int j = 0; j < k; j++)
+        velo[j] = size[j];
+#define TRY(expr, name) do { if ((expr) != 0) { call = name; goto fail; } } while (0)
+    TRY(SCOTCH_graphInit(&graph), "SCOTCH_graphInit");
+    have_graph = 1;
+    TRY(SCOTCH_graphBuild(&graph, 0, g.n, g.vert, NULL, NULL, NULL, g.narcs, g.edge,
+                          g.edlo), "SCOTCH_graphBuild");
+    TRY(SCOTCH_archInit(&arch), "SCOTCH_archInit");
+    have_arch = 1;
+    TRY(SCOTCH_archCmpltw(&arch, k, velo), "SCOTCH_archCmpltw");
+    if (cm_scotch_context_init(&ctx, s->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)v,
+                               err) < 0) {
+        rc = -1;
+        goto out;
+    }
+    have_ctx = 1;
+    TRY(SCOTCH_contextBindGraph(&ctx, &graph, &bound), "SCOTCH_contextBindGraph");
+    have_bound = 1;
+    TRY(SCOTCH_stratInit(&strat), "SCOTCH_stratInit");
+    have_strat = 1;
+    TRY(SCOTCH_stratGraphMapBuild(&strat, s->flags, k, MS_BALANCE),
+        "SCOTCH_stratGraphMapBuild");
+    TRY(SCOTCH_graphMap(&bound, &arch, &strat, part), "SCOTCH_graphMap");
+#undef TRY
+    for (int i = 0; i < count; i++)
+        if (part[i] < 0 || part[i] >= k) {
+            rc = cm_error_set(err, "multisection: Scotch put vertex %d in part %d, "
+                              "expected 0..%d", i, (int)part[i], k - 1);
+            goto out;
+        }
+    repair_sizes(s, &g, k, size, part);
+    goto out;
+fail:
+    rc = cm_error_set(err, "multisection: %s failed (Scotch printed the reason "
+                      "on stderr)", call);
+out:
+    if (have_strat)
+        SCOTCH_stratExit(&strat);
+    if (have_bound)
+        SCOTCH_graphExit(&bound);
+    if (have_ctx)
+        SCOTCH_contextExit(&ctx);
+    if (have_arch)
+        SCOTCH_archExit(&arch);
+    if (have_graph)
+        SCOTCH_graphExit(&graph);
+    free(velo);
+    cm_sgraph_free(&g);
+    return rc;
+}
+
+static int place(ms_t *s, int v, int *ranks, int count, cm_error_t *err)
+{
+    const cm_tree_t *t = s->t;
+    if (count == 0)
+        return 0;
+    int nc = cm_tree_vertex_nchildren(t, v), first, nslots;
+    cm_tree_vertex_slots(t, v, &first, &nslots);
+    if (nc == 0) {
+        s->map[ranks[0]] = first;
+        return 0;
+    }
+    int all_leaves = 1;
+    for (int k = 0; k < nc && all_leaves; k++)
+        all_leaves = cm_tree_vertex_nchildren(t, cm_tree_vertex_child(t, v, k)) == 0;
+    if (all_leaves) {
+        /* Every pair of slots here meets at v: order does not matter. */
+        for (int i = 0; i < count; i++)
+            s->map[ranks[i]] = first + i;
+        return 0;
+    }
+    if (nc == 1)
+        return place(s, cm_tree_vertex_child(t, v, 0), ranks, count, err);
+
+    int *share = malloc(sizeof(int) * (size_t)nc);
+    int *used = malloc(sizeof(int) * (size_t)nc);   /* part -> child */
+    int *size = malloc(sizeof(int) * (size_t)nc);
+    SCOTCH_Num *part = malloc(sizeof(SCOTCH_Num) * (size_t)count);
+    int *order = malloc(sizeof(int) * (size_t)count);
+    int rc = -1;
+    if (!share || !used || !size || !part || !order) {
+        cm_error_set(err, "multisection: out of memory");
+        goto out;
+    }
+    if (cm_child_shares(t, v, count, share, err) < 0)
+        goto out;
+    int k = 0;
+    for (int c = 0; c < nc; c++)
+        if (share[c] > 0) {
+            used[k] = c;
+            size[k++] = share[c];
+        }
+    if (k == 1) {
+        rc = place(s, cm_tree_vertex_child(t, v, used[0]), ranks, count, err);
+        goto out;
+    }
+    if (partition(s, v, ranks, count, k, size, part, err) < 0)
+        goto out;
+    /* Group the ranks by part (stable), then recurse into each child. */
+    int *start = share;   /* reuse: start offset of each part */
+    int off = 0;
+    for (int j = 0; j < k; j++) {
+        start[j] = off;
+        off += size[j];
+    }
+    for (int i = 0; i < count; i++)
+        order[start[part[i]]++] = ranks[i];
+    memcpy(ranks, order, sizeof(int) * (size_t)count);
+    off = 0;
+    for (int j = 0; j < k; j++) {
+        if (place(s, cm_tree_vertex_child(t, v, used[j]), ranks + off, size[j],
+                  err) < 0)
+            goto out;
+        off += size[j];
+    }
+    rc = 0;
+out:
+    free(share);
+    free(used);
+    free(size);
+    free(part);
+    free(order);
+    return rc;
+}
+
+int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int *map,
+                        cm_budget_t *b, cm_error_t *err)
+{
+    int n = p->n;
+    if (n > p->nslots)
+        return cm_error_set(err, "multisection: %d ranks do not fit on %d slots",
+                            n, p->nslots);
+    int maxc = 1;
+    for (int v = 0; v < cm_tree_nvertices(p->tree); v++)
+        if (cm_tree_vertex_nchildren(p->tree, v) > maxc)
+            maxc = cm_tree_vertex_nchildren(p->tree, v);
+    ms_t s = {p, p->tree, seed, map, b, NULL, NULL,
+              SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE};
+    int *ranks = malloc(sizeof(int) * (size_t)n);
+    s.local = malloc(sizeof(int) * (size_t)n);
+    s.conn = calloc((size_t)maxc, sizeof(double));
+    int rc = -1;
+    if (!ranks || !s.local || !s.conn) {
+        cm_error_set(err, "multisection: out of memory for %d ranks", n);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        ranks[i] = i;
+        s.local[i] = -1;
+    }
+    /* The root is vertex 0 (added first). */
+    rc = place(&s, 0, ranks, n, err);
+    if (b)
+        b->used += (uint64_t)MS_UNITS_PER_RANK * (uint64_t)n;
+out:
+    free(ranks);
+    free(s.local);
+    free(s.conn);
+    return rc;
+}

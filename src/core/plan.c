@@ -1,0 +1,357 @@
+/* plan.c -- cm_plan(): the portfolio driver.
+ *
+ * "auto" first builds the starting mappings that fit the budget, in a
+ * fixed order:
+ *   block            Slurm's default (always: the guarantee; reported as
+ *                    is, then also refined: the application's own order is
+ *                    often close to the best -- all-to-all blocks,
+ *                    row-aligned FFT)
+ *   initial          the caller's incoming mapping (when given)
+ *   scotch           Scotch's static mapping
+ *   scotch-ms        level-by-level Scotch multisection
+ *   cluster          CP-NSC clustering packed level by level (cluster_map.c)
+ * then refines them, best start first, and returns the lowest J (the
+ * first on ties), so it is never worse than block under the objective.
+ *
+ * Budget.  --time-budget is turned into work units at a fixed rate
+ * (CM_UNITS_PER_SECOND), so that the same inputs give the same mapping on
+ * every machine.  A construction whose estimated cost (CM_*_UNITS, from n
+ * and nnz) does not fit what is left is skipped; the refinements then
+ * share what is left, each taking an equal part of the remainder when it
+ * starts, so what one leaves unused goes to the next. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cluster_internal.h"
+#include "engine_internal.h"
+
+void cm_plan_options_init(cm_plan_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->algorithm = "auto";
+    o->time_budget = 1.0;
+    o->seed = 1;
+    o->weight = CM_WEIGHT_MIXED;
+    o->initial = NULL;
+    o->pack_low = CM_PACK_LOW_DEFAULT;
+    o->pack_high = CM_PACK_HIGH_DEFAULT;
+    o->pack_kmax = CM_PACK_KMAX_DEFAULT;
+    o->verbose = 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct planner {
+    const cm_matrix_t *m;
+    const cm_tree_t *t;
+    const cm_plan_options_t *o;
+    cm_problem_t p;
+    cm_budget_t budget;     /* the whole run */
+    cm_plan_report_t *rep;
+    int *best;              /* best mapping so far */
+    double bestJ;
+    int *work;
+    int nrefine_left;       /* refinements still to run (budget shares) */
+    int strict;             /* a failing candidate fails the plan */
+} planner_t;
+
+static cm_plan_candidate_t *add_candidate(planner_t *pl, const char *name)
+{
+    cm_plan_report_t *r = pl->rep;
+    if (r->ncandidates >= CM_PLAN_MAX_CANDIDATES)
+        return NULL;
+    cm_plan_candidate_t *c = &r->candidates[r->ncandidates++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->J = NAN;
+    return c;
+}
+
+/* Keep @p map when it beats the best so far. */
+static void offer(planner_t *pl, const char *name, const int *map, double J)
+{
+    if (pl->bestJ >= 0 && !(J < pl->bestJ))
+        return;
+    pl->bestJ = J;
+    memcpy(pl->best, map, sizeof(int) * (size_t)pl->p.n);
+    snprintf(pl->rep->winner, sizeof pl->rep->winner, "%s", name);
+}
+
+/* Refine pl->work with an equal share of what is left of the budget. */
+static double refine_share(planner_t *pl)
+{
+    cm_budget_t *B = &pl->budget;
+    uint64_t left = B->used < B->limit ? B->limit - B->used : 0;
+    int k = pl->nrefine_left > 0 ? pl->nrefine_left : 1;
+    cm_budget_t share = {0, left / (uint64_t)k};
+    if (pl->nrefine_left > 0)
+        pl->nrefine_left--;
+    double J = cm_refine(&pl->p, pl->work, &share);
+    B->used += share.used;
+    return J;
+}
+
+static int fits(const planner_t *pl, double units)
+{
+    const cm_budget_t *B = &pl->budget;
+    return (double)B->used + units <= (double)B->limit;
+}
+
+enum construct { C_BLOCK, C_CYCLIC, C_RANDOM, C_SCOTCH, C_MS, C_CLUSTER,
+                 C_INITIAL };
+
+/* Build a starting mapping into pl->work. */
+static int construct(planner_t *pl, enum construct c, cm_error_t *err)
+{
+    const cm_problem_t *p = &pl->p;
+    int n = p->n;
+    switch (c) {
+    case C_BLOCK:
+        return cm_map_block(pl->t, n, pl->work, err);
+    case C_CYCLIC:
+        return cm_map_cyclic(pl->t, n, pl->work, err);
+    case C_RANDOM:
+        return cm_map_random(pl->t, n, pl->o->seed, pl->work, err);
+    case C_SCOTCH: {
+        int rc = cm_map_scotch(pl->m, pl->t, pl->o->seed, pl->work, err);
+        pl->budget.used += (uint64_t)CM_SCOTCH_UNITS((double)n,
+                                                     (double)cm_matrix_nnz(p->sym));
+        return rc;
+    }
+    case C_MS:
+        return cm_map_multisection(p, pl->o->seed, pl->work, &pl->budget, err);
+    case C_CLUSTER: {
+        /* It adapts its search to the budget it gets: leave half of what
+         * is left for the refinements. */
+        cm_budget_t *B = &pl->budget;
+        cm_budget_t sub = {0, B->used < B->limit ? (B->limit - B->used) / 2 : 0};
+        int rc = cm_map_cluster(p, pl->o, &sub, pl->work, err);
+        B->used += sub.used;
+        return rc;
+    }
+    case C_INITIAL:
+        memcpy(pl->work, pl->o->initial, sizeof(int) * (size_t)n);
+        return 0;
+    }
+    return cm_error_set(err, "internal: unknown construction %d", (int)c);
+}
+
+/* Run one candidate: construct, optionally refine, record. */
+static int run_candidate(planner_t *pl, const char *name, enum construct c,
+                         int refine, double est_units, cm_error_t *err)
+{
+    cm_plan_candidate_t *cand = add_candidate(pl, name);
+    if (!fits(pl, est_units)) {
+        if (refine && pl->nrefine_left > 0)
+            pl->nrefine_left--;
+        return 0;    /* skipped: ok stays 0 */
+    }
+    double t0 = now();
+    cm_error_t inner = {""};
+    if (construct(pl, c, &inner) < 0 ||
+        cm_mapping_check(pl->t, pl->work, pl->p.n, &inner) < 0) {
+        if (refine && pl->nrefine_left > 0)
+            pl->nrefine_left--;
+        if (cand)
+            cand->seconds = now() - t0;
+        /* In "auto" a candidate that cannot run (e.g. Scotch on a tree
+         * whose slots are not all at the same depth) is only left out. */
+        return pl->strict ? cm_error_set(err, "%s: %s", name, inner.msg) : 0;
+    }
+    double J = refine ? refine_share(pl) : cm_problem_cost(&pl->p, pl->work);
+    if (cand) {
+        cand->seconds = now() - t0;
+        cand->J = J;
+        cand->ok = 1;
+    }
+    offer(pl, name, pl->work, J);
+    return 0;
+}
+
+/* The clustering placement spends what it is given (it adapts its candidate
+ * cluster counts to the budget): let it start when at least its cheapest
+ * path -- one spectral embedding -- fits. */
+#define CM_CLUSTER_UNITS(n, nnz) (2000.0 * (n) + 50.0 * (nnz))
+
+/* A starting mapping of "auto", waiting for its refinement. */
+typedef struct start {
+    const char *name;       /* candidate name after refinement */
+    int *map;
+    double J, seconds;
+    cm_plan_candidate_t *cand;
+} start_t;
+
+#define MAX_STARTS 8
+
+static int plan_auto(planner_t *pl, cm_error_t *err)
+{
+    const cm_problem_t *p = &pl->p;
+    int n = p->n;
+    double nnz = (double)cm_matrix_nnz(p->sym);
+    static const struct {
+        const char *name;
+        enum construct c;
+    } cons[] = {
+        {"block+refine", C_BLOCK},
+        {"initial+refine", C_INITIAL},
+        /* Scotch before the multisection: at 16384 ranks only one of them
+         * fits a 1 s budget, and there the static mapping is the better
+         * start (measured with mapbench). */
+        {"scotch+refine", C_SCOTCH},
+        {"scotch-ms", C_MS},
+        {"cluster", C_CLUSTER},
+    };
+    start_t st[MAX_STARTS];
+    int nst = 0, rc = 0;
+
+    /* Block as is: the guarantee. */
+    pl->strict = 1;
+    rc = run_candidate(pl, "block", C_BLOCK, 0, 0, err);
+    pl->strict = 0;
+    if (rc < 0)
+        return rc;
+
+    for (size_t k = 0; k < sizeof cons / sizeof cons[0]; k++) {
+        enum construct c = cons[k].c;
+        if (c == C_INITIAL && !pl->o->initial)
+            continue;
+        double est = c == C_MS ? CM_MS_UNITS(n, nnz)
+                   : c == C_SCOTCH ? CM_SCOTCH_UNITS(n, nnz)
+                   : c == C_CLUSTER ? CM_CLUSTER_UNITS(n, nnz) : 0;
+        cm_plan_candidate_t *cand = add_candidate(pl, cons[k].name);
+        if (!fits(pl, est))
+            continue;          /* reported with ok = 0 */
+        double t0 = now();
+        cm_error_t inner = {""};
+        if (construct(pl, c, &inner) < 0 ||
+            cm_mapping_check(pl->t, pl->work, n, &inner) < 0) {
+            if (cand)
+                cand->seconds = now() - t0;
+            continue;          /* e.g. Scotch on an irregular-depth tree */
+        }
+        int *copy = malloc(sizeof(int) * (size_t)n);
+        if (!copy)
+            return cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
+        memcpy(copy, pl->work, sizeof(int) * (size_t)n);
+        st[nst++] = (start_t){cons[k].name, copy, cm_problem_cost(p, copy),
+                              now() - t0, cand};
+    }
+
+    /* Best start first: it gets the largest share when others converge. */
+    for (int i = 1; i < nst; i++)
+        for (int j = i; j > 0 && st[j].J < st[j - 1].J; j--) {
+            start_t tmp = st[j];
+            st[j] = st[j - 1];
+            st[j - 1] = tmp;
+        }
+    pl->nrefine_left = nst;
+    for (int i = 0; i < nst; i++) {
+        double t0 = now();
+        memcpy(pl->work, st[i].map, sizeof(int) * (size_t)n);
+        double J = refine_share(pl);
+        if (st[i].cand) {
+            st[i].cand->J = J;
+            st[i].cand->ok = 1;
+            st[i].cand->seconds = st[i].seconds + now() - t0;
+        }
+        offer(pl, st[i].name, pl->work, J);
+        free(st[i].map);
+    }
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    enum construct c;
+    int refine;
+} single[] = {
+    {"block", C_BLOCK, 0},     {"cyclic", C_CYCLIC, 0},
+    {"random", C_RANDOM, 0},   {"scotch", C_SCOTCH, 0},
+    {"scotch-ms", C_MS, 1},    {"cluster", C_CLUSTER, 1},
+};
+
+int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
+            const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
+            cm_error_t *err)
+{
+    cm_plan_options_t defaults;
+    cm_plan_report_t local_report;
+    if (!o) {
+        cm_plan_options_init(&defaults);
+        o = &defaults;
+    }
+    if (!m || !t || !map)
+        return cm_error_set(err, "cm_plan: expected a matrix, a tree and a map, "
+                            "got NULL");
+    const char *algo = o->algorithm ? o->algorithm : "auto";
+    int n = cm_matrix_n(m), nslots = cm_tree_nslots(t);
+    if (n > nslots)
+        return cm_error_set(err, "cm_plan: %d ranks do not fit on the %d slots "
+                            "of the machine", n, nslots);
+    if (!(o->time_budget >= 0) || !isfinite(o->time_budget))
+        return cm_error_set(err, "cm_plan: time budget must be a finite number "
+                            ">= 0 seconds, got %g", o->time_budget);
+    int which = -1;
+    for (size_t k = 0; k < sizeof single / sizeof single[0]; k++)
+        if (strcmp(algo, single[k].name) == 0)
+            which = (int)k;
+    if (which < 0 && strcmp(algo, "auto") != 0)
+        return cm_error_set(err, "cm_plan: unknown algorithm \"%s\" (expected "
+                            "auto, cluster, scotch-ms, block, cyclic, random "
+                            "or scotch)", algo);
+    if (o->initial && cm_mapping_check(t, o->initial, n, err) < 0)
+        return -1;
+
+    planner_t pl;
+    memset(&pl, 0, sizeof pl);
+    pl.m = m;
+    pl.t = t;
+    pl.o = o;
+    pl.rep = report ? report : &local_report;
+    memset(pl.rep, 0, sizeof *pl.rep);
+    pl.bestJ = -1;
+    cm_costs_t costs;
+    cm_costs_from_tree(t, m, o->weight, &costs);
+    if (cm_problem_init(&pl.p, m, t, &costs, err) < 0) {
+        cm_problem_fini(&pl.p);
+        return -1;
+    }
+    double units = o->time_budget * CM_UNITS_PER_SECOND;
+    pl.budget.limit = units >= 1.8e19 ? UINT64_MAX : (uint64_t)units;
+    pl.best = malloc(sizeof(int) * (size_t)n);
+    pl.work = malloc(sizeof(int) * (size_t)n);
+    int rc = 0;
+    if (!pl.best || !pl.work) {
+        rc = cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
+        goto out;
+    }
+    if (which >= 0) {
+        /* One algorithm, as asked: it runs whatever the budget says (the
+         * refinement stops when the budget is spent). */
+        pl.budget.limit = pl.budget.limit > 0 ? pl.budget.limit : 1;
+        pl.nrefine_left = 1;
+        pl.strict = 1;
+        rc = run_candidate(&pl, single[which].name, single[which].c,
+                           single[which].refine, 0, err);
+    } else {
+        rc = plan_auto(&pl, err);
+    }
+    if (rc == 0 && pl.bestJ < 0)
+        rc = cm_error_set(err, "cm_plan: no candidate produced a mapping");
+    if (rc == 0) {
+        memcpy(map, pl.best, sizeof(int) * (size_t)n);
+        pl.rep->J = pl.bestJ;
+    }
+out:
+    free(pl.best);
+    free(pl.work);
+    cm_problem_fini(&pl.p);
+    return rc;
+}
