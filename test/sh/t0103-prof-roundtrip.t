@@ -1,0 +1,64 @@
+#!/bin/sh
+test_description='a profile captured from a real MPI run round-trips through
+the store: import of the raw file, export as JSON, re-import, show as Matrix
+Market and as a summary -- all unchanged'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
+. "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
+
+CLUSTERMAP_STORE=$PWD/store
+export CLUSTERMAP_STORE
+
+# raw_as_mtx RAW: the raw profile's p2p + coll bytes summed per pair, as
+# sorted "i j bytes" lines with 1-based indices (what show --format mtx
+# prints for the whole profile).
+raw_as_mtx() {
+    awk '$1 == "p2p" || $1 == "coll" { b[$2 + 1 " " $3 + 1] += $4 }
+         END { for (k in b) if (b[k] > 0) printf "%s %.17g\n", k, b[k] }' "$1" | sort
+}
+
+sorted_mtx() {
+    grep -v '^%' "$1" | tail -n +2 | awk '{ printf "%d %d %.17g\n", $1, $2, $3 }' | sort
+}
+
+test_expect_success 'capture halo2d (persistent requests, 6 ranks) and colls (4 ranks)' '
+    prof_cc halo2d && prof_cc colls &&
+    mkdir halo.d colls.d &&
+    prof_run 6 "$PWD/halo.d" ./halo2d "$PWD/halo.exp" >/dev/null &&
+    prof_run 4 "$PWD/colls.d" ./colls "$PWD/colls.exp" >/dev/null &&
+    test $(ls halo.d | wc -l) = 1 && test $(ls colls.d | wc -l) = 1
+'
+
+for case in halo:6 colls:4; do
+    name=${case%:*} np=${case#*:}
+    test_expect_success "$name: raw -> store -> JSON -> store -> mtx is unchanged" "
+        raw=\$(ls $name.d/*) &&
+        cm_run profile import \"\$raw\" --job-name $name >out &&
+        grep \"with $np tasks\" out &&
+        cm_run profile export $name --ntasks $np --output $name.json &&
+        cm_run profile import $name.json --job-name $name-copy &&
+        cm_run profile show $name-copy --ntasks $np --format mtx --output $name.mtx &&
+        raw_as_mtx \"\$raw\" >expect &&
+        sorted_mtx $name.mtx >actual &&
+        test_cmp expect actual
+    "
+    test_expect_success "$name: the summary of the copy equals the original's" "
+        cm_run profile show $name --ntasks $np >a.show &&
+        cm_run profile show $name-copy --ntasks $np >b.show &&
+        grep -v -e ^job_name= -e _update= a.show >a &&
+        grep -v -e ^job_name= -e _update= b.show >b &&
+        test_cmp a b &&
+        grep \"^ntasks=$np\$\" a && grep \"^runs=1\$\" a
+    "
+done
+
+test_expect_success 'p2p and coll parts stay separate through the round trip' '
+    raw=$(ls colls.d/*) &&
+    cm_run profile show colls-copy --ntasks 4 --format mtx --part coll --output coll.mtx &&
+    awk "\$1 == \"coll\" && \$4 > 0 { printf \"%d %d %.17g\n\", \$2 + 1, \$3 + 1, \$4 }" "$raw" | sort >expect &&
+    sorted_mtx coll.mtx >actual &&
+    test_cmp expect actual
+'
+
+test_done
