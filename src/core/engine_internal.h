@@ -99,7 +99,17 @@ typedef struct cm_budget {
  *  Scotch's run time has a large per-vertex part, the multisection pays
  *  for many small Scotch calls near the leaves. */
 #define CM_SCOTCH_UNITS(n, nnz) (4500.0 * (n) + 30.0 * ((n) + (nnz)))
-#define CM_MS_UNITS(n, nnz) (1500.0 * (n) + 40.0 * ((n) + (nnz)))
+/* (the multisection's graph arcs go through about three Scotch calls on
+ * their way down: the bisections of wide levels and the k-way split) */
+#define CM_MS_UNITS(n, nnz) (1540.0 * (n) + 36.0 * (nnz))
+/** The clustering placement spends what it is given (it adapts its
+ *  candidate cluster counts to the budget): it starts when at least its
+ *  cheapest path -- one spectral embedding -- fits. */
+#define CM_CLUSTER_UNITS(n, nnz) (2000.0 * (n) + 50.0 * (nnz))
+/** What the default "auto" run spends at most although its budget may
+ *  allow more: a launch-time figure per rank and per matrix entry (0.1 s at
+ *  1024 ranks of a sparse pattern on the development machine). */
+#define CM_AUTO_UNITS(n, nnz) (1e6 + 6000.0 * (n) + 20.0 * (nnz))
 
 static inline int cm_budget_left(const cm_budget_t *b)
 {
@@ -119,6 +129,8 @@ static inline int cm_budget_left(const cm_budget_t *b)
  *   - group exchange: two tree vertices of the same level and the same
  *     slot count swap their whole contents (APE at every level: a tightly
  *     coupled group moves as a unit), gain in O(sum of the degrees).
+ *  Stops early once converged: a round of n rank looks, or a whole rank +
+ *  group sweep, gained less than 0.1 % of J.
  *  Never increases J: returns the J reached. */
 double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *b);
 
@@ -126,7 +138,9 @@ double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *b);
  *  at each tree vertex the ranks assigned to it are split into parts whose
  *  sizes are the children's shares (cm_child_shares), sizes repaired
  *  exactly, then each child is handled the same way
- *  down to the slots.  Deterministic for a given @p seed.  Units spent are
+ *  down to the slots.  A vertex with more than 32 children is first split
+ *  by recursive bisection of its children list (one Scotch call per
+ *  bisection), since one call for hundreds of parts is slow and poor.  Deterministic for a given @p seed.  Units spent are
  *  added to @p b (may be NULL). */
 int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int *map,
                         cm_budget_t *b, cm_error_t *err);

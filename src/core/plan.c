@@ -1,24 +1,29 @@
 /* plan.c -- cm_plan(): the portfolio driver.
  *
- * "auto" first builds the starting mappings that fit the budget, in a
- * fixed order:
- *   block            Slurm's default (always: the guarantee; reported as
- *                    is, then also refined: the application's own order is
- *                    often close to the best -- all-to-all blocks,
- *                    row-aligned FFT)
- *   initial          the caller's incoming mapping (when given)
- *   scotch           Scotch's static mapping
- *   scotch-ms        level-by-level Scotch multisection
- *   cluster          CP-NSC clustering packed level by level (cluster_map.c)
- * then refines them, best start first, and returns the lowest J (the
- * first on ties), so it is never worse than block under the objective.
+ * "auto" reports block as is (always: the guarantee), then runs stages in
+ * order of value for the work (measured with bench/engine/mapbench), each
+ * constructed and refined (cm_refine) at once:
+ *   initial+refine   the caller's incoming mapping (when given)
+ *   scotch-ms        level-by-level Scotch multisection: the strong path,
+ *                    best on meshes and FFTs, a third of Scotch's cost
+ *   cluster          CP-NSC clustering packed level by level
+ *                    (cluster_map.c): wins on trees and irregular patterns;
+ *                    above small sizes only when refining the multisection
+ *                    gained enough to show that it was not at its best
+ *   block+refine     the application's own order, when block is within
+ *                    BLOCK_REFINE_RATIO of the best (natural orders of
+ *                    all-to-all blocks and row-aligned FFTs are near-optimal)
+ *   scotch+refine    Scotch's static mapping: small sizes, or as fallback
+ * and returns the lowest J (the first on ties), so it is never worse than
+ * block under the objective.
  *
  * Budget.  --time-budget is turned into work units at a fixed rate
  * (CM_UNITS_PER_SECOND), so that the same inputs give the same mapping on
- * every machine.  A construction whose estimated cost (CM_*_UNITS, from n
- * and nnz) does not fit what is left is skipped; the refinements then
- * share what is left, each taking an equal part of the remainder when it
- * starts, so what one leaves unused goes to the next. */
+ * every machine.  "auto" spends no more than CM_AUTO_UNITS per second of
+ * budget (a launch-time figure from n and nnz: 0.1 s at 1024 ranks), a
+ * stage starts only when its estimated cost (CM_*_UNITS) fits, the first
+ * construction excepted (it only needs to fit the budget itself), and the
+ * refinements share what is left, each stopping when converged. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,41 +180,59 @@ static int run_candidate(planner_t *pl, const char *name, enum construct c,
     return 0;
 }
 
-/* The clustering placement spends what it is given (it adapts its candidate
- * cluster counts to the budget): let it start when at least its cheapest
- * path -- one spectral embedding -- fits. */
-#define CM_CLUSTER_UNITS(n, nnz) (2000.0 * (n) + 50.0 * (nnz))
 
-/* A starting mapping of "auto", waiting for its refinement. */
-typedef struct start {
-    const char *name;       /* candidate name after refinement */
-    int *map;
-    double J, seconds;
-    cm_plan_candidate_t *cand;
-} start_t;
+/* Refining a start this much worse than the best J so far rarely wins and
+ * costs the most (a far start has the most moves to make): block (often
+ * scrambled) is then not refined. */
+#define BLOCK_REFINE_RATIO 1.25
+/* The clustering costs as much as the multisection and loses to it on
+ * meshes and FFTs, where the multisection's result is already a local
+ * optimum of the refinement; it wins on trees and irregular patterns, where
+ * refining the multisection gains several percent (mapbench: bintree 5 %,
+ * stencils 0 %, a2a64+ring and fft2d < 1 %).  Above this size it runs only
+ * when that gain reached CLUSTER_GAIN of J. */
+#define CLUSTER_ALWAYS_N 512
+#define CLUSTER_GAIN 0.02
 
-#define MAX_STARTS 8
+/* Estimated units of a construction (CM_*_UNITS). */
+static double estimate(enum construct c, double n, double nnz)
+{
+    switch (c) {
+    case C_MS:
+        return CM_MS_UNITS(n, nnz);
+    case C_SCOTCH:
+        return CM_SCOTCH_UNITS(n, nnz);
+    case C_CLUSTER:
+        return CM_CLUSTER_UNITS(n, nnz);
+    default:
+        return 0;
+    }
+}
 
 static int plan_auto(planner_t *pl, cm_error_t *err)
 {
     const cm_problem_t *p = &pl->p;
     int n = p->n;
     double nnz = (double)cm_matrix_nnz(p->sym);
+    /* In order of value for the work (measured with mapbench): the
+     * multisection is as good a start as Scotch's static mapping at a third
+     * of its cost and the best on meshes, the clustering wins on trees and
+     * irregular patterns, the rest pays only on small inputs or when the
+     * application's order is already good. */
     static const struct {
         const char *name;
         enum construct c;
-    } cons[] = {
-        {"block+refine", C_BLOCK},
+    } stages[] = {
         {"initial+refine", C_INITIAL},
-        /* Scotch before the multisection: at 16384 ranks only one of them
-         * fits a 1 s budget, and there the static mapping is the better
-         * start (measured with mapbench). */
-        {"scotch+refine", C_SCOTCH},
         {"scotch-ms", C_MS},
         {"cluster", C_CLUSTER},
+        {"block+refine", C_BLOCK},
+        {"scotch+refine", C_SCOTCH},
     };
-    start_t st[MAX_STARTS];
-    int nst = 0, rc = 0;
+    const int nstages = (int)(sizeof stages / sizeof stages[0]);
+    int rc;
+    double hard = (double)pl->budget.limit;
+    double strong_gain = INFINITY;   /* what refining the multisection gained */
 
     /* Block as is: the guarantee. */
     pl->strict = 1;
@@ -217,53 +240,74 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
     pl->strict = 0;
     if (rc < 0)
         return rc;
+    double Jblock = pl->bestJ;
 
-    for (size_t k = 0; k < sizeof cons / sizeof cons[0]; k++) {
-        enum construct c = cons[k].c;
+    /* What "auto" spends: the budget, but no more than the work a launch
+     * should take for this size (CM_AUTO_UNITS per second of budget, so a
+     * larger budget still buys more search).  Stages start while their
+     * estimate fits, refinements stop when converged (cm_refine) or at
+     * this limit: a fast-converging input ends early. */
+    double soft = CM_AUTO_UNITS((double)n, nnz) *
+                  (pl->o->time_budget > 1 ? pl->o->time_budget : 1);
+    if (soft < (double)pl->budget.limit)
+        pl->budget.limit = (uint64_t)soft;
+    double soft_units = (double)pl->budget.limit;
+    int first = 1;
+    for (int k = 0; k < nstages; k++) {
+        enum construct c = stages[k].c;
         if (c == C_INITIAL && !pl->o->initial)
             continue;
-        double est = c == C_MS ? CM_MS_UNITS(n, nnz)
-                   : c == C_SCOTCH ? CM_SCOTCH_UNITS(n, nnz)
-                   : c == C_CLUSTER ? CM_CLUSTER_UNITS(n, nnz) : 0;
-        cm_plan_candidate_t *cand = add_candidate(pl, cons[k].name);
-        if (!fits(pl, est))
+        cm_plan_candidate_t *cand = add_candidate(pl, stages[k].name);
+        double est = estimate(c, (double)n, nnz);
+        /* The first real construction runs whenever the hard budget allows
+         * it: the strong path is never left out for the soft limit. */
+        double cap = first && c != C_INITIAL ? hard : soft_units;
+        if ((double)pl->budget.used + est > cap)
             continue;          /* reported with ok = 0 */
+        if (c == C_BLOCK && !(Jblock <= BLOCK_REFINE_RATIO * pl->bestJ))
+            continue;
+        if (c == C_CLUSTER && n > CLUSTER_ALWAYS_N &&
+            !(strong_gain >= CLUSTER_GAIN * pl->bestJ))
+            continue;
+        /* Scotch's static mapping is the multisection's equal at three
+         * times its cost (mapbench): a fallback above small sizes. */
+        if (c == C_SCOTCH && n > CLUSTER_ALWAYS_N && isfinite(strong_gain))
+            continue;
+        if (c != C_INITIAL)
+            first = 0;
         double t0 = now();
         cm_error_t inner = {""};
-        if (construct(pl, c, &inner) < 0 ||
-            cm_mapping_check(pl->t, pl->work, n, &inner) < 0) {
+        if (c == C_CLUSTER) {
+            /* It adapts its search to what it gets: most of what is left
+             * under the soft limit, the rest for its refinement. */
+            cm_budget_t *B = &pl->budget;
+            double left = cap - (double)B->used;
+            cm_budget_t sub = {0, (uint64_t)(left > est ? 0.75 * left : est)};
+            rc = cm_map_cluster(p, pl->o, &sub, pl->work, &inner);
+            B->used += sub.used;
+        } else {
+            rc = construct(pl, c, &inner);
+        }
+        if (rc < 0 || cm_mapping_check(pl->t, pl->work, n, &inner) < 0) {
             if (cand)
                 cand->seconds = now() - t0;
             continue;          /* e.g. Scotch on an irregular-depth tree */
         }
-        int *copy = malloc(sizeof(int) * (size_t)n);
-        if (!copy)
-            return cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
-        memcpy(copy, pl->work, sizeof(int) * (size_t)n);
-        st[nst++] = (start_t){cons[k].name, copy, cm_problem_cost(p, copy),
-                              now() - t0, cand};
-    }
-
-    /* Best start first: it gets the largest share when others converge. */
-    for (int i = 1; i < nst; i++)
-        for (int j = i; j > 0 && st[j].J < st[j - 1].J; j--) {
-            start_t tmp = st[j];
-            st[j] = st[j - 1];
-            st[j - 1] = tmp;
-        }
-    pl->nrefine_left = nst;
-    for (int i = 0; i < nst; i++) {
-        double t0 = now();
-        memcpy(pl->work, st[i].map, sizeof(int) * (size_t)n);
+        /* Refinements share what is left of the hard budget with the
+         * stages still to come; a converged refinement leaves the rest. */
+        pl->nrefine_left = nstages - k;
+        double J0 = cm_problem_cost(p, pl->work);
         double J = refine_share(pl);
-        if (st[i].cand) {
-            st[i].cand->J = J;
-            st[i].cand->ok = 1;
-            st[i].cand->seconds = st[i].seconds + now() - t0;
+        if (c == C_MS)
+            strong_gain = J0 - J;
+        if (cand) {
+            cand->J = J;
+            cand->ok = 1;
+            cand->seconds = now() - t0;
         }
-        offer(pl, st[i].name, pl->work, J);
-        free(st[i].map);
+        offer(pl, stages[k].name, pl->work, J);
     }
+    (void)err;
     return 0;
 }
 

@@ -42,6 +42,12 @@
 #define TOP_PEERS 4
 /* Vertices B tried in all (the peers and their siblings). */
 #define MAX_TRIES 16
+/* Converged: a round of the rank pass (n ranks looked at) or a whole
+ * rank + group sweep gained less than this fraction of J.  The last
+ * fractions of a percent cost as much work as the first tens of percent
+ * (measured with mapbench: a2a64+ring at 1024 ranks spent 0.1 s for 0.7 %),
+ * and the launch-time budget is better spent on another start. */
+#define CONVERGED 1e-3
 
 typedef struct refiner {
     const cm_problem_t *p;
@@ -63,6 +69,7 @@ typedef struct refiner {
     double *candcost;
     int *shape;          /* vertex -> shape class (group exchange) */
     int *levfirst, *levverts; /* vertices of each level */
+    double J;            /* current J, updated by the applied gains */
 } refiner_t;
 
 static inline double ecost(const refiner_t *r, double b, double m, int l)
@@ -311,6 +318,10 @@ static long rank_pass(refiner_t *r, int *queue, char *inq)
     int n = p->n;
     int head = 0, tail = 0, count = 0;
     long moves = 0;
+    /* Rounds of n ranks looked at: a round that gains too little ends
+     * the pass (the queue is drained). */
+    int stop = 0, in_round = 0;
+    double round_gain = 0;
     for (int i = 0; i < n; i++)
         push(queue, inq, n, &tail, &count, i);
     while (count > 0) {
@@ -318,15 +329,22 @@ static long rank_pass(refiner_t *r, int *queue, char *inq)
         head = (head + 1) % n;
         count--;
         inq[u] = 0;
-        if (!cm_budget_left(r->budget))
+        if (stop || !cm_budget_left(r->budget))
             continue;     /* drain the queue */
+        if (++in_round == n) {
+            stop = -round_gain < CONVERGED * r->J;
+            in_round = 0;
+            round_gain = 0;
+        }
         next_epoch(r, n);
         int q;
-        best_exchange(r, u, &q);
+        double d = best_exchange(r, u, &q);
         if (q < 0)
             continue;
         int v = r->owner[q];
         apply_exchange(r, u, q);
+        r->J += d;
+        round_gain += d;
         moves++;
         /* Partners of the moved ranks may now have better places. */
         const int *cols;
@@ -484,6 +502,7 @@ static long group_pass(refiner_t *r)
             }
             if (bestB >= 0) {
                 apply_swap(r, A, bestB);
+                r->J += best;
                 moves++;
             }
         }
@@ -593,11 +612,13 @@ double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *budget)
     if (compute_shapes(&r) < 0)
         goto out;
 
+    r.J = J0;
     while (cm_budget_left(budget)) {
         /* The rank pass stops at a local minimum of its own moves: only
          * group exchanges can open new ones. */
+        double Jstart = r.J;
         rank_pass(&r, queue, inq);
-        if (group_pass(&r) == 0)
+        if (group_pass(&r) == 0 || Jstart - r.J < CONVERGED * Jstart)
             break;
     }
 

@@ -207,7 +207,37 @@ static int dense_top(const cm_csr_t *M, int k, double *V, double *lambda,
     lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'I', 'U', n, A, n,
                                      0.0, 0.0, n - k + 1, n, 0.0, &found, w,
                                      Z, k, isuppz);
-    if (info != 0 || found != k) {
+    if (info == 0 && found != k) {
+        /* dsyevr's MRRR may return fewer eigenvalues of an index range
+         * than asked when they are tightly clustered (repeated eigenvalue
+         * 1 of a graph in several components): solve the whole spectrum
+         * with the QL/QR path instead and keep the top k. */
+        memset(A, 0, sizeof(double) * (size_t)n * n);
+        for (int i = 0; i < n; i++)
+            for (size_t e = M->ptr[i]; e < M->ptr[i + 1]; e++)
+                A[(size_t)i * n + M->col[e]] += M->val[e];
+        double *wa = malloc(sizeof(double) * n);
+        if (!wa) {
+            rc = cm_error_set(err, "%s:%d: out of memory for %d eigenvalues",
+                              __FILE__, __LINE__, n);
+            goto out;
+        }
+        info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', n, A, n, wa);
+        if (info == 0) {
+            /* Ascending: column n-1-j of A is the j-th largest. */
+            for (int j = 0; j < k; j++) {
+                lambda[j] = wa[n - 1 - j];
+                for (int i = 0; i < n; i++)
+                    V[(size_t)i * k + j] = A[(size_t)i * n + (n - 1 - j)];
+            }
+        }
+        free(wa);
+        if (info != 0)
+            rc = cm_error_set(err, "%s:%d: LAPACKE_dsyev failed (info %d, n=%d)",
+                              __FILE__, __LINE__, (int)info, n);
+        goto out;
+    }
+    if (info != 0) {
         rc = cm_error_set(err, "%s:%d: LAPACKE_dsyevr failed (info %d, %d of %d eigenvalues, n=%d)",
                           __FILE__, __LINE__, (int)info, (int)found, k, n);
         goto out;
