@@ -2,7 +2,6 @@
  * cmd_eval.c -- `clustermap eval`: the cost of one mapping of a matrix onto
  * a machine, in a form scripts can read ("key=value" per line on stdout).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +10,7 @@
 
 static const char *const CMD = "eval";
 
-enum { OPT_MAPPING = CM_OPT_MACHINE_END, OPT_SEED, OPT_WEIGHT };
+enum { OPT_MAPPING = CM_OPT_PLACE_END };
 
 static void usage(FILE *f)
 {
@@ -22,7 +21,10 @@ static void usage(FILE *f)
 "                       [--seed N] [--weight W] [--verbose]\n"
 "\n"
 "Print the cost of placing the ranks of a communication matrix on a machine:\n"
-"  J=<cost>                 sum over matrix entries of bytes * level cost\n"
+"  J=<cost>                 sum over matrix entries of bytes x byte cost +\n"
+"                           messages x message cost of the level where the\n"
+"                           two ranks meet (seconds on hwloc and slurm.conf\n"
+"                           machines: docs/machine-costs.md)\n"
 "  level.<name>=<bytes>     bytes whose endpoints meet first at that level,\n"
 "                           one line per level, root level first\n"
 "  max_node_out=<bytes>     most bytes any one node sends to other nodes\n"
@@ -132,89 +134,60 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                                : cm_cli_fail(CM_EXIT_FAIL, CMD, "writing stdout failed");
 }
 
+/* eval's own option: --mapping. */
+static int eval_option(void *ctx, int code, const char *arg)
+{
+    const char **mapping = ctx;
+
+    if (code != OPT_MAPPING)
+        return cm_cli_usage_error(CMD, "internal: unexpected option code %d", code);
+    if (*mapping)
+        return cm_cli_usage_error(CMD, "--mapping given twice");
+    *mapping = arg;
+    return 0;
+}
+
 int cm_cmd_eval(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CM_MACHINE_LONGOPTS,
+        CM_PLACE_LONGOPTS,
         { "mapping", required_argument, NULL, OPT_MAPPING },
-        { "seed",    required_argument, NULL, OPT_SEED },
-        { "weight",  required_argument, NULL, OPT_WEIGHT },
-        { "verbose", no_argument,       NULL, 'v' },
-        { "help",    no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    cm_machine_opts_t mo;
+    cm_place_opts_t po;
     const char *mapping = NULL;
-    uint64_t seed = 1;
-    int verbose = 0, c, status, have_weight = 0;
-    cm_weight_t weight = CM_WEIGHT_MIXED;
+    int status;
     cm_matrix_t *m = NULL;
     cm_tree_t *t = NULL;
     int *map;
 
-    cm_machine_opts_init(&mo);
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
-        if (cm_machine_opts_owns(c)) {
-            if ((status = cm_machine_opts_set(&mo, CMD, c, optarg)) != 0)
-                return status;
-            continue;
-        }
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return CM_EXIT_OK;
-        case 'v':
-            verbose = 1;
-            break;
-        case OPT_MAPPING:
-            if (mapping)
-                return cm_cli_usage_error(CMD, "--mapping given twice");
-            mapping = optarg;
-            break;
-        case OPT_SEED:
-            if (cm_cli_parse_u64(optarg, UINT64_MAX, &seed) != 0)
-                return cm_cli_usage_error(CMD, "--seed expects a non-negative "
-                                          "integer, got '%s'", optarg);
-            break;
-        case OPT_WEIGHT:
-            if (cm_weight_parse(optarg, &weight) != 0)
-                return cm_cli_usage_error(CMD, "--weight expects mixed, bytes or "
-                                          "msgs, got '%s'", optarg);
-            have_weight = 1;
-            break;
-        default:
-            return cm_cli_bad_option(CMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cm_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if ((status = cm_machine_opts_check(&mo, CMD, CM_MACHINE_NEED_MATRIX)) != 0)
-        return status;
+    status = cm_place_opts_parse(&po, CMD, argc, argv, ":hv", longopts,
+                                 CM_MACHINE_NEED_MATRIX, eval_option, &mapping, usage);
+    if (status != 0)
+        return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
     if (!mapping) {
         char names[256];
         return cm_cli_usage_error(CMD, "missing --mapping FILE|%s",
                                   cm_cli_algorithm_names(names, sizeof names));
     }
 
-    if ((status = cm_machine_opts_load(&mo, CMD, &m, &t)) != 0)
+    if ((status = cm_machine_opts_load(&po.machine, CMD, &m, &t)) != 0)
         return status;
-    if (have_weight) {
+    if (po.have_weight) {
         cm_error_t err = { "" };
-        if (cm_tree_apply_weight(t, m, weight, &err) != 0) {
+        if (cm_tree_apply_weight(t, m, po.weight, &err) != 0) {
             cm_matrix_free(m);
             cm_tree_free(t);
             return cm_cli_fail(CM_EXIT_FAIL, CMD, "--weight: %s", err.msg);
         }
     }
-    if (verbose)
-        print_inputs(&mo, m, t, mapping);
+    if (po.verbose)
+        print_inputs(&po.machine, m, t, mapping);
     map = malloc((size_t)cm_matrix_n(m) * sizeof *map);
     if (!map)
         status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
-    else if ((status = get_mapping(mapping, m, t, seed, map)) == 0)
-        status = report(m, t, map, verbose);
+    else if ((status = get_mapping(mapping, m, t, po.seed, map)) == 0)
+        status = report(m, t, map, po.verbose);
     free(map);
     cm_matrix_free(m);
     cm_tree_free(t);

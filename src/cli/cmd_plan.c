@@ -3,7 +3,6 @@
  * machine with one of the algorithms of algorithms.c and write it as a
  * mapping file (line i = slot of rank i), the input of `eval --mapping`.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,7 @@
 
 static const char *const CMD = "plan";
 
-enum { OPT_ALGORITHM = CM_OPT_MACHINE_END, OPT_SEED, OPT_OUTPUT, OPT_WEIGHT,
-       OPT_TIME_BUDGET, OPT_INITIAL };
+enum { OPT_ALGORITHM = CM_OPT_PLACE_END, OPT_OUTPUT, OPT_TIME_BUDGET, OPT_INITIAL };
 
 /* Largest --time-budget accepted (seconds): a bound on input. */
 #define MAX_TIME_BUDGET 86400.0
@@ -125,121 +123,101 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
     return status;
 }
 
+/* plan's own options. */
+typedef struct plan_args {
+    const char *algorithm, *output, *initial;
+    cm_plan_options_t *po;   /* --time-budget */
+} plan_args_t;
+
+/* Record @p arg in @p slot unless the option came before. */
+static int once(const char **slot, const char *option, const char *arg)
+{
+    if (*slot)
+        return cm_cli_usage_error(CMD, "%s given twice", option);
+    *slot = arg;
+    return 0;
+}
+
+static int plan_option(void *ctx, int code, const char *arg)
+{
+    plan_args_t *a = ctx;
+
+    switch (code) {
+    case OPT_ALGORITHM:
+        return once(&a->algorithm, "--algorithm", arg);
+    case OPT_INITIAL:
+        return once(&a->initial, "--initial", arg);
+    case 'o':
+    case OPT_OUTPUT:
+        return once(&a->output, "--output", arg);
+    case OPT_TIME_BUDGET: {
+        char *end;
+        double v = strtod(arg, &end);
+        if (end == arg || *end || !isfinite(v) || v < 0 || v > MAX_TIME_BUDGET)
+            return cm_cli_usage_error(CMD, "--time-budget expects seconds from "
+                                      "0 to %g, got '%s'", MAX_TIME_BUDGET, arg);
+        a->po->time_budget = v;
+        return 0;
+    }
+    default:
+        return cm_cli_usage_error(CMD, "internal: unexpected option code %d", code);
+    }
+}
+
 int cm_cmd_plan(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CM_MACHINE_LONGOPTS,
+        CM_PLACE_LONGOPTS,
         { "algorithm", required_argument, NULL, OPT_ALGORITHM },
-        { "seed",      required_argument, NULL, OPT_SEED },
         { "output",    required_argument, NULL, OPT_OUTPUT },
-        { "weight",    required_argument, NULL, OPT_WEIGHT },
         { "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
         { "initial",   required_argument, NULL, OPT_INITIAL },
-        { "verbose",   no_argument,       NULL, 'v' },
-        { "help",      no_argument,       NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
-    cm_machine_opts_t mo;
-    const char *algorithm = NULL, *output = NULL, *initial = NULL;
+    cm_place_opts_t mo;
     cm_plan_options_t po;
+    plan_args_t pa = { NULL, NULL, NULL, &po };
     int *init_map = NULL;
     const cm_cli_algorithm_t *a;
-    uint64_t seed = 1;
-    int verbose = 0, c, status;
+    int status;
     cm_matrix_t *m = NULL;
     cm_tree_t *t = NULL;
     char names[256];
 
-    cm_machine_opts_init(&mo);
     cm_plan_options_init(&po);
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":hvo:", longopts, NULL)) != -1) {
-        if (cm_machine_opts_owns(c)) {
-            if ((status = cm_machine_opts_set(&mo, CMD, c, optarg)) != 0)
-                return status;
-            continue;
-        }
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return CM_EXIT_OK;
-        case 'v':
-            verbose = 1;
-            break;
-        case OPT_ALGORITHM:
-            if (algorithm)
-                return cm_cli_usage_error(CMD, "--algorithm given twice");
-            algorithm = optarg;
-            break;
-        case OPT_SEED:
-            if (cm_cli_parse_u64(optarg, UINT64_MAX, &seed) != 0)
-                return cm_cli_usage_error(CMD, "--seed expects a non-negative "
-                                          "integer, got '%s'", optarg);
-            break;
-        case OPT_WEIGHT:
-            if (cm_weight_parse(optarg, &po.weight) != 0)
-                return cm_cli_usage_error(CMD, "--weight expects mixed, bytes or "
-                                          "msgs, got '%s'", optarg);
-            break;
-        case OPT_TIME_BUDGET: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !isfinite(v) || v < 0 ||
-                v > MAX_TIME_BUDGET)
-                return cm_cli_usage_error(CMD, "--time-budget expects seconds from "
-                                          "0 to %g, got '%s'", MAX_TIME_BUDGET,
-                                          optarg);
-            po.time_budget = v;
-            break;
-        }
-        case OPT_INITIAL:
-            if (initial)
-                return cm_cli_usage_error(CMD, "--initial given twice");
-            initial = optarg;
-            break;
-        case 'o':
-        case OPT_OUTPUT:
-            if (output)
-                return cm_cli_usage_error(CMD, "--output given twice");
-            output = optarg;
-            break;
-        default:
-            return cm_cli_bad_option(CMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cm_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if ((status = cm_machine_opts_check(&mo, CMD, CM_MACHINE_NEED_MATRIX)) != 0)
-        return status;
+    status = cm_place_opts_parse(&mo, CMD, argc, argv, ":hvo:", longopts,
+                                 CM_MACHINE_NEED_MATRIX, plan_option, &pa, usage);
+    if (status != 0)
+        return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
     cm_cli_algorithm_names(names, sizeof names);
-    if (!algorithm)
+    if (!pa.algorithm)
         return cm_cli_usage_error(CMD, "missing --algorithm %s", names);
-    a = cm_cli_algorithm_find(algorithm);
+    a = cm_cli_algorithm_find(pa.algorithm);
     if (!a)
         return cm_cli_usage_error(CMD, "unknown algorithm '%s' (expected %s)",
-                                  algorithm, names);
-    if (!output)
+                                  pa.algorithm, names);
+    if (!pa.output)
         return cm_cli_usage_error(CMD, "missing --output FILE ('-' for stdout)");
 
-    if ((status = cm_machine_opts_load(&mo, CMD, &m, &t)) != 0)
+    if ((status = cm_machine_opts_load(&mo.machine, CMD, &m, &t)) != 0)
         return status;
     po.algorithm = a->name;
-    po.seed = seed;
-    po.verbose = verbose;
-    if (initial) {
+    po.seed = mo.seed;
+    po.weight = mo.weight;
+    po.verbose = mo.verbose;
+    if (pa.initial) {
         cm_error_t err = { "" };
         int n = cm_matrix_n(m);
         init_map = malloc((size_t)n * sizeof *init_map);
         if (!init_map)
             status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
-        else if (cm_mapping_read(initial, n, init_map, &err) != 0 ||
+        else if (cm_mapping_read(pa.initial, n, init_map, &err) != 0 ||
                  cm_mapping_check(t, init_map, n, &err) != 0)
             status = cm_cli_fail(CM_EXIT_FAIL, CMD, "--initial: %s", err.msg);
         po.initial = init_map;
     }
     if (status == 0)
-        status = plan(a, m, t, &po, output, verbose);
+        status = plan(a, m, t, &po, pa.output, mo.verbose);
     free(init_map);
     cm_matrix_free(m);
     cm_tree_free(t);

@@ -443,9 +443,13 @@ static int do_export(popts_t *o)
     return do_show(o);
 }
 
-static int do_import(popts_t *o)
+/* What import and merge do with the profile read from o->arg. */
+typedef int (*store_fn)(popts_t *o, cm_store_t *s, const cm_profile_t *p);
+
+/* Read the input profile and hand it to @p fn with the store opened for
+ * writing (created if need be). */
+static int with_input(popts_t *o, store_fn fn)
 {
-    cm_error_t err = { "" };
     cm_profile_t *p = NULL;
     cm_store_t *s;
     int rc = check_write_access(o);
@@ -456,45 +460,47 @@ static int do_import(popts_t *o)
     if (!s)
         return CM_EXIT_FAIL;
     rc = read_input(o, &p);
-    if (rc == 0) {
-        if (cm_store_save(s, p, o->force, &err) < 0)
-            rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s%s", err.msg,
-                             strstr(err.msg, "exists already") ?
-                             "; use --force to replace it" : "");
-        else
-            printf("imported %s as '%s' with %d tasks for %s\n", o->arg,
-                   cm_profile_job_name(p), cm_profile_ntasks(p), o->uname);
-    }
+    if (rc == 0)
+        rc = fn(o, s, p);
     cm_profile_free(p);
     cm_store_close(s);
     return rc;
 }
 
-static int do_merge(popts_t *o)
+static int import_into(popts_t *o, cm_store_t *s, const cm_profile_t *p)
 {
     cm_error_t err = { "" };
-    cm_profile_t *p = NULL;
-    cm_store_t *s;
-    long runs = 0;
-    int rc = check_write_access(o);
 
-    if (rc)
-        return rc;
-    s = open_store(o, CM_STORE_CREATE);
-    if (!s)
-        return CM_EXIT_FAIL;
-    rc = read_input(o, &p);
-    if (rc == 0) {
-        if (cm_store_merge(s, p, o->weight, CM_STORE_MUST_EXIST, time(NULL),
-                           &runs, &err) < 0)
-            rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
-        else
-            printf("merged %s into '%s' with %d tasks: runs=%ld\n", o->arg,
-                   cm_profile_job_name(p), cm_profile_ntasks(p), runs);
-    }
-    cm_profile_free(p);
-    cm_store_close(s);
-    return rc;
+    if (cm_store_save(s, p, o->force, &err) < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s%s", err.msg,
+                           strstr(err.msg, "exists already") ?
+                           "; use --force to replace it" : "");
+    printf("imported %s as '%s' with %d tasks for %s\n", o->arg,
+           cm_profile_job_name(p), cm_profile_ntasks(p), o->uname);
+    return 0;
+}
+
+static int merge_into(popts_t *o, cm_store_t *s, const cm_profile_t *p)
+{
+    cm_error_t err = { "" };
+    long runs = 0;
+
+    if (cm_store_merge(s, p, o->weight, CM_STORE_MUST_EXIST, time(NULL), &runs,
+                       &err) < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    printf("merged %s into '%s' with %d tasks: runs=%ld\n", o->arg,
+           cm_profile_job_name(p), cm_profile_ntasks(p), runs);
+    return 0;
+}
+
+static int do_import(popts_t *o)
+{
+    return with_input(o, import_into);
+}
+
+static int do_merge(popts_t *o)
+{
+    return with_input(o, merge_into);
 }
 
 static int do_ingest(popts_t *o)

@@ -44,6 +44,8 @@ static const char **string_slot(cm_machine_opts_t *o, int code)
     case CM_OPT_TOPOLOGY_CONF: return &o->topology_conf;
     case CM_OPT_NODELIST:      return &o->nodelist;
     case CM_OPT_LEVEL_COSTS:   return &o->level_costs;
+    case CM_OPT_LEVEL_LATENCY: return &o->level_latency;
+    case CM_OPT_LEVEL_BANDWIDTH: return &o->level_bandwidth;
     default:                   return NULL;
     }
 }
@@ -151,6 +153,9 @@ int cm_machine_opts_check(const cm_machine_opts_t *o, const char *cmd, int flags
         break;
     }
 
+    if (o->level_costs && o->level_bandwidth)
+        return cm_cli_usage_error(cmd, "--level-costs and --level-bandwidth both set "
+                                  "per-byte costs: give one");
     if ((flags & CM_MACHINE_NEED_MATRIX) && !o->matrix)
         return cm_cli_usage_error(cmd, "missing --matrix FILE");
     if (!(flags & CM_MACHINE_NEED_MATRIX) && (o->matrix || o->format_name))
@@ -189,9 +194,21 @@ int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
     tree = build_tree(o, &err);
     if (!tree)
         return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
-    if (o->level_costs && cm_tree_set_level_costs(tree, o->level_costs, &err) != 0) {
-        cm_tree_free(tree);
-        return cm_cli_fail(CM_EXIT_FAIL, cmd, "--level-costs: %s", err.msg);
+    /* The level-cost overrides, in this order. */
+    const struct {
+        const char *option, *spec;
+        int (*set)(cm_tree_t *t, const char *spec, cm_error_t *err);
+    } overrides[] = {
+        { "--level-costs", o->level_costs, cm_tree_set_level_costs },
+        { "--level-bandwidth", o->level_bandwidth, cm_tree_set_level_bandwidths },
+        { "--level-latency", o->level_latency, cm_tree_set_level_latencies },
+    };
+    for (size_t k = 0; k < sizeof overrides / sizeof overrides[0]; k++) {
+        const char *spec = overrides[k].spec;
+        if (spec && overrides[k].set(tree, spec, &err) != 0) {
+            cm_tree_free(tree);
+            return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s: %s", overrides[k].option, err.msg);
+        }
     }
     if (m) {
         mat = cm_matrix_read(o->matrix, o->format, &err);
@@ -232,5 +249,60 @@ void cm_machine_opts_help(FILE *f, int flags)
 "  --topology-conf FILE   switches from this topology.conf (default: one switch)\n"
 "  --nodelist EXPR        Slurm hostlist of the allocation, e.g. n[1-4]\n"
 "                         (default: $SLURM_JOB_NODELIST)\n"
-"  --level-costs SPEC     override per-byte costs: name=cost,name=cost\n", f);
+"Level costs (defaults, units and how J reads: docs/machine-costs.md):\n"
+"  --level-costs SPEC     per-byte costs: name=cost,name=cost (seconds per\n"
+"                         byte for hwloc and slurm.conf machines)\n"
+"  --level-bandwidth SPEC per-byte costs as 1 / bandwidth: name=12.5GB/s,...\n"
+"                         (B/s, kB/s, MB/s, GB/s, GiB/s, Gb/s, ...)\n"
+"  --level-latency SPEC   per-message costs: name=1.5us,... (s, ms, us, ns)\n", f);
+}
+
+int cm_place_opts_parse(cm_place_opts_t *o, const char *cmd, int argc, char **argv,
+                        const char *shortopts, const struct option *longopts,
+                        int machine_flags, cm_place_option_fn own, void *ctx,
+                        void (*usage)(FILE *))
+{
+    int c, status;
+
+    memset(o, 0, sizeof *o);
+    cm_machine_opts_init(&o->machine);
+    o->seed = 1;
+    o->weight = CM_WEIGHT_MIXED;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (cm_machine_opts_owns(c)) {
+            if ((status = cm_machine_opts_set(&o->machine, cmd, c, optarg)) != 0)
+                return status;
+            continue;
+        }
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return CM_PLACE_HELP;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case CM_OPT_SEED:
+            if (cm_cli_parse_u64(optarg, UINT64_MAX, &o->seed) != 0)
+                return cm_cli_usage_error(cmd, "--seed expects a non-negative "
+                                          "integer, got '%s'", optarg);
+            break;
+        case CM_OPT_WEIGHT:
+            if (cm_weight_parse(optarg, &o->weight) != 0)
+                return cm_cli_usage_error(cmd, "--weight expects mixed, bytes or "
+                                          "msgs, got '%s'", optarg);
+            o->have_weight = 1;
+            break;
+        case '?':
+        case ':':
+            return cm_cli_bad_option(cmd, c, argv);
+        default:
+            if ((status = own(ctx, c, optarg)) != 0)
+                return status;
+        }
+    }
+    if (optind < argc)
+        return cm_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return cm_machine_opts_check(&o->machine, cmd, machine_flags);
 }

@@ -7,18 +7,25 @@
  *     --hierarchy H --distances D               (VieM/KaHIP convention)
  *     --hwloc-xml FILE | --hwloc-live  [--nodes N]
  *     --slurm-conf FILE [--topology-conf FILE] [--nodelist EXPR]
- *   --level-costs name=cost,...                 (overrides, any source)
+ *   --level-costs name=cost,...                 (overrides, any source:
+ *   --level-latency name=seconds,...             docs/machine-costs.md)
+ *   --level-bandwidth name=bytes_per_s,...
  *
  * A command puts CM_MACHINE_LONGOPTS into its getopt_long table, hands every
  * code for which cm_machine_opts_owns() is true to cm_machine_opts_set(),
  * calls cm_machine_opts_check() after parsing and cm_machine_opts_load() to
- * get the matrix and the tree.  Command-specific option codes start at
- * CM_OPT_MACHINE_END.
+ * get the matrix and the tree.
+ *
+ * Commands that place a matrix (eval, plan) also share --seed, --weight,
+ * --verbose and --help: they put CM_PLACE_LONGOPTS into their table and let
+ * cm_place_opts_parse() run the whole getopt loop, handing it only their own
+ * options.  Command-specific option codes start at CM_OPT_PLACE_END.
  */
 #ifndef CM_MACHINE_OPTS_H
 #define CM_MACHINE_OPTS_H
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "clustermap.h"
@@ -35,7 +42,12 @@ enum cm_machine_optcode {
     CM_OPT_TOPOLOGY_CONF,
     CM_OPT_NODELIST,
     CM_OPT_LEVEL_COSTS,
-    CM_OPT_MACHINE_END  /* first code free for a command's own options */
+    CM_OPT_LEVEL_LATENCY,
+    CM_OPT_LEVEL_BANDWIDTH,
+    CM_OPT_MACHINE_END, /* first code after the machine options */
+    CM_OPT_SEED = CM_OPT_MACHINE_END,
+    CM_OPT_WEIGHT,
+    CM_OPT_PLACE_END    /* first code free for a command's own options */
 };
 
 #define CM_MACHINE_LONGOPTS                                              \
@@ -49,7 +61,9 @@ enum cm_machine_optcode {
     { "slurm-conf",    required_argument, NULL, CM_OPT_SLURM_CONF },    \
     { "topology-conf", required_argument, NULL, CM_OPT_TOPOLOGY_CONF }, \
     { "nodelist",      required_argument, NULL, CM_OPT_NODELIST },      \
-    { "level-costs",   required_argument, NULL, CM_OPT_LEVEL_COSTS }
+    { "level-costs",   required_argument, NULL, CM_OPT_LEVEL_COSTS },   \
+    { "level-latency", required_argument, NULL, CM_OPT_LEVEL_LATENCY }, \
+    { "level-bandwidth", required_argument, NULL, CM_OPT_LEVEL_BANDWIDTH }
 
 /** What the options said; all strings point into argv. */
 typedef struct cm_machine_opts {
@@ -62,7 +76,7 @@ typedef struct cm_machine_opts {
     const char *nodes_arg;
     int nodes;
     const char *slurm_conf, *topology_conf, *nodelist;
-    const char *level_costs;
+    const char *level_costs, *level_latency, *level_bandwidth;
 } cm_machine_opts_t;
 
 /** Everything unset (format auto, 1 node). */
@@ -87,7 +101,7 @@ enum { CM_MACHINE_NEED_MATRIX = 1 };
 int cm_machine_opts_check(const cm_machine_opts_t *o, const char *cmd,
                           int flags);
 
-/** Build the tree (level costs applied) and, when @p m is not NULL, read
+/** Build the tree (level costs, bandwidths, then latencies applied) and, when @p m is not NULL, read
  *  the matrix and check that its ranks fit the slots.  On failure reports
  *  the error for @p cmd, leaves *m and *t NULL and returns CM_EXIT_FAIL. */
 int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
@@ -96,5 +110,44 @@ int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
 /** The --help lines for these options (with --matrix when @p flags has
  *  CM_MACHINE_NEED_MATRIX). */
 void cm_machine_opts_help(FILE *f, int flags);
+
+/* -- commands that place a matrix: eval, plan -------------------------------- */
+
+#define CM_PLACE_LONGOPTS                                                \
+    CM_MACHINE_LONGOPTS,                                                 \
+    { "seed",          required_argument, NULL, CM_OPT_SEED },          \
+    { "weight",        required_argument, NULL, CM_OPT_WEIGHT },        \
+    { "verbose",       no_argument,       NULL, 'v' },                  \
+    { "help",          no_argument,       NULL, 'h' }
+
+/** The machine and what eval and plan share besides it. */
+typedef struct cm_place_opts {
+    cm_machine_opts_t machine;
+    uint64_t seed;          /**< --seed, default 1 */
+    cm_weight_t weight;     /**< --weight, default CM_WEIGHT_MIXED */
+    int have_weight;        /**< --weight was given */
+    int verbose;            /**< -v, --verbose */
+} cm_place_opts_t;
+
+/** A command's own option @p code (not a CM_PLACE_LONGOPTS one) with
+ *  argument @p arg (NULL for none): 0 to go on, or an exit status. */
+typedef int (*cm_place_option_fn)(void *ctx, int code, const char *arg);
+
+/** Returned by cm_place_opts_parse() after --help printed the usage: not an
+ *  exit status; the command exits with CM_EXIT_OK. */
+enum { CM_PLACE_HELP = -1 };
+
+/** Parse the command line of @p cmd with getopt_long(@p shortopts, which
+ *  must contain "hv", and @p longopts, which must contain
+ *  CM_PLACE_LONGOPTS): machine options, --seed, --weight and --verbose go
+ *  into @p o (initialised here), any other option to @p own.  --help prints
+ *  @p usage on stdout and stops at once.  After the options: no positional
+ *  argument may follow and the machine options must pass
+ *  cm_machine_opts_check(@p machine_flags).  Returns 0 when the command
+ *  should go on, CM_PLACE_HELP, or the exit status of a reported error. */
+int cm_place_opts_parse(cm_place_opts_t *o, const char *cmd, int argc, char **argv,
+                        const char *shortopts, const struct option *longopts,
+                        int machine_flags, cm_place_option_fn own, void *ctx,
+                        void (*usage)(FILE *));
 
 #endif /* CM_MACHINE_OPTS_H */

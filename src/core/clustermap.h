@@ -147,7 +147,11 @@ int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err);
  *  common ancestor is a vertex of that level:  `byte_cost` per byte and
  *  `msg_cost` per message.  J(pi) = sum_ij bytes_ij * byte_cost[lca] +
  *  msgs_ij * msg_cost[lca].  The leaf level's costs apply to two ranks on the
- *  same slot (0 by default).
+ *  same slot (0 by default).  Trees read from hwloc or slurm.conf price a
+ *  level in seconds: msg_cost = its latency (s per message), byte_cost =
+ *  1 / its bandwidth (s per byte), so J is a communication time; trees
+ *  from --hierarchy/--distances carry the distances as byte costs and no
+ *  message costs (docs/machine-costs.md).
  *
  *  Vertices of the level named "node" are compute nodes.  They are also kept
  *  in allocation order (the order of the node list they were built from),
@@ -204,7 +208,9 @@ cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
  *  topology has packages, even a single one; of two levels with the same
  *  groups the first of socket, numa, l3, l2 is kept.  Levels are ordered
  *  coarsest first.  Vertex labels: "switch0", "node<i>", "core<L>" (hwloc
- *  logical core index).  Costs are the defaults of cm_tree_default_cost(). */
+ *  logical core index).  Costs are the defaults of each level:
+ *  cm_tree_default_latency() per message, 1 / cm_tree_default_bandwidth()
+ *  per byte. */
 cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err);
 
 /** Slurm configuration files (no controller needed): NodeName lines of
@@ -217,24 +223,50 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
  *  switch level 0, "switch<k>" for level k >= 1, "cluster" above several
  *  top switches), "node", "socket", leaves "core" (one per core; threads
  *  are not slots; only CPUs= given means one socket of CPUs/ThreadsPerCore
- *  cores).  Costs are the defaults, "cluster" twice the top switch level.
+ *  cores).  Costs are the defaults of each level (as cm_tree_from_hwloc());
+ *  "cluster" gets those of the switch level above the top one (a "cluster"
+ *  over top switches of level k costs what "switch<k+1>" would).
  *  A node of the list in no switch is an error; a switch listed under
  *  several parents hangs under the first.  Labels: node and switch names. */
 cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
                                    const char *topology_conf,
                                    const char *nodelist, cm_error_t *err);
 
-/** Default byte cost of a level by name (documented in docs/): core 0,
- *  l2/l3/numa/socket 1, node 2, switch levels 10 for the leaf switch
- *  doubling per level above ("switch" 10, "switch1" 20, "switch<k>"
- *  10 * 2^k), cluster/root twice the highest switch (by name alone: 20; the
- *  slurm.conf reader uses twice its top switch level).  -1 for unknown
- *  names.  Default message costs are 0. */
+/** Default latency of a level by name, in seconds per message
+ *  (docs/machine-costs.md): core 0 (same slot), l2/l3 0.2 us, numa/socket
+ *  0.3 us, node 0.4 us, "switch" (the leaf switch) 1.05 us, "switch<k>"
+ *  (k <= 30) 1.05 * (k + 1) us, "cluster"/"root" as "switch1" (the readers
+ *  that know their top switch level use the level above it).  -1 for
+ *  unknown names. */
+double cm_tree_default_latency(const char *level_name);
+
+/** Default bandwidth of a level by name, in bytes per second: core
+ *  infinite (INFINITY), l2/l3 20e9, numa/socket 16e9, node 14e9, "switch"
+ *  12.5e9, "switch<k>" 12.5e9 / 2^k, "cluster"/"root" as "switch1".  -1
+ *  for unknown names. */
+double cm_tree_default_bandwidth(const char *level_name);
+
+/** Default byte cost of a level by name: 1 / cm_tree_default_bandwidth(),
+ *  seconds per byte (0 for core), -1 for unknown names.  The default
+ *  message cost is cm_tree_default_latency(). */
 double cm_tree_default_cost(const char *level_name);
 
-/** Override level costs from "name=cost,name=cost" (bytes).  Unknown names
- *  are an error naming the known ones. */
+/** Override level byte costs from "name=cost,name=cost" (per byte, in the
+ *  tree's unit: seconds for hwloc/slurm.conf trees).  Message costs are
+ *  left as they are.  Unknown names are an error naming the known ones;
+ *  on any error the tree is unchanged. */
 int cm_tree_set_level_costs(cm_tree_t *t, const char *spec, cm_error_t *err);
+
+/** Override level message costs from "name=latency,..." in seconds, with
+ *  an optional unit: s, ms, us, ns (e.g. "node=0.5us,switch=1.5us"). */
+int cm_tree_set_level_latencies(cm_tree_t *t, const char *spec, cm_error_t *err);
+
+/** Override level byte costs with 1 / bandwidth from "name=bandwidth,..."
+ *  in bytes per second (> 0, "inf" for free bytes), with an optional
+ *  unit: B/s, kB/s (= KB/s), MB/s, GB/s, TB/s (powers of 1000), KiB/s,
+ *  MiB/s, GiB/s (powers of 1024), or bits: b/s, kb/s, Mb/s, Gb/s, Tb/s
+ *  (e.g. "switch=12.5GB/s" or "switch=100Gb/s"). */
+int cm_tree_set_level_bandwidths(cm_tree_t *t, const char *spec, cm_error_t *err);
 
 /** Set one level's costs. */
 int cm_tree_set_level_cost(cm_tree_t *t, int level, double byte_cost,
@@ -314,7 +346,8 @@ int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
  *  i.  Fails when n > number of slots. */
 int cm_map_block(const cm_tree_t *t, int n, int *map, cm_error_t *err);
 
-/** "cyclic": rank i to node i mod N (skipping full nodes), next free slot. */
+/** "cyclic": rank i to node i mod N (skipping full nodes), next free slot.
+ *  On a tree without a "node" level, rank i -> slot i (the identity). */
 int cm_map_cyclic(const cm_tree_t *t, int n, int *map, cm_error_t *err);
 
 /** A uniformly random injective mapping from a seeded generator that gives

@@ -20,10 +20,13 @@
  * leaf in the padded tree, and SCOTCH_archSub restricts the tleaf to those
  * leaves (in slot order, so Scotch's terminal numbers are our slots).
  *
- * Source graph.  cm_matrix_symmetrize() bytes, no self loops, zero-byte
- * entries left out.  SCOTCH_Num is a 32-bit int and Scotch accumulates
- * (edge weight x distance) sums in it, so edge weights are scaled so that
- * their total times the largest distance stays below 2^30.
+ * Source graph.  cm_sgraph_build() (scotch_graph.c) over all ranks of the
+ * engine's problem (so trees of at most CM_MAX_LEVELS levels) with a unit
+ * byte cost and no message cost: the symmetric bytes, no self loops,
+ * zero-byte entries left out (a matrix without any byte falls back to
+ * bytes + messages there).  SCOTCH_Num is a 32-bit int and Scotch
+ * accumulates (edge weight x distance) sums in it, so edge weights are
+ * scaled so that their total times the largest distance stays below 2^30.
  *
  * With fewer ranks than slots the graph is padded with isolated vertices up
  * to one vertex per slot: Scotch balances vertex load over the terminals,
@@ -37,8 +40,8 @@
  * rank (in rank order) moves to the free slot with the deepest lowest
  * common ancestor with its Scotch slot, the lowest such slot on ties.
  *
- * Reproducibility.  Scotch runs in its own context (SCOTCH_Context) with a
- * cloned random state seeded from @p seed and the deterministic option set,
+ * Reproducibility.  Scotch runs in its own context (cm_scotch_context_init:
+ * a cloned random state seeded from @p seed, the deterministic option set),
  * so no process-wide Scotch state is touched and the same seed gives the
  * same mapping.  Errors go through libscotcherr, which prints and returns
  * (libscotcherrexit would exit the process). */
@@ -51,6 +54,7 @@
 
 #include "clustermap.h"
 #include "map_scotch_internal.h"
+#include "scotch_internal.h"
 
 /* Cap of the sum of all link costs (the largest leaf distance), before it
  * is lowered further for large graphs. */
@@ -175,93 +179,6 @@ long long cm_tleaf_scale_links(cm_tleaf_t *tg, long long cap)
     return total > 0 ? total : 1;
 }
 
-/* The symmetric graph in Scotch's CSR arrays, weights not yet scaled. */
-typedef struct sgraph {
-    SCOTCH_Num n, narcs;
-    SCOTCH_Num *vert, *edge, *edlo;
-    double *w;
-    long double wsum;
-} sgraph_t;
-
-static void sgraph_free(sgraph_t *g)
-{
-    free(g->vert);
-    free(g->edge);
-    free(g->edlo);
-    free(g->w);
-}
-
-/* Vertices 0..n-1 are the ranks, n..nvert-1 isolated padding. */
-static int sgraph_build(const cm_matrix_t *m, int nvert, sgraph_t *g, cm_error_t *err)
-{
-    memset(g, 0, sizeof *g);
-    cm_matrix_t *sym = cm_matrix_symmetrize(m, err);
-    if (!sym)
-        return -1;
-    int n = cm_matrix_n(sym);
-    size_t narcs = 0;
-    for (int i = 0; i < n; i++) {
-        const int *cols;
-        const double *bytes, *msgs;
-        int len;
-        cm_matrix_row(sym, i, &cols, &bytes, &msgs, &len);
-        for (int k = 0; k < len; k++)
-            narcs += cols[k] != i && bytes[k] > 0;
-    }
-    int rc = 0;
-    if (narcs > (size_t)SCOTCH_NUMMAX) {
-        rc = cm_error_set(err, "scotch mapping: %zu arcs, more than Scotch's %d",
-                          narcs, SCOTCH_NUMMAX);
-        goto out;
-    }
-    g->n = nvert;
-    g->narcs = (SCOTCH_Num)narcs;
-    g->vert = malloc(((size_t)nvert + 1) * sizeof *g->vert);
-    g->edge = malloc((narcs ? narcs : 1) * sizeof *g->edge);
-    g->edlo = malloc((narcs ? narcs : 1) * sizeof *g->edlo);
-    g->w = malloc((narcs ? narcs : 1) * sizeof *g->w);
-    if (!g->vert || !g->edge || !g->edlo || !g->w) {
-        rc = cm_error_set(err, "scotch mapping: out of memory for %zu arcs", narcs);
-        goto out;
-    }
-    SCOTCH_Num e = 0;
-    for (int i = 0; i < n; i++) {
-        const int *cols;
-        const double *bytes, *msgs;
-        int len;
-        cm_matrix_row(sym, i, &cols, &bytes, &msgs, &len);
-        g->vert[i] = e;
-        for (int k = 0; k < len; k++) {
-            if (cols[k] == i || !(bytes[k] > 0))
-                continue;
-            g->edge[e] = cols[k];
-            g->w[e] = bytes[k];
-            g->wsum += bytes[k];
-            e++;
-        }
-    }
-    for (int i = n; i <= nvert; i++)
-        g->vert[i] = e;
-out:
-    cm_matrix_free(sym);
-    return rc;
-}
-
-/* Integer weights with total <= target + narcs; the scaling depends only on
- * the value, so both arcs of an edge get the same weight. */
-static void sgraph_scale(sgraph_t *g, long long target)
-{
-    long double scale = g->wsum > 0 ? (long double)target / g->wsum : 1;
-    for (SCOTCH_Num e = 0; e < g->narcs; e++) {
-        long long v = llroundl(g->w[e] * scale);
-        if (v < 1)
-            v = 1;
-        if (v > target)
-            v = target;
-        g->edlo[e] = (SCOTCH_Num)v;
-    }
-}
-
 int cm_map_repair(const cm_tree_t *t, int n, int *map, cm_error_t *err)
 {
     int nslots = cm_tree_nslots(t);
@@ -307,6 +224,48 @@ int cm_map_repair(const cm_tree_t *t, int n, int *map, cm_error_t *err)
     return rc;
 }
 
+/* The source graph: vertices 0..n-1 are the ranks weighted by their
+ * symmetric byte volume (cm_sgraph_build() under a unit byte cost), then
+ * isolated padding vertices up to @p nvert.  @p total bounds the sum of the
+ * integer edge weights plus the number of arcs. */
+static int source_graph(const cm_problem_t *p, int nvert, long long total,
+                        cm_sgraph_t *g, cm_error_t *err)
+{
+    int n = p->n;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    int *local = malloc((size_t)n * sizeof *local);
+    int rc = 0;
+
+    memset(g, 0, sizeof *g);
+    if (!ranks || !local) {
+        rc = cm_error_set(err, "scotch mapping: out of memory for %d ranks", n);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        ranks[i] = i;
+        local[i] = -1;
+    }
+    if (cm_sgraph_build(p, ranks, n, 0, total, local, g, err) < 0) {
+        rc = -1;
+        goto out;
+    }
+    if (nvert > n) {
+        SCOTCH_Num *vert = realloc(g->vert, ((size_t)nvert + 1) * sizeof *vert);
+        if (!vert) {
+            rc = cm_error_set(err, "scotch mapping: out of memory for %d vertices", nvert);
+            goto out;
+        }
+        for (int i = n + 1; i <= nvert; i++)
+            vert[i] = g->narcs;
+        g->vert = vert;
+        g->n = nvert;
+    }
+out:
+    free(ranks);
+    free(local);
+    return rc;
+}
+
 int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed, int *map,
                   cm_error_t *err)
 {
@@ -330,36 +289,44 @@ int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed, int *
         map[0] = 0;
         return 0;
     }
-    sgraph_t g;
-    if (sgraph_build(m, nslots, &g, err) < 0) {
-        sgraph_free(&g);
+    /* Edge weights are bytes only: one unit cost on every level. */
+    cm_costs_t unit = { .nlevels = cm_tree_nlevels(t) };
+    for (int l = 0; l < CM_MAX_LEVELS; l++)
+        unit.cb[l] = 1;
+    cm_problem_t p;
+    if (cm_problem_init(&p, m, t, &unit, err) < 0) {
         cm_tleaf_free(&tg);
         return -1;
     }
 
     /* Fit (edge weights) x (distance) into the budget: first spend it on
      * weight resolution, and coarsen the link costs only when there are so
-     * many arcs that even weight 1 each would not fit. */
-    long long cap = LINK_TOTAL_MAX, maxdist, target;
+     * many arcs that even weight 1 each would not fit.  The symmetric
+     * matrix's entries bound the number of arcs. */
+    long long narcs = (long long)cm_matrix_nnz(p.sym);
+    long long cap = LINK_TOTAL_MAX, maxdist, budget;
     for (;;) {
         maxdist = cm_tleaf_scale_links(&tg, cap);
-        long long budget = COST_BUDGET / maxdist;
-        if (budget >= 2LL * g.narcs + 2) {
-            target = budget - g.narcs;
+        budget = COST_BUDGET / maxdist;
+        if (budget >= 2LL * narcs + 2)
             break;
-        }
         if (cap <= tg.nlev) {
-            int rc = cm_error_set(err, "scotch mapping: %d arcs are too many for Scotch's "
-                                  "32-bit cost sums", (int)g.narcs);
-            sgraph_free(&g);
+            int rc = cm_error_set(err, "scotch mapping: %lld arcs are too many for Scotch's "
+                                  "32-bit cost sums", narcs);
+            cm_problem_fini(&p);
             cm_tleaf_free(&tg);
             return rc;
         }
         cap /= 2;
     }
-    sgraph_scale(&g, target);
+    cm_sgraph_t g;
+    int rc = source_graph(&p, nslots, budget, &g, err);
+    cm_problem_fini(&p);
+    if (rc < 0) {
+        cm_tleaf_free(&tg);
+        return -1;
+    }
 
-    int rc = 0;
     const char *call = NULL;
     SCOTCH_Graph graph, cgraph;
     SCOTCH_Arch tleaf, sub;
@@ -397,14 +364,11 @@ int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed, int *
         SCOTCH_TRY(SCOTCH_archSub(&sub, &tleaf, nslots, tg.term), "SCOTCH_archSub");
         arch = &sub;
     }
-    SCOTCH_TRY(SCOTCH_contextInit(&ctx), "SCOTCH_contextInit");
+    if (cm_scotch_context_init(&ctx, seed, err) < 0) {
+        rc = -1;
+        goto out;
+    }
     have_ctx = 1;
-    SCOTCH_TRY(SCOTCH_contextRandomClone(&ctx), "SCOTCH_contextRandomClone");
-    /* SCOTCH_Num is 31 bits of seed: fold the 64-bit seed into it. */
-    SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)((seed ^ (seed >> 31) ^ (seed >> 62))
-                                                & 0x7fffffff));
-    SCOTCH_TRY(SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1),
-               "SCOTCH_contextOptionSetNum");
     SCOTCH_TRY(SCOTCH_contextBindGraph(&ctx, &graph, &cgraph), "SCOTCH_contextBindGraph");
     have_cgraph = 1;
     SCOTCH_TRY(SCOTCH_stratInit(&strat), "SCOTCH_stratInit");
@@ -441,7 +405,7 @@ out:
     if (have_graph)
         SCOTCH_graphExit(&graph);
     free(part);
-    sgraph_free(&g);
+    cm_sgraph_free(&g);
     cm_tleaf_free(&tg);
     return rc;
 }

@@ -59,6 +59,23 @@ cm_tree_t *cm_tree_new(void)
     return calloc(1, sizeof(cm_tree_t));
 }
 
+/* Release what cm_tree_finalize() builds, leaving the tree as before it. */
+static void free_finalized(cm_tree_t *t)
+{
+    free(t->child_start);
+    free(t->child_list);
+    free(t->slot_first);
+    free(t->slot_count);
+    free(t->depth);
+    free(t->vnode);
+    free(t->slot_vertex);
+    free(t->node_vertex);
+    free(t->anc);
+    t->child_start = t->child_list = t->slot_first = t->slot_count = NULL;
+    t->depth = t->vnode = t->slot_vertex = t->node_vertex = t->anc = NULL;
+    t->nslots = t->nnodes = 0;
+}
+
 void cm_tree_free(cm_tree_t *t)
 {
     if (!t)
@@ -69,15 +86,7 @@ void cm_tree_free(cm_tree_t *t)
     free(t->vparent);
     free(t->vlabel);
     free(t->vspeed);
-    free(t->child_start);
-    free(t->child_list);
-    free(t->slot_first);
-    free(t->slot_count);
-    free(t->depth);
-    free(t->vnode);
-    free(t->slot_vertex);
-    free(t->node_vertex);
-    free(t->anc);
+    free_finalized(t);
     free(t);
 }
 
@@ -325,49 +334,101 @@ int cm_tree_finalize(cm_tree_t *t, cm_error_t *err)
 oom:
     cm_error_set(err, "machine tree: out of memory while finalizing %d vertices", nv);
 fail:
-    free(t->child_start);
-    free(t->child_list);
-    free(t->slot_first);
-    free(t->slot_count);
-    free(t->depth);
-    free(t->vnode);
-    free(t->slot_vertex);
-    free(t->node_vertex);
-    free(t->anc);
-    t->child_start = t->child_list = t->slot_first = t->slot_count = NULL;
-    t->depth = t->vnode = t->slot_vertex = t->node_vertex = t->anc = NULL;
-    t->nslots = t->nnodes = 0;
+    free_finalized(t);
     return -1;
 }
 
 /* ---- level costs ---- */
 
-double cm_tree_default_cost(const char *name)
+/* Default latency and bandwidth of the named levels (docs/machine-costs.md).
+ * The anchors are one-way 8-byte and 16 MiB ping-pong times measured on the
+ * project's reference platform (docs/simulation.md: 100 Gb/s 2:1 fat tree,
+ * 0.5 us per hop): 0.21 us and 19 GB/s inside a node, 1.05 us and 11.9 GB/s
+ * through one leaf switch, 2.10 us across leaves.  Inside a node each step
+ * out (cache -> NUMA/socket -> other socket) adds latency and loses
+ * bandwidth, so that a pair placed deeper never costs more; the scotch
+ * baseline's tree-leaf target needs costs that grow towards the root.
+ * Each switch level up: two more 0.5 us hops, and a 2:1 oversubscribed
+ * uplink stage that halves what a node can count on. */
+#define SWITCH_LATENCY 1.05e-6     /* s, the leaf switch */
+#define SWITCH_BANDWIDTH 12.5e9    /* bytes/s, the leaf switch (100 Gb/s) */
+#define SWITCH_LEVEL_MAX 30
+
+static const struct {
+    const char *name;
+    double latency, bandwidth;     /* s, bytes/s */
+} node_levels[] = {
+    { "core",   0,       INFINITY },  /* two ranks on one slot */
+    { "l2",     0.2e-6,  20e9 },
+    { "l3",     0.2e-6,  20e9 },
+    { "numa",   0.3e-6,  16e9 },
+    { "socket", 0.3e-6,  16e9 },
+    { "node",   0.4e-6,  14e9 },
+};
+
+/* Switch level of a name: 0 for "switch", k for "switch<k>", 1 for
+ * "cluster" and "root" (above a single switch level: the readers that know
+ * their top switch level use the one above it); -1 for other names. */
+static int switch_level(const char *name)
 {
-    if (!name)
-        return -1.0;
-    if (!strcmp(name, "core"))
-        return 0.0;
-    if (!strcmp(name, "l2") || !strcmp(name, "l3") || !strcmp(name, "numa") ||
-        !strcmp(name, "socket"))
-        return 1.0;
-    if (!strcmp(name, "node"))
-        return 2.0;
     if (!strcmp(name, "switch"))
-        return 10.0;
-    if (!strncmp(name, "switch", 6)) {
+        return 0;
+    if (!strcmp(name, "cluster") || !strcmp(name, "root"))
+        return 1;
+    if (!strncmp(name, "switch", 6) && isdigit((unsigned char)name[6])) {
         char *end;
         long k = strtol(name + 6, &end, 10);
-        if (*end == '\0' && end != name + 6 && isdigit((unsigned char)name[6]) &&
-            k >= 0 && k <= 30)
-            return 10.0 * (double)(1L << k);
-        return -1.0;
+        if (*end == '\0' && k >= 0 && k <= SWITCH_LEVEL_MAX)
+            return (int)k;
     }
-    /* Without a tree at hand the highest switch is the leaf switch: the
-     * readers that know better (slurm.conf) use twice their top switch. */
-    if (!strcmp(name, "cluster") || !strcmp(name, "root"))
-        return 20.0;
-    return -1.0;
+    return -1;
+}
+
+/* 0 and the defaults of @p name, or -1 for a name without defaults. */
+static int level_defaults(const char *name, double *latency, double *bandwidth)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < sizeof node_levels / sizeof node_levels[0]; i++)
+        if (!strcmp(name, node_levels[i].name)) {
+            *latency = node_levels[i].latency;
+            *bandwidth = node_levels[i].bandwidth;
+            return 0;
+        }
+    int k = switch_level(name);
+    if (k < 0)
+        return -1;
+    *latency = (k + 1) * SWITCH_LATENCY;
+    *bandwidth = ldexp(SWITCH_BANDWIDTH, -k);
+    return 0;
+}
+
+double cm_tree_default_latency(const char *name)
+{
+    double lat, bw;
+    return level_defaults(name, &lat, &bw) == 0 ? lat : -1.0;
+}
+
+double cm_tree_default_bandwidth(const char *name)
+{
+    double lat, bw;
+    return level_defaults(name, &lat, &bw) == 0 ? bw : -1.0;
+}
+
+double cm_tree_default_cost(const char *name)
+{
+    double bw = cm_tree_default_bandwidth(name);
+    return bw < 0 ? -1.0 : 1.0 / bw;   /* 1 / inf = 0 */
+}
+
+int cm_tree_add_default_level(cm_tree_t *t, const char *name, const char *costs_of,
+                              cm_error_t *err)
+{
+    double lat, bw;
+    if (level_defaults(costs_of, &lat, &bw) < 0)
+        return cm_error_set(err, "level %s: no default costs for level '%s'",
+                            name ? name : "(null)", costs_of ? costs_of : "(null)");
+    return cm_tree_add_level(t, name, 1.0 / bw, lat, err);
 }
 
 int cm_tree_set_level_cost(cm_tree_t *t, int level, double byte_cost,
@@ -382,27 +443,90 @@ int cm_tree_set_level_cost(cm_tree_t *t, int level, double byte_cost,
     return 0;
 }
 
-int cm_tree_set_level_costs(cm_tree_t *t, const char *spec, cm_error_t *err)
+/* A value with an optional unit suffix: the units' factors, "" for none. */
+typedef struct unit {
+    const char *suffix;
+    double factor;
+} unit_t;
+
+static const unit_t latency_units[] = {
+    { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
+    { NULL, 0 }
+};
+
+/* Decimal and binary bytes, and bits ("100Gb/s" = "12.5GB/s"). */
+static const unit_t bandwidth_units[] = {
+    { "", 1 }, { "B/s", 1 }, { "kB/s", 1e3 }, { "KB/s", 1e3 }, { "MB/s", 1e6 },
+    { "GB/s", 1e9 }, { "TB/s", 1e12 }, { "KiB/s", 1024.0 },
+    { "MiB/s", 1048576.0 }, { "GiB/s", 1073741824.0 }, { "b/s", 0.125 },
+    { "kb/s", 125.0 }, { "Kb/s", 125.0 }, { "Mb/s", 1.25e5 }, { "Gb/s", 1.25e8 },
+    { "Tb/s", 1.25e11 }, { NULL, 0 }
+};
+
+/* What one kind of "name=value,..." spec means and sets. */
+typedef struct spec_kind {
+    const char *fn;        /* the public function, for argument errors */
+    const char *what;      /* for messages: "level costs", ... */
+    const unit_t *units;   /* NULL: a plain number */
+    int positive;          /* 0 is not allowed (bandwidth) */
+    int allow_inf;         /* "inf" is allowed (bandwidth: free bytes) */
+    int msg;               /* sets the message cost, else the byte cost */
+    int invert;            /* the cost is 1 / value (bandwidth) */
+} spec_kind_t;
+
+static const spec_kind_t byte_cost_spec = {
+    "cm_tree_set_level_costs", "level costs", NULL, 0, 0, 0, 0 };
+static const spec_kind_t latency_spec = {
+    "cm_tree_set_level_latencies", "level latencies", latency_units, 0, 0, 1, 0 };
+static const spec_kind_t bandwidth_spec = {
+    "cm_tree_set_level_bandwidths", "level bandwidths", bandwidth_units, 1, 1, 0, 1 };
+
+/* A number followed by one of @p units (no unit list: a plain number). */
+static int parse_value(const char *num, const unit_t *units, double *out)
 {
-    if (!t || !spec)
-        return cm_error_set(err, "cm_tree_set_level_costs: NULL argument");
-    /* Validate everything first so a bad item leaves the tree unchanged. */
-    double cost[LEVELS_MAX];
-    int set[LEVELS_MAX] = {0};
+    char *end;
+    double v = strtod(num, &end);
+    if (end == num)
+        return -1;
+    if (!units)
+        return *end == '\0' ? (*out = v, 0) : -1;
+    for (const unit_t *u = units; u->suffix; u++)
+        if (!strcmp(end, u->suffix)) {
+            *out = v * u->factor;
+            return 0;
+        }
+    return -1;
+}
+
+static void unit_list(const unit_t *units, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const unit_t *u = units; u && u->suffix && used < size; u++)
+        if (*u->suffix)
+            used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                                     used ? ", " : "", u->suffix);
+}
+
+/* Parse "name=value[,name=value...]" against the levels of @p t into
+ * value[] / set[] (indexed by level).  Nothing is changed on error. */
+static int parse_level_spec(const cm_tree_t *t, const char *spec, const spec_kind_t *k,
+                            double *value, int *set, cm_error_t *err)
+{
     const char *p = spec;
     if (!*p)
-        return cm_error_set(err, "level costs '': expected name=cost[,name=cost...]");
+        return cm_error_set(err, "%s '': expected name=value[,name=value...]", k->what);
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (!eq || eq == p || eq == p + len - 1)
-            return cm_error_set(err, "level costs '%s': expected name=cost, got '%.*s'",
-                                spec, (int)len, p);
+            return cm_error_set(err, "%s '%s': expected name=value, got '%.*s'",
+                                k->what, spec, (int)len, p);
         char name[LEVEL_NAME_MAX + 1];
         size_t nlen = (size_t)(eq - p);
         if (nlen > LEVEL_NAME_MAX)
-            return cm_error_set(err, "level costs '%s': level name too long", spec);
+            return cm_error_set(err, "%s '%s': level name too long", k->what, spec);
         memcpy(name, p, nlen);
         name[nlen] = '\0';
         int level = cm_tree_level_index(t, name);
@@ -412,36 +536,74 @@ int cm_tree_set_level_costs(cm_tree_t *t, const char *spec, cm_error_t *err)
             for (int l = 0; l < t->nlevels && used < sizeof known; l++)
                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
                                          l ? ", " : "", t->levels[l].name);
-            return cm_error_set(err, "level costs '%s': unknown level '%s' (known: %s)",
-                                spec, name, known);
+            return cm_error_set(err, "%s '%s': unknown level '%s' (known: %s)",
+                                k->what, spec, name, known);
         }
         char num[64];
         size_t vlen = len - nlen - 1;
         if (vlen >= sizeof num)
-            return cm_error_set(err, "level costs '%s': cost of %s too long", spec, name);
+            return cm_error_set(err, "%s '%s': value of %s too long", k->what, spec, name);
         memcpy(num, eq + 1, vlen);
         num[vlen] = '\0';
-        char *end;
-        double c = strtod(num, &end);
-        if (*end != '\0' || end == num)
-            return cm_error_set(err, "level costs '%s': expected a number for %s, got '%s'",
-                                spec, name, num);
-        if (!isfinite(c) || c < 0)
-            return cm_error_set(err, "level costs '%s': cost of %s must be finite and >= 0, "
-                                "got '%s'", spec, name, num);
-        cost[level] = c;
+        double v;
+        if (parse_value(num, k->units, &v) < 0) {
+            char units[200];
+            unit_list(k->units, units, sizeof units);
+            return cm_error_set(err, "%s '%s': expected a number%s%s%s for %s, got '%s'",
+                                k->what, spec, *units ? " (optionally with a unit: " : "",
+                                units, *units ? ")" : "", name, num);
+        }
+        if (isnan(v) || v < 0 || (k->positive && v == 0) || (!k->allow_inf && isinf(v)))
+            return cm_error_set(err, "%s '%s': value of %s must be %s, got '%s'", k->what,
+                                spec, name,
+                                k->positive ? "> 0" : "finite and >= 0", num);
+        value[level] = v;
         set[level] = 1;
         p += len;
         if (*p == ',') {
             p++;
             if (!*p)
-                return cm_error_set(err, "level costs '%s': trailing ','", spec);
+                return cm_error_set(err, "%s '%s': trailing ','", k->what, spec);
         }
     }
-    for (int l = 0; l < t->nlevels; l++)
-        if (set[l])
-            t->levels[l].byte_cost = cost[l];
     return 0;
+}
+
+/* Validate the whole spec first so that a bad item leaves the tree as it was. */
+static int set_from_spec(cm_tree_t *t, const char *spec, const spec_kind_t *k,
+                         cm_error_t *err)
+{
+    double v[LEVELS_MAX];
+    int set[LEVELS_MAX] = {0};
+    if (!t || !spec)
+        return cm_error_set(err, "%s: NULL argument", k->fn);
+    if (parse_level_spec(t, spec, k, v, set, err) < 0)
+        return -1;
+    for (int l = 0; l < t->nlevels; l++) {
+        if (!set[l])
+            continue;
+        double c = k->invert ? 1.0 / v[l] : v[l];
+        if (k->msg)
+            t->levels[l].msg_cost = c;
+        else
+            t->levels[l].byte_cost = c;
+    }
+    return 0;
+}
+
+int cm_tree_set_level_costs(cm_tree_t *t, const char *spec, cm_error_t *err)
+{
+    return set_from_spec(t, spec, &byte_cost_spec, err);
+}
+
+int cm_tree_set_level_latencies(cm_tree_t *t, const char *spec, cm_error_t *err)
+{
+    return set_from_spec(t, spec, &latency_spec, err);
+}
+
+int cm_tree_set_level_bandwidths(cm_tree_t *t, const char *spec, cm_error_t *err)
+{
+    return set_from_spec(t, spec, &bandwidth_spec, err);
 }
 
 /* ---- queries ---- */

@@ -25,6 +25,7 @@
 #include <hwloc.h>
 
 #include "clustermap.h"
+#include "tree_internal.h"
 
 #define HWLOC_MAX_NODES (1 << 20)
 #define HWLOC_MAX_SLOTS (1L << 24)
@@ -194,14 +195,14 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
     t = cm_tree_new();
     if (!t)
         goto oom;
-    if (cm_tree_add_level(t, "switch", cm_tree_default_cost("switch"), 0, err) < 0 ||
-        cm_tree_add_level(t, "node", cm_tree_default_cost("node"), 0, err) < 0)
+    if (cm_tree_add_default_level(t, "switch", "switch", err) < 0 ||
+        cm_tree_add_default_level(t, "node", "node", err) < 0)
         goto fail;
     for (int k = 0; k < nchain; k++)
-        if (cm_tree_add_level(t, cand_name[chain[k]],
-                              cm_tree_default_cost(cand_name[chain[k]]), 0, err) < 0)
+        if (cm_tree_add_default_level(t, cand_name[chain[k]], cand_name[chain[k]],
+                                      err) < 0)
             goto fail;
-    int leaf_level = cm_tree_add_level(t, "core", cm_tree_default_cost("core"), 0, err);
+    int leaf_level = cm_tree_add_default_level(t, "core", "core", err);
     if (leaf_level < 0)
         goto fail;
 

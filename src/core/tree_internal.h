@@ -12,4 +12,11 @@ void cm_tree_drop_lca_table(cm_tree_t *t);
 /** Non-zero when cm_tree_lca_level() uses the per-slot ancestor table. */
 int cm_tree_has_lca_table(const cm_tree_t *t);
 
+/** Append level @p name with the default costs of level name @p costs_of
+ *  (usually the same name): byte cost 1 / cm_tree_default_bandwidth(),
+ *  message cost cm_tree_default_latency().  Used by the hwloc and
+ *  slurm.conf readers; fails for a name without defaults. */
+int cm_tree_add_default_level(cm_tree_t *t, const char *name, const char *costs_of,
+                              cm_error_t *err);
+
 #endif /* CM_TREE_INTERNAL_H */

@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "clustermap.h"
+#include "tree_internal.h"
 
 #define SC_MAX_LINE 65536
 #define SC_MAX_INCLUDE_DEPTH 8
@@ -247,6 +248,39 @@ static int parse_count(const token_t *t, long max, long *out, const char *path,
     return 0;
 }
 
+/* Called by read_lines() for every non-empty logical line. */
+typedef int (*line_fn)(void *ctx, token_t *tok, int ntok, const char *path, int line,
+                       cm_error_t *err);
+
+/* Read @p path line by line (next_line), split each line into tokens and
+ * hand the non-empty ones to @p fn; stops at the first error. */
+static int read_lines(const char *path, line_fn fn, void *ctx, cm_error_t *err)
+{
+    reader_t r = {fopen(path, "r"), path, 0, 0};
+    if (!r.f)
+        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = malloc(SC_MAX_LINE);
+    token_t *tok = malloc(SC_MAX_TOKENS * sizeof *tok);
+    int rc = 0, got, ntok;
+    if (!buf || !tok) {
+        rc = cm_error_set(err, "%s: out of memory", path);
+        goto out;
+    }
+    while ((got = next_line(&r, buf, SC_MAX_LINE, err)) > 0) {
+        if ((rc = tokenize(buf, tok, &ntok, path, r.line, err)) < 0)
+            goto out;
+        if (ntok > 0 && (rc = fn(ctx, tok, ntok, path, r.line, err)) < 0)
+            goto out;
+    }
+    if (got < 0)
+        rc = -1;
+out:
+    free(buf);
+    free(tok);
+    fclose(r.f);
+    return rc;
+}
+
 /* ---- slurm.conf ---- */
 
 static int add_node(conf_t *c, const char *name, const hw_t *hw, const char *path,
@@ -344,66 +378,59 @@ static int nodename_line(conf_t *c, token_t *tok, int ntok, const char *path,
     return rc;
 }
 
+static int read_slurm_conf(conf_t *c, const char *path, int depth, cm_error_t *err);
+
+/* What read_slurm_conf() hands to slurm_conf_line(). */
+typedef struct slurm_read {
+    conf_t *c;
+    int depth;   /* of Include */
+} slurm_read_t;
+
+/* "Include FILE", relative to the including file's directory. */
+static int include_line(const slurm_read_t *s, const token_t *tok, int ntok,
+                        const char *path, int line, cm_error_t *err)
+{
+    if (ntok != 2 || tok[1].val)
+        return cm_error_set(err, "%s:%d: expected 'Include FILE'", path, line);
+    const char *inc = tok[1].key;
+    char *full = NULL;
+    const char *slash = strrchr(path, '/');
+    if (inc[0] != '/' && slash) {
+        if (asprintf(&full, "%.*s/%s", (int)(slash - path), path, inc) < 0)
+            full = NULL;
+    } else {
+        full = strdup(inc);
+    }
+    if (!full)
+        return cm_error_set(err, "%s: out of memory", path);
+    cm_error_t ierr;
+    int rc = read_slurm_conf(s->c, full, s->depth + 1, &ierr);
+    free(full);
+    if (rc < 0)
+        return cm_error_set(err, "%s:%d: in Include: %s", path, line, ierr.msg);
+    return 0;
+}
+
+static int slurm_conf_line(void *ctx, token_t *tok, int ntok, const char *path,
+                           int line, cm_error_t *err)
+{
+    const slurm_read_t *s = ctx;
+    if (!tok[0].val && !strcasecmp(tok[0].key, "Include"))
+        return include_line(s, tok, ntok, path, line, err);
+    if (check_kv(&tok[0], path, line, err) < 0)
+        return -1;
+    if (!strcasecmp(tok[0].key, "NodeName"))
+        return nodename_line(s->c, tok, ntok, path, line, err);
+    return 0;
+}
+
 static int read_slurm_conf(conf_t *c, const char *path, int depth, cm_error_t *err)
 {
     if (depth > SC_MAX_INCLUDE_DEPTH)
         return cm_error_set(err, "%s: Include nested more than %d deep", path,
                             SC_MAX_INCLUDE_DEPTH);
-    reader_t r = {fopen(path, "r"), path, 0, 0};
-    if (!r.f)
-        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = malloc(SC_MAX_LINE);
-    token_t *tok = malloc(SC_MAX_TOKENS * sizeof *tok);
-    int rc = 0, got, ntok;
-    if (!buf || !tok) {
-        rc = cm_error_set(err, "%s: out of memory", path);
-        goto out;
-    }
-    while ((got = next_line(&r, buf, SC_MAX_LINE, err)) > 0) {
-        if ((rc = tokenize(buf, tok, &ntok, path, r.line, err)) < 0)
-            goto out;
-        if (ntok == 0)
-            continue;
-        if (!tok[0].val && !strcasecmp(tok[0].key, "Include")) {
-            if (ntok != 2 || tok[1].val) {
-                rc = cm_error_set(err, "%s:%d: expected 'Include FILE'", path, r.line);
-                goto out;
-            }
-            const char *inc = tok[1].key;
-            char *full = NULL;
-            const char *slash = strrchr(path, '/');
-            if (inc[0] != '/' && slash) {
-                if (asprintf(&full, "%.*s/%s", (int)(slash - path), path, inc) < 0)
-                    full = NULL;
-            } else {
-                full = strdup(inc);
-            }
-            if (!full) {
-                rc = cm_error_set(err, "%s: out of memory", path);
-                goto out;
-            }
-            cm_error_t ierr;
-            rc = read_slurm_conf(c, full, depth + 1, &ierr);
-            free(full);
-            if (rc < 0) {
-                cm_error_set(err, "%s:%d: in Include: %s", path, r.line, ierr.msg);
-                goto out;
-            }
-            continue;
-        }
-        if ((rc = check_kv(&tok[0], path, r.line, err)) < 0)
-            goto out;
-        if (!strcasecmp(tok[0].key, "NodeName") &&
-            (rc = nodename_line(c, tok, ntok, path, r.line, err)) < 0)
-            goto out;
-    }
-    if (got < 0)
-        rc = -1;
-out:
-    free(buf);
-    free(tok);
-    fclose(r.f);
-    return rc;
+    slurm_read_t s = {c, depth};
+    return read_lines(path, slurm_conf_line, &s, err);
 }
 
 /* ---- topology.conf ---- */
@@ -479,40 +506,20 @@ static int switch_line(topo_t *tp, token_t *tok, int ntok, const char *path, int
     return 0;
 }
 
+static int topology_line(void *ctx, token_t *tok, int ntok, const char *path,
+                         int line, cm_error_t *err)
+{
+    if (check_kv(&tok[0], path, line, err) < 0)
+        return -1;
+    if (strcasecmp(tok[0].key, "SwitchName"))
+        return cm_error_set(err, "%s:%d: expected SwitchName=..., got '%s='", path,
+                            line, tok[0].key);
+    return switch_line(ctx, tok, ntok, path, line, err);
+}
+
 static int read_topology(topo_t *tp, const char *path, cm_error_t *err)
 {
-    reader_t r = {fopen(path, "r"), path, 0, 0};
-    if (!r.f)
-        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = malloc(SC_MAX_LINE);
-    token_t *tok = malloc(SC_MAX_TOKENS * sizeof *tok);
-    int rc = 0, got, ntok;
-    if (!buf || !tok) {
-        rc = cm_error_set(err, "%s: out of memory", path);
-        goto out;
-    }
-    while ((got = next_line(&r, buf, SC_MAX_LINE, err)) > 0) {
-        if ((rc = tokenize(buf, tok, &ntok, path, r.line, err)) < 0)
-            goto out;
-        if (ntok == 0)
-            continue;
-        if ((rc = check_kv(&tok[0], path, r.line, err)) < 0)
-            goto out;
-        if (strcasecmp(tok[0].key, "SwitchName")) {
-            rc = cm_error_set(err, "%s:%d: expected SwitchName=..., got '%s='", path,
-                              r.line, tok[0].key);
-            goto out;
-        }
-        if ((rc = switch_line(tp, tok, ntok, path, r.line, err)) < 0)
-            goto out;
-    }
-    if (got < 0)
-        rc = -1;
-out:
-    free(buf);
-    free(tok);
-    fclose(r.f);
-    return rc;
+    return read_lines(path, topology_line, tp, err);
 }
 
 /* Link children to parents and compute Slurm levels (iterative DFS so that
@@ -701,21 +708,21 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
         goto oom;
     char lname[32];
     if (cluster) {
-        level_name(maxlevel, lname, sizeof lname);
-        if (cm_tree_add_level(t, "cluster", 2 * cm_tree_default_cost(lname), 0, err) < 0)
+        /* Joining the top switches is one more switch level up. */
+        level_name(maxlevel + 1, lname, sizeof lname);
+        if (cm_tree_add_default_level(t, "cluster", lname, err) < 0)
             goto fail;
     }
     for (int k = maxlevel; k >= 0; k--) {
         if (level_of[k] < 0)
             continue;
         level_name(k, lname, sizeof lname);
-        if ((level_of[k] = cm_tree_add_level(t, lname, cm_tree_default_cost(lname), 0,
-                                             err)) < 0)
+        if ((level_of[k] = cm_tree_add_default_level(t, lname, lname, err)) < 0)
             goto fail;
     }
-    int node_level = cm_tree_add_level(t, "node", cm_tree_default_cost("node"), 0, err);
-    int socket_level = cm_tree_add_level(t, "socket", cm_tree_default_cost("socket"), 0, err);
-    int core_level = cm_tree_add_level(t, "core", cm_tree_default_cost("core"), 0, err);
+    int node_level = cm_tree_add_default_level(t, "node", "node", err);
+    int socket_level = cm_tree_add_default_level(t, "socket", "socket", err);
+    int core_level = cm_tree_add_default_level(t, "core", "core", err);
     if (node_level < 0 || socket_level < 0 || core_level < 0)
         goto fail;
 

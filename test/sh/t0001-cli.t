@@ -53,7 +53,8 @@ for cmd in eval plan; do
         grep "^Usage: clustermap $cmd" out &&
         for opt in --matrix --format --hierarchy --distances --hwloc-xml \
                    --hwloc-live --nodes --slurm-conf --topology-conf \
-                   --nodelist --level-costs --seed --verbose --help; do
+                   --nodelist --level-costs --level-latency --level-bandwidth \
+                   --seed --weight --verbose --help; do
             grep -e "^ *$opt" -e "^ *-., $opt" out || return 1
         done &&
         grep "^Example" out &&
@@ -156,5 +157,23 @@ test_expect_success '--level-costs with an unknown level is a runtime error nami
         --mapping block 2>err &&
     grep "^clustermap eval: --level-costs: .*nosuch" err
 '
+
+test_expect_success '--level-latency and --level-bandwidth: bad values name the option' '
+    test_expect_code 1 "$CLUSTERMAP" eval --matrix $M $H --level-latency node=1parsec \
+        --mapping block 2>err &&
+    grep "^clustermap eval: --level-latency: level latencies .node=1parsec.: expected a number (optionally with a unit: s, ms, us, ns) for node, got .1parsec." err &&
+    test_expect_code 1 "$CLUSTERMAP" plan --matrix $M $H --level-bandwidth node=0GB/s \
+        --algorithm block --output x 2>err &&
+    grep "^clustermap plan: --level-bandwidth: .*value of node must be > 0" err
+'
+
+for cmd in eval plan; do
+    test_expect_success "$cmd: --level-costs and --level-bandwidth together" '
+        expect_usage "clustermap $cmd: --level-costs and --level-bandwidth both set per-byte costs: give one" \
+            $cmd --matrix $M $H --level-costs node=1 --level-bandwidth node=1GB/s &&
+        expect_usage "clustermap $cmd: --level-latency given twice" \
+            $cmd --matrix $M $H --level-latency node=1us --level-latency node=2us
+    '
+done
 
 test_done

@@ -136,10 +136,13 @@ test_expect_success 'a file named like an algorithm is read with ./' '
 
 # --- the other machine sources describe the same machines -----------------
 
+# The readers' default costs are seconds (docs/machine-costs.md); priced in
+# bytes with the hierarchy's distances, the machines must agree exactly.
 test_expect_success 'hwloc: 4 nodes of 2 sockets x 8 cores = hierarchy 8:2:4' '
     awk "{ print (\$1 * 17) % 64 }" identity.map >stride.map &&
     cm_run eval --matrix $CG64 --hwloc-xml $CM_DATA/hwloc/2s-8c-smt2.xml \
-        --nodes 4 --mapping stride.map >hwloc.out &&
+        --nodes 4 --level-costs switch=10,node=2,socket=1 --weight bytes \
+        --mapping stride.map >hwloc.out &&
     cm_run eval --matrix $CG64 --hierarchy 8:2:4 --distances 1:2:10 \
         --mapping stride.map >hier.out &&
     test_cmp hier.out hwloc.out
@@ -160,8 +163,8 @@ test_expect_success 'slurm.conf + topology.conf = hierarchy 4:2:4:2 (values)' '
     root=$(sed -n "2s/^level\.\([a-z0-9_]*\)=.*/\1/p" slurm.out) &&
     test -n "$root" &&
     cm_run eval --matrix $CG64 --slurm-conf slurm.conf --topology-conf topology.conf \
-        --nodelist "n[1-8]" --level-costs "$root=100,node=5" \
-        --mapping stride.map >slurm.out &&
+        --nodelist "n[1-8]" --level-costs "$root=100,switch=10,node=5,socket=1" \
+        --weight bytes --mapping stride.map >slurm.out &&
     cm_run eval --matrix $CG64 --hierarchy 4:2:4:2 --distances 1:5:10:100 \
         --mapping stride.map >hier.out &&
     sed "s/^.*=//" slurm.out >slurm.values &&
@@ -171,9 +174,79 @@ test_expect_success 'slurm.conf + topology.conf = hierarchy 4:2:4:2 (values)' '
 
 test_expect_success 'slurm: the node list defaults to SLURM_JOB_NODELIST' '
     SLURM_JOB_NODELIST="n[1-8]" cm_run eval --matrix $CG64 --slurm-conf slurm.conf \
-        --topology-conf topology.conf --level-costs "$root=100,node=5" \
-        --mapping stride.map >env.out &&
+        --topology-conf topology.conf --level-costs "$root=100,switch=10,node=5,socket=1" \
+        --weight bytes --mapping stride.map >env.out &&
     test_cmp slurm.out env.out
+'
+
+# --- default costs of hwloc and slurm.conf machines: seconds ---------------
+
+# check_j FILE WANT: the J of eval output FILE is WANT (an awk expression)
+# up to rounding (relative 1e-12).
+check_j() {
+    awk -v f="$1" "BEGIN { want = $2 }
+        /^J=/ { j = substr(\$0, 3) + 0; found = 1 }
+        END { d = j - want; if (d < 0) d = -d
+              if (!found || d > 1e-12 * want) { print f \": J=\" j \", want \" want; exit 1 } }" "$1"
+}
+
+# A ring of 4 ranks with message counts on 2 nodes of 1 socket x 4 cores:
+# 0-1 and 2-3 share a socket, 1-2 and 3-0 cross the switch.
+test_expect_success 'hwloc defaults: J = messages x latency + bytes / bandwidth' '
+    cat >ring.triplets <<-EOF &&
+	0 1 1000 10
+	1 2 2000 20
+	2 3 3000 30
+	3 0 4000 40
+	EOF
+    printf "0\n1\n4\n5\n" >ring.map &&
+    cm_run eval --matrix ring.triplets --hwloc-xml $CM_DATA/hwloc/1s-4c.xml --nodes 2 \
+        --mapping ring.map >ring.out &&
+    grep -x "level.switch=6000" ring.out &&
+    grep -x "level.socket=4000" ring.out &&
+    check_j ring.out "40 * 0.3e-6 + 4000 / 16e9 + 60 * 1.05e-6 + 6000 / 12.5e9"
+'
+
+test_expect_success '--level-latency and --level-bandwidth take units' '
+    cm_run eval --matrix ring.triplets --hwloc-xml $CM_DATA/hwloc/1s-4c.xml --nodes 2 \
+        --level-bandwidth switch=100Gb/s,socket=16000MB/s --level-latency \
+        switch=1050ns,socket=0.0003ms --mapping ring.map >units.out &&
+    check_j units.out "40 * 0.3e-6 + 4000 / 16e9 + 60 * 1.05e-6 + 6000 / 12.5e9" &&
+    cm_run eval --matrix ring.triplets --hwloc-xml $CM_DATA/hwloc/1s-4c.xml --nodes 2 \
+        --level-bandwidth switch=1B/s,socket=inf --level-latency switch=1s,socket=0 \
+        --mapping ring.map >one.out &&
+    grep -x "J=6060" one.out
+'
+
+test_expect_success '--weight bytes drops the latencies, --weight msgs the bandwidths' '
+    cm_run eval --matrix ring.triplets --hwloc-xml $CM_DATA/hwloc/1s-4c.xml --nodes 2 \
+        --level-bandwidth switch=1B/s,socket=0.5B/s --level-latency switch=1s,socket=3s \
+        --mapping ring.map --weight bytes >bytes.out &&
+    grep -x "J=14000" bytes.out &&
+    cm_run eval --matrix ring.triplets --hwloc-xml $CM_DATA/hwloc/1s-4c.xml --nodes 2 \
+        --level-bandwidth switch=1B/s,socket=0.5B/s --level-latency switch=1s,socket=3s \
+        --mapping ring.map --weight msgs >msgs.out &&
+    grep -x "J=180" msgs.out
+'
+
+test_expect_success '--level-costs sets byte costs and keeps the latencies' '
+    cm_run eval --matrix ring.triplets --hwloc-xml $CM_DATA/hwloc/1s-4c.xml --nodes 2 \
+        --level-costs switch=1,socket=0 --level-latency switch=1s,socket=3s \
+        --mapping ring.map >costs.out &&
+    grep -x "J=6180" costs.out
+'
+
+test_expect_success 'slurm.conf defaults: the cluster level costs a switch level more' '
+    cat >two-tops.conf <<-EOF &&
+	SwitchName=s1 Nodes=n[1-4]
+	SwitchName=s2 Nodes=n[5-8]
+	EOF
+    printf "0\n1\n8\n9\n" >tops.map &&
+    cm_run eval --matrix ring.triplets --slurm-conf slurm.conf --topology-conf two-tops.conf \
+        --nodelist "n[4-5]" --mapping tops.map >tops.out &&
+    grep -x "level.cluster=6000" tops.out &&
+    grep -x "level.socket=4000" tops.out &&
+    check_j tops.out "40 * 0.3e-6 + 4000 / 16e9 + 60 * 2.1e-6 + 6000 / 6.25e9"
 '
 
 # --- independent check: jcost.pl on METIS graphs and real matrices --------

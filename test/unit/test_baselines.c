@@ -12,17 +12,9 @@
 #include "clustermap.h"
 #include "map_scotch_internal.h"
 #include "testdata.h"
+#include "testutil.h"
 
 /* ---- trees ------------------------------------------------------------ */
-
-static cm_tree_t *hier(const char *h, const char *d)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_hierarchy(h, d, &err);
-    if (!t)
-        fail_msg("cm_tree_from_hierarchy(%s, %s): %s", h, d, err.msg);
-    return t;
-}
 
 static int add(cm_tree_t *t, int parent, int level, const char *label)
 {
@@ -112,7 +104,7 @@ static void assert_valid(const cm_tree_t *t, const int *map, int n)
 static void test_block_cyclic_hierarchy(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");   /* 2 nodes of 4 slots */
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");   /* 2 nodes of 4 slots */
     int map[8];
     cm_error_t err = { "" };
     assert_int_equal(cm_map_block(t, 8, map, &err), 0);
@@ -190,7 +182,7 @@ static void test_no_node_level(void **state)
 static void test_size_errors(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     int map[9];
     cm_error_t err = { "" };
     assert_int_equal(cm_map_block(t, 9, map, &err), -1);
@@ -220,7 +212,7 @@ static void test_size_errors(void **state)
 static void test_random(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     int a[64], b[64], c[64];
     cm_error_t err = { "" };
     assert_int_equal(cm_map_random(t, 64, 42, a, &err), 0);
@@ -251,20 +243,11 @@ static void test_random(void **state)
 
 /* ---- Scotch ----------------------------------------------------------- */
 
-static cm_matrix_t *read_matrix(const char *rel)
-{
-    cm_error_t err = { "" };
-    cm_matrix_t *m = cm_matrix_read(cm_test_data_path(rel), CM_FORMAT_AUTO, &err);
-    if (!m)
-        fail_msg("%s: %s", rel, err.msg);
-    return m;
-}
-
 static void test_scotch_cg64(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
-    cm_matrix_t *m = read_matrix("matrices/cg.S.64.mtx");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
+    cm_matrix_t *m = cm_test_matrix("matrices/cg.S.64.mtx");
     int s1[64], s2[64], map[64];
     cm_error_t err = { "" };
     if (cm_map_scotch(m, t, 1, s1, &err) < 0)
@@ -292,8 +275,8 @@ static void test_scotch_cg64(void **state)
 static void test_scotch_fewer_ranks(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
-    cm_matrix_t *full = read_matrix("matrices/cg.S.64.mtx");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
+    cm_matrix_t *full = cm_test_matrix("matrices/cg.S.64.mtx");
     int ranks[40];
     for (int i = 0; i < 40; i++)
         ranks[i] = i;
@@ -343,7 +326,7 @@ static void test_scotch_scrambled_grid(void **state)
     cm_matrix_t *m = cm_builder_finish(b, &err);
     cm_builder_free(b);
     assert_non_null(m);
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     int map[64];
     assert_int_equal(cm_map_scotch(m, t, 3, map, &err), 0);
     assert_valid(t, map, 64);
@@ -434,7 +417,7 @@ static void test_scotch_irregular_cg(void **state)
     }
     finalize(t);
     assert_int_equal(cm_tree_nslots(t), 64);
-    cm_matrix_t *m = read_matrix("matrices/cg.S.64.mtx");
+    cm_matrix_t *m = cm_test_matrix("matrices/cg.S.64.mtx");
     int a[64], c[64];
     cm_error_t err = { "" };
     if (cm_map_scotch(m, t, 5, a, &err) < 0)
@@ -459,7 +442,7 @@ static void test_scotch_edge_cases(void **state)
     cm_builder_t *b = cm_builder_new(6, &err);
     cm_matrix_t *m = cm_builder_finish(b, &err);
     cm_builder_free(b);
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     int map[8];
     assert_int_equal(cm_map_scotch(m, t, 1, map, &err), 0);
     assert_valid(t, map, 6);
@@ -471,14 +454,14 @@ static void test_scotch_edge_cases(void **state)
     cm_builder_add(b, 0, 0, 5, 1, &err);
     m = cm_builder_finish(b, &err);
     cm_builder_free(b);
-    t = hier("1", "3");
+    t = cm_test_hier("1", "3");
     map[0] = -1;
     assert_int_equal(cm_map_scotch(m, t, 1, map, &err), 0);
     assert_int_equal(map[0], 0);
     cm_tree_free(t);
 
     /* Equal costs on every level (no cost difference to scale). */
-    t = hier("2:2", "4:4");
+    t = cm_test_hier("2:2", "4:4");
     assert_int_equal(cm_map_scotch(m, t, 1, map, &err), 0);
     assert_int_equal(map[0] >= 0 && map[0] < 4, 1);
     cm_matrix_free(m);
@@ -561,12 +544,12 @@ static void check_target(const cm_tree_t *t, double unit)
 static void test_scotch_target(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");   /* links 90, 9, 1 */
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");   /* links 90, 9, 1 */
     check_target(t, 1);
-    cm_tree_t *u = hier("4:2:4:2", "1:2:10:20");
+    cm_tree_t *u = cm_test_hier("4:2:4:2", "1:2:10:20");
     check_target(u, 1);
     cm_tree_free(u);
-    u = hier("2:3", "0.5:1.5");   /* smallest difference 0.5 -> 1 */
+    u = cm_test_hier("2:3", "0.5:1.5");   /* smallest difference 0.5 -> 1 */
     check_target(u, 0.5);
     cm_tree_free(u);
     u = heterogeneous();            /* padded 3 x 2 x 2, restricted */
@@ -579,7 +562,7 @@ static void test_scotch_target(void **state)
     /* A cost ratio beyond the cap is compressed, small links kept >= 1. */
     cm_tleaf_t tl;
     cm_error_t err = { "" };
-    u = hier("2:2:2", "1:1000:100000");
+    u = cm_test_hier("2:2:2", "1:1000:100000");
     assert_int_equal(cm_tleaf_build(u, &tl, &err), 0);
     long long top = cm_tleaf_scale_links(&tl, 1024);
     assert_true(top <= 1024 + 3);
@@ -594,7 +577,7 @@ static void test_scotch_target(void **state)
 static void test_repair(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     cm_error_t err = { "" };
     /* rank:      0  1  2  3  4  5 */
     int map[6] = { 0, 0, 0, 5, 5, 1 };

@@ -16,17 +16,9 @@
 
 #include "clustermap.h"
 #include "testdata.h"
+#include "testutil.h"
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static cm_tree_t *hier(const char *h, const char *d)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_hierarchy(h, d, &err);
-    if (!t)
-        fail_msg("cm_tree_from_hierarchy(%s, %s): %s", h, d, err.msg);
-    return t;
-}
 
 typedef struct entry {
     int src, dst;
@@ -65,7 +57,7 @@ static const entry_t hand[] = {
 static void test_hand_identity(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     assert_int_equal(cm_tree_nlevels(t), 4);
     cm_matrix_t *m = matrix_of(8, hand, 6, 0);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -93,7 +85,7 @@ static void test_hand_identity(void **state)
 static void test_hand_permuted(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     cm_matrix_t *m = matrix_of(8, hand, 6, 0);
     /* rank:          0  1  2  3  4  5  6  7 */
     int map[8] = { 0, 4, 1, 5, 2, 6, 3, 7 };
@@ -119,7 +111,7 @@ static void test_hand_permuted(void **state)
 static void test_max_node_tie(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     const entry_t e[] = { { 5, 1, 4, 0 }, { 1, 5, 4, 0 }, { 1, 2, 100, 0 } };
     cm_matrix_t *m = matrix_of(8, e, 3, 0);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -141,7 +133,7 @@ static void test_max_node_tie(void **state)
 static void test_msg_costs(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     const entry_t e[] = { { 0, 1, 5, 2 }, { 0, 4, 11, 3 }, { 2, 2, 1, 9 } };
     cm_matrix_t *m = matrix_of(8, e, 3, 1);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -167,7 +159,7 @@ static void test_msg_costs(void **state)
 static void test_exact_sum(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     const entry_t e[] = {
         { 0, 1, 9007199254740992.0, 0 },   /* 2^53 */
         { 2, 3, 1, 0 },
@@ -183,7 +175,7 @@ static void test_exact_sum(void **state)
 static void test_bad_map(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:2", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     cm_matrix_t *m = matrix_of(8, hand, 6, 0);
     cm_error_t err = { "" };
     int dup[8] = { 0, 1, 2, 3, 4, 5, 6, 2 };
@@ -367,7 +359,7 @@ static void check_independent(const char *rel, cm_format_t fmt, dense_t d,
     if (!m)
         fail_msg("%s: %s", rel, err.msg);
     assert_int_equal(cm_matrix_n(m), d.n);
-    cm_tree_t *t = hier(hs, ds);
+    cm_tree_t *t = cm_test_hier(hs, ds);
     int n = d.n;
     int *map = malloc((size_t)n * sizeof *map);
     int nodesize = a[0] * a[1];

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,22 +250,104 @@ static void test_level_costs(void **state)
     cm_tree_free(t);
 }
 
+static void test_level_latencies_bandwidths(void **state)
+{
+    (void)state;
+    hand_t h;
+    cm_error_t err;
+    build_hand(&h);
+    cm_tree_t *t = h.t;
+    double node_bytes = cm_tree_level_byte_cost(t, 2);
+    assert_int_equal(cm_tree_set_level_latencies(t, "node=0.5us,switch=2e-6,"
+                                                 "cluster=3ms,core=0", &err), 0);
+    assert_true(cm_tree_level_msg_cost(t, 2) == 0.5 * 1e-6);
+    assert_true(cm_tree_level_msg_cost(t, 1) == 2e-6);
+    assert_true(cm_tree_level_msg_cost(t, 0) == 3 * 1e-3);
+    assert_true(cm_tree_level_msg_cost(t, 3) == 0);
+    assert_true(cm_tree_level_byte_cost(t, 2) == node_bytes); /* bytes untouched */
+    assert_int_equal(cm_tree_set_level_latencies(t, "node=7ns,switch=1.5s", &err), 0);
+    assert_true(cm_tree_level_msg_cost(t, 2) == 7 * 1e-9);
+    assert_true(cm_tree_level_msg_cost(t, 1) == 1.5);
+
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=12.5GB/s,switch=100Gb/s,"
+                                                  "cluster=2e9,core=inf", &err), 0);
+    assert_true(cm_tree_level_byte_cost(t, 2) == 1 / 12.5e9);
+    assert_true(cm_tree_level_byte_cost(t, 1) == 1 / (100 * 1.25e8));
+    assert_true(cm_tree_level_byte_cost(t, 0) == 1 / 2e9);
+    assert_true(cm_tree_level_byte_cost(t, 3) == 0);
+    assert_true(cm_tree_level_msg_cost(t, 2) == 7 * 1e-9); /* messages untouched */
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=1GiB/s,switch=8MB/s", &err), 0);
+    assert_true(cm_tree_level_byte_cost(t, 2) == 1 / 1073741824.0);
+    assert_true(cm_tree_level_byte_cost(t, 1) == 1 / 8e6);
+
+    /* Errors name the spec and leave the tree unchanged. */
+    assert_int_equal(cm_tree_set_level_latencies(t, "node=1us,switch=3parsecs", &err), -1);
+    assert_string_equal(err.msg, "level latencies 'node=1us,switch=3parsecs': expected a "
+                        "number (optionally with a unit: s, ms, us, ns) for switch, "
+                        "got '3parsecs'");
+    assert_true(cm_tree_level_msg_cost(t, 2) == 7 * 1e-9);
+    assert_int_equal(cm_tree_set_level_latencies(t, "node=-1us", &err), -1);
+    assert_non_null(strstr(err.msg, "value of node must be finite and >= 0"));
+    assert_int_equal(cm_tree_set_level_latencies(t, "node=inf", &err), -1);
+    assert_int_equal(cm_tree_set_level_latencies(t, "rack=1us", &err), -1);
+    assert_non_null(strstr(err.msg, "unknown level 'rack' (known: cluster, switch, node, "
+                           "core)"));
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=0GB/s", &err), -1);
+    assert_string_equal(err.msg, "level bandwidths 'node=0GB/s': value of node must be "
+                        "> 0, got '0GB/s'");
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=10 GB/s", &err), -1);
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=10gb/s", &err), -1);
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=nan", &err), -1);
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "node=GB/s", &err), -1);
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "", &err), -1);
+    assert_int_equal(cm_tree_set_level_bandwidths(NULL, "node=1", &err), -1);
+    assert_string_equal(err.msg, "cm_tree_set_level_bandwidths: NULL argument");
+    assert_true(cm_tree_level_byte_cost(t, 2) == 1 / 1073741824.0);
+    cm_tree_free(t);
+}
+
 static void test_default_cost(void **state)
 {
     (void)state;
+    static const struct {
+        const char *name;
+        double latency, bandwidth;
+    } want[] = {
+        { "l2", 0.2e-6, 20e9 },      { "l3", 0.2e-6, 20e9 },
+        { "numa", 0.3e-6, 16e9 },    { "socket", 0.3e-6, 16e9 },
+        { "node", 0.4e-6, 14e9 },    { "switch", 1.05e-6, 12.5e9 },
+        { "switch0", 1.05e-6, 12.5e9 },
+        { "switch1", 2 * 1.05e-6, 12.5e9 / 2 },
+        { "switch2", 3 * 1.05e-6, 12.5e9 / 4 },
+        { "switch30", 31 * 1.05e-6, 12.5e9 / 1073741824.0 },
+        { "cluster", 2 * 1.05e-6, 12.5e9 / 2 },
+        { "root", 2 * 1.05e-6, 12.5e9 / 2 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_true(cm_tree_default_latency(want[i].name) == want[i].latency);
+        assert_true(cm_tree_default_bandwidth(want[i].name) == want[i].bandwidth);
+        assert_true(cm_tree_default_cost(want[i].name) == 1 / want[i].bandwidth);
+    }
+    assert_true(cm_tree_default_latency("core") == 0);
+    assert_true(isinf(cm_tree_default_bandwidth("core")));
     assert_true(cm_tree_default_cost("core") == 0);
-    assert_true(cm_tree_default_cost("l2") == 1);
-    assert_true(cm_tree_default_cost("l3") == 1);
-    assert_true(cm_tree_default_cost("numa") == 1);
-    assert_true(cm_tree_default_cost("socket") == 1);
-    assert_true(cm_tree_default_cost("node") == 2);
-    assert_true(cm_tree_default_cost("switch") == 10);
-    assert_true(cm_tree_default_cost("switch1") == 20);
-    assert_true(cm_tree_default_cost("switch2") == 40);
-    assert_true(cm_tree_default_cost("cluster") == 20);
-    assert_true(cm_tree_default_cost("switchx") == -1);
-    assert_true(cm_tree_default_cost("bogus") == -1);
+    /* Costs never fall towards the root. */
+    static const char *const up[] = { "core", "l2", "l3", "numa", "socket", "node",
+                                      "switch", "switch1", "switch2" };
+    for (size_t i = 1; i < sizeof up / sizeof up[0]; i++) {
+        assert_true(cm_tree_default_latency(up[i]) >= cm_tree_default_latency(up[i - 1]));
+        assert_true(cm_tree_default_cost(up[i]) >= cm_tree_default_cost(up[i - 1]));
+    }
+    static const char *const unknown[] = { "switchx", "switch31", "switch-1", "bogus",
+                                           "Switch", "" };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        assert_true(cm_tree_default_cost(unknown[i]) == -1);
+        assert_true(cm_tree_default_latency(unknown[i]) == -1);
+        assert_true(cm_tree_default_bandwidth(unknown[i]) == -1);
+    }
     assert_true(cm_tree_default_cost(NULL) == -1);
+    assert_true(cm_tree_default_latency(NULL) == -1);
+    assert_true(cm_tree_default_bandwidth(NULL) == -1);
 }
 
 static void test_print(void **state)
@@ -293,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_lca_uneven_depth),
         cmocka_unit_test(test_builder_errors),
         cmocka_unit_test(test_level_costs),
+        cmocka_unit_test(test_level_latencies_bandwidths),
         cmocka_unit_test(test_default_cost),
         cmocka_unit_test(test_print),
     };

@@ -26,6 +26,8 @@ static cm_tree_t *check(const char *file, int nnodes, const char *levels, int ns
         strcat(joined, cm_tree_level_name(t, l));
         assert_true(cm_tree_level_byte_cost(t, l) ==
                     cm_tree_default_cost(cm_tree_level_name(t, l)));
+        assert_true(cm_tree_level_msg_cost(t, l) ==
+                    cm_tree_default_latency(cm_tree_level_name(t, l)));
     }
     assert_string_equal(joined, levels);
     assert_int_equal(cm_tree_nslots(t), nslots);
@@ -57,6 +59,15 @@ static void test_2s_2numa_6c(void **state)
     (void)state;
     /* NUMA and L3 coincide: "numa" wins the tie, "l3" is dropped. */
     cm_tree_t *t = check("hwloc/2s-2numa-6c.xml", 1, "switch node socket numa core", 24);
+    /* Seconds: latency per message, 1 / bandwidth per byte. */
+    assert_true(cm_tree_level_msg_cost(t, 0) == 1.05e-6);
+    assert_true(cm_tree_level_byte_cost(t, 0) == 1 / 12.5e9);
+    assert_true(cm_tree_level_msg_cost(t, 1) == 0.4e-6);
+    assert_true(cm_tree_level_byte_cost(t, 1) == 1 / 14e9);
+    assert_true(cm_tree_level_msg_cost(t, 3) == 0.3e-6);
+    assert_true(cm_tree_level_byte_cost(t, 3) == 1 / 16e9);
+    assert_true(cm_tree_level_msg_cost(t, 4) == 0);
+    assert_true(cm_tree_level_byte_cost(t, 4) == 0);
     assert_int_equal(cm_tree_lca_level(t, 0, 5), 3);
     assert_int_equal(cm_tree_lca_level(t, 5, 6), 2);
     assert_int_equal(cm_tree_lca_level(t, 6, 11), 3);

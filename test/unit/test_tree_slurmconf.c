@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,14 @@ static char *levels_of(const cm_tree_t *t, char *buf)
         strcat(buf, cm_tree_level_name(t, l));
     }
     return buf;
+}
+
+/* Level @p l costs @p latency seconds per message and 1 / @p bandwidth
+ * seconds per byte (the documented defaults, docs/machine-costs.md). */
+static void assert_costs(const cm_tree_t *t, int l, double latency, double bandwidth)
+{
+    assert_true(cm_tree_level_msg_cost(t, l) == latency);
+    assert_true(cm_tree_level_byte_cost(t, l) == 1 / bandwidth);
 }
 
 static cm_tree_t *load(const char *topo, const char *nodelist)
@@ -41,11 +50,11 @@ static void test_interleaved(void **state)
     char buf[256];
     cm_tree_t *t = load("slurm/topology.conf", "n[1-8]");
     assert_string_equal(levels_of(t, buf), "switch1 switch node socket core");
-    assert_true(cm_tree_level_byte_cost(t, 0) == 20);
-    assert_true(cm_tree_level_byte_cost(t, 1) == 10);
-    assert_true(cm_tree_level_byte_cost(t, 2) == 2);
-    assert_true(cm_tree_level_byte_cost(t, 3) == 1);
-    assert_true(cm_tree_level_byte_cost(t, 4) == 0);
+    assert_costs(t, 0, 2 * 1.05e-6, 6.25e9);
+    assert_costs(t, 1, 1.05e-6, 12.5e9);
+    assert_costs(t, 2, 0.4e-6, 14e9);
+    assert_costs(t, 3, 0.3e-6, 16e9);
+    assert_costs(t, 4, 0, INFINITY);
     assert_int_equal(cm_tree_nslots(t), 80);
     assert_int_equal(cm_tree_nnodes(t), 8);
     static const int first[8] = {0, 40, 8, 48, 16, 56, 32, 72};
@@ -104,7 +113,9 @@ static void test_disjoint_tops(void **state)
     char buf[256];
     cm_tree_t *t = load("slurm/topology-disjoint.conf", "n[3-6]");
     assert_string_equal(levels_of(t, buf), "cluster switch node socket core");
-    assert_true(cm_tree_level_byte_cost(t, 0) == 20);
+    /* The root over leaf switches costs what a "switch1" would. */
+    assert_costs(t, 0, 2 * 1.05e-6, 6.25e9);
+    assert_costs(t, 1, 1.05e-6, 12.5e9);
     assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);  /* n3, n4 */
     assert_int_equal(cm_tree_lca_level(t, 8, 16), 0); /* n4, n5 */
     cm_tree_free(t);
@@ -120,8 +131,8 @@ static void test_deep(void **state)
     char buf[256];
     cm_tree_t *t = load("slurm/topology-deep.conf", "n[1,5,3,6]");
     assert_string_equal(levels_of(t, buf), "switch2 switch1 switch node socket core");
-    assert_true(cm_tree_level_byte_cost(t, 0) == 40);
-    assert_true(cm_tree_level_byte_cost(t, 1) == 20);
+    assert_costs(t, 0, 3 * 1.05e-6, 3.125e9);
+    assert_costs(t, 1, 2 * 1.05e-6, 6.25e9);
     /* DFS: c{a{n1} b{n3}} d{n5 n6} -> n1 0-7, n3 8-15, n5 16-31, n6 32-47 */
     assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);   /* via c */
     assert_int_equal(cm_tree_lca_level(t, 0, 16), 0);  /* via top */

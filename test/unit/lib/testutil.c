@@ -1,0 +1,48 @@
+/* testutil.c -- test inputs that must exist (see testutil.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "testdata.h"
+#include "testutil.h"
+
+cm_tree_t *cm_test_hier(const char *hierarchy, const char *distances)
+{
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_tree_from_hierarchy(hierarchy, distances, &err);
+    if (!t)
+        fail_msg("cm_tree_from_hierarchy(%s, %s): %s", hierarchy, distances, err.msg);
+    return t;
+}
+
+cm_matrix_t *cm_test_matrix(const char *rel)
+{
+    cm_error_t err = { "" };
+    cm_matrix_t *m = cm_matrix_read(cm_test_data_path(rel), CM_FORMAT_AUTO, &err);
+    if (!m)
+        fail_msg("%s: %s", rel, err.msg);
+    return m;
+}
+
+cm_matrix_t *cm_test_finish(cm_builder_t *b)
+{
+    cm_error_t err = { "" };
+    cm_matrix_t *m = cm_builder_finish(b, &err);
+    cm_builder_free(b);
+    if (!m)
+        fail_msg("cm_builder_finish: %s", err.msg);
+    return m;
+}
+
+void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
+                     cm_weight_t weight)
+{
+    cm_error_t err = { "" };
+    cm_costs_t c;
+    cm_costs_from_tree(t, m, weight, &c);
+    if (cm_problem_init(p, m, t, &c, &err) != 0)
+        fail_msg("cm_problem_init: %s", err.msg);
+}

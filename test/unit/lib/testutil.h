@@ -1,0 +1,30 @@
+/*
+ * testutil.h -- building test inputs in unit tests: machine trees, matrices
+ * and engine problems that must exist for the test to mean anything, so
+ * each helper fails the running cmocka test (fail_msg) with the library's
+ * error message instead of returning NULL.  Every test binary is linked with
+ * all of test/unit/lib/.
+ */
+#ifndef CM_TESTUTIL_H
+#define CM_TESTUTIL_H
+
+#include "clustermap.h"
+#include "engine_internal.h"
+
+/** cm_tree_from_hierarchy(@p hierarchy, @p distances), e.g. ("4:2:4:2",
+ *  "1:2:10:20"). */
+cm_tree_t *cm_test_hier(const char *hierarchy, const char *distances);
+
+/** The matrix at @p rel under the test data directory (cm_test_data_path,
+ *  e.g. "matrices/cg.S.64.mtx"), format detected. */
+cm_matrix_t *cm_test_matrix(const char *rel);
+
+/** cm_builder_finish(@p b), then cm_builder_free(@p b). */
+cm_matrix_t *cm_test_finish(cm_builder_t *b);
+
+/** cm_problem_init() of @p m on @p t with the costs cm_costs_from_tree()
+ *  gives for @p weight.  Release with cm_problem_fini(). */
+void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
+                     cm_weight_t weight);
+
+#endif /* CM_TESTUTIL_H */
