@@ -1,0 +1,55 @@
+# cluster.sh -- sourced by sharness tests that need the virtual Slurm cluster
+# of test/cluster/ (see test/cluster/README.md), after sharness.sh.
+# shellcheck shell=sh
+#
+# Skips the whole test file when the cluster cannot run here (not root, or
+# namespaces not permitted).  Each test file gets a cluster of its own, named
+# after the file ("t0500" for t0500-*.t), unless CM_CLUSTER_NAME is set, so a
+# test never restarts a cluster another test or a developer is using.
+#
+# Sets
+#   CM_CLUSTER_BIN    test/cluster (up.sh, down.sh, run, sbatch-wait, wait-idle)
+#   CM_CLUSTER_STATE  the cluster's state directory
+# Defines
+#   run CMD...        a Slurm client on the login host (test/cluster/run)
+#   cluster_idle      wait until no job runs or completes (before checking
+#                     which nodes a job gets: Slurm picks n1, n2... if free)
+#   cluster_finish    call right before test_done: takes the cluster down
+#                     (unless CM_CLUSTER_KEEP=1) after copying its logs to
+#                     ./cluster-log (kept with the trash directory on failure)
+# Bring the cluster up in the first test, with the plugstack the file needs:
+#   test_expect_success 'cluster up' '"$CM_CLUSTER_BIN/up.sh"'
+
+CM_CLUSTER_BIN=$(cd "$SHARNESS_TEST_DIRECTORY/../cluster" && pwd)
+if [ -z "${CM_CLUSTER_NAME:-}" ]; then
+    CM_CLUSTER_NAME=$(basename "$0" | sed -n 's/^\(t[0-9][0-9]*\).*/\1/p' | cut -c1-8)
+    CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-cmtest}
+fi
+export CM_CLUSTER_NAME
+CM_CLUSTER_STATE=$(. "$CM_CLUSTER_BIN/lib.sh" && echo "$CM_STATE") ||
+    error "test/cluster/lib.sh: bad cluster settings"
+
+if [ "$(id -u)" -ne 0 ]; then
+    skip_all='the virtual Slurm cluster needs root (network namespaces, bind mounts)'
+    test_done
+fi
+if ! command -v ip >/dev/null 2>&1 ||
+   ! unshare --net --uts --mount --propagation private true 2>/dev/null; then
+    skip_all='creating network/UTS/mount namespaces is not permitted here'
+    test_done
+fi
+
+run() { "$CM_CLUSTER_BIN/run" "$@"; }
+
+cluster_idle() { "$CM_CLUSTER_BIN/wait-idle" 30; }
+
+cluster_finish() {
+    if [ -d "$CM_CLUSTER_STATE/log" ]; then
+        rm -rf cluster-log && cp -r "$CM_CLUSTER_STATE/log" cluster-log 2>/dev/null
+    fi
+    if [ "${CM_CLUSTER_KEEP:-0}" = 1 ]; then
+        say "# cluster $CM_CLUSTER_NAME kept: CM_CLUSTER_NAME=$CM_CLUSTER_NAME test/cluster/run ..."
+    else
+        "$CM_CLUSTER_BIN/down.sh" >/dev/null 2>&1
+    fi
+}
