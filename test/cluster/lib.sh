@@ -25,6 +25,21 @@ case $CM_STATE in
     *[[:space:]]* | / | /tmp) echo "cluster: CM_CLUSTER_DIR must be a path without blanks, got '$CM_STATE'" >&2; exit 2 ;;
 esac
 
+# Directories every host must see at their own path although /tmp is
+# node-local: the state directory and the source tree the harness belongs to
+# (tests build programs and write job output there, and a CI checkout may
+# well live under /tmp), plus CM_CLUSTER_SHARED (colon-separated).  Only
+# those under /tmp need binding back; see cm_in_host.
+CM_SRC=${here:+$(cd "$here/../.." && pwd)}
+cm_shared_under_tmp() {
+    printf '%s\n' "$CM_STATE" "$CM_SRC" $(echo "${CM_CLUSTER_SHARED:-}" | tr ':' ' ') |
+        while read -r d; do
+            [ -n "$d" ] || continue
+            d=$(realpath -m "$d")
+            case $d/ in /tmp/?*) echo "${d#/tmp/}" ;; esac
+        done | sort -u
+}
+
 # Number of compute nodes (n1..nN, two per leaf switch).
 CM_NODES=${CM_CLUSTER_NODES:-4}
 case $CM_NODES in
@@ -105,26 +120,28 @@ cm_daemons() {
 # cm_in_host NS HOSTNAME TMPDIR CMD...: run CMD as if on host HOSTNAME: in
 # network namespace NS, with new UTS and private mount namespaces, the
 # cluster's hosts file over /etc/hosts and, when TMPDIR is not empty, TMPDIR
-# over /tmp.  A state directory under /tmp is bound back at its own path so
-# the daemons still see their configuration, sockets and logs.  nsenter
+# over /tmp.  The shared directories under /tmp (cm_shared_under_tmp) are
+# bound back at their own paths, so the daemons still see their
+# configuration, sockets and logs, and jobs see the source tree.  nsenter
 # rather than `ip netns exec`, which remounts /sys.  CM_EXEC=exec: replace
 # the calling shell; CM_DAEMON=1: close inherited descriptors (cm_nofds).
 cm_in_host() {
     ns=$1 host=$2 tmpdir=$3; shift 3
-    rel=
-    case $CM_STATE/ in /tmp/*) rel=${CM_STATE#/tmp/} ;; esac
-    if [ -n "$tmpdir" ] && [ -n "$rel" ]; then mkdir -p "$tmpdir/$rel"; fi
+    rels=$(cm_shared_under_tmp | tr '\n' ' ')
+    if [ -n "$tmpdir" ]; then
+        for rel in $rels; do mkdir -p "$tmpdir/$rel"; done
+    fi
     set -- nsenter --net="/run/netns/$ns" -- unshare --uts --mount --propagation private -- \
         sh -c '
             set -e
-            hosts=$1 host=$2 tmpdir=$3 state=$4 rel=$5; shift 5
+            hosts=$1 host=$2 tmpdir=$3 rels=$4; shift 4
             mount --bind "$hosts" /etc/hosts
             if [ -n "$tmpdir" ]; then
-                if [ -n "$rel" ]; then mount --bind "$state" "$tmpdir/$rel"; fi
+                for rel in $rels; do mount --bind "/tmp/$rel" "$tmpdir/$rel"; done
                 mount --rbind "$tmpdir" /tmp
             fi
             hostname "$host"
-            exec "$@"' cm-host "$CM_HOSTS" "$host" "$tmpdir" "$CM_STATE" "$rel" "$@"
+            exec "$@"' cm-host "$CM_HOSTS" "$host" "$tmpdir" "$rels" "$@"
     if [ "${CM_DAEMON:-0}" = 1 ]; then set -- cm_nofds "$@"; fi
     ${CM_EXEC:-} "$@" 9<&-
 }
