@@ -22,8 +22,9 @@ static void usage(FILE *f)
     char names[256];
 
     fprintf(f,
-"Usage: clustermap plan --matrix FILE <machine> --algorithm %s\n"
-"                       --output FILE [--seed N] [--weight W]\n"
+"Usage: clustermap plan --matrix FILE <machine> --output FILE\n"
+"                       [--algorithm %s]\n"
+"                       [--seed N] [--weight W]\n"
 "                       [--time-budget S] [--initial FILE] [--verbose]\n"
 "\n"
 "Compute where each rank should run and write it as a mapping file: line i\n"
@@ -35,7 +36,7 @@ static void usage(FILE *f)
     cm_machine_opts_help(f, CM_MACHINE_NEED_MATRIX);
     fputs(
 "Planning:\n"
-"  --algorithm NAME       how to place the ranks, one of:\n", f);
+"  --algorithm NAME       how to place the ranks (default auto), one of:\n", f);
     cm_cli_algorithm_help(f);
     fputs(
 "  --seed N               seed of random and scotch (default 1)\n"
@@ -191,7 +192,7 @@ int cm_cmd_plan(int argc, char **argv)
         return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
     cm_cli_algorithm_names(names, sizeof names);
     if (!pa.algorithm)
-        return cm_cli_usage_error(CMD, "missing --algorithm %s", names);
+        pa.algorithm = "auto";
     a = cm_cli_algorithm_find(pa.algorithm);
     if (!a)
         return cm_cli_usage_error(CMD, "unknown algorithm '%s' (expected %s)",

@@ -129,9 +129,11 @@ test_expect_success 'eval: missing --mapping names the choices' '
         eval --matrix $M $H
 '
 
-test_expect_success 'plan: missing or unknown --algorithm' '
-    expect_usage "clustermap plan: missing --algorithm block|cyclic|random|scotch" \
-        plan --matrix $M $H --output x &&
+test_expect_success 'plan: --algorithm defaults to auto; an unknown one is refused' '
+    cm_run plan --matrix $M $H --output x --verbose 2>err &&
+    grep "auto" err &&
+    cm_run plan --matrix $M $H --output y --algorithm auto &&
+    test_cmp x y &&
     expect_usage "clustermap plan: unknown algorithm '"'"'magic'"'"'" \
         plan --matrix $M $H --algorithm magic --output x
 '
