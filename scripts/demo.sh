@@ -1,16 +1,20 @@
 #!/bin/sh
 # demo.sh BUILD_DIR -- the clustermap demo (`make demo`).
 #
-# For now the offline planner demo: real communication matrices of NAS and
-# LAMMPS runs, a hierarchical machine described VieM-style, every baseline
-# placement planned with `clustermap plan`, read back and costed with
-# `clustermap eval`, and a table of J and J/J_block.  Exits non-zero as soon
-# as any command fails.
+# As root where network namespaces can be made: the cluster demo.  A
+# virtual Slurm cluster (test/cluster: 4 nodes of 2 x 4 cores, two leaf
+# switches) with the clustermap SPANK plugin; an MPI halo exchange whose
+# ranks are scrambled against the nodes is submitted twice with
+# `sbatch --mapping=cluster`: the first run is profiled, the second placed.
+# Prints where every rank ran in both runs and the predicted communication
+# cost (clustermap eval) of Slurm's default placement versus clustermap's,
+# then takes the cluster down.
 #
-# Structure: run_case() plans and evaluates one matrix on one machine and
-# prints its table rows; main() lists the cases.  The Slurm version of the
-# demo replaces the machine options (--slurm-conf/--nodelist) and adds a
-# job step per case without touching the table code.
+# Otherwise (or with CM_DEMO=offline): the offline planner demo -- real
+# communication matrices of NAS and LAMMPS runs, a hierarchical machine
+# described VieM-style, every baseline placement planned with `clustermap
+# plan`, read back and costed with `clustermap eval`, and a table of J and
+# J/J_block.  Exits non-zero as soon as any command fails.
 set -eu
 
 build=${1:-build}
@@ -64,7 +68,7 @@ run_case() {
     done
 }
 
-main() {
+offline_demo() {
     [ -x "$cm" ] || fail "$cm not built (run make)"
     echo "clustermap demo: offline planning, distances $distances (socket:node:switch:cluster), seed $seed"
     print_header
@@ -75,4 +79,89 @@ main() {
     echo "demo: ok"
 }
 
-main
+# ---- the cluster demo ----
+
+cluster_possible() {
+    [ "$(id -u)" -eq 0 ] &&
+    unshare --net --uts --mount --propagation private true 2>/dev/null &&
+    command -v ip >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1
+}
+
+# "rank host" of the halo's output, as a table with the cores the plugin chose.
+cluster_demo() {
+    for f in clustermap clustermap.so libclustermap-prof.so; do
+        [ -e "$bdir/$f" ] || fail "$bdir/$f not built (run make)"
+    done
+    CM_CLUSTER_NAME=demo
+    export CM_CLUSTER_NAME
+    unset CM_CLUSTER_SLURM_EXTRA CM_CLUSTER_PLUGSTACK_FILE
+    state=$(. "$root/test/cluster/lib.sh" && echo "$CM_STATE")
+    store=$state/store
+    CM_CLUSTER_PLUGSTACK="required $bdir/clustermap.so store=$store prof_lib=$bdir/libclustermap-prof.so"
+    export CM_CLUSTER_PLUGSTACK
+    echo "clustermap demo: a virtual Slurm cluster of 4 nodes (2 sockets x 4 cores),"
+    echo "two leaf switches (n1,n2 | n3,n4), with the clustermap SPANK plugin"
+    "$root/test/cluster/up.sh" || fail "test/cluster/up.sh failed"
+    jobdir=$(mktemp -d /var/tmp/clustermap-demo.XXXXXX)
+    trap 'rm -rf "$work" "$jobdir"; "$root/test/cluster/down.sh" >/dev/null 2>&1' EXIT INT TERM
+    chmod 755 "$jobdir"
+    mpicc -O2 -o "$jobdir/halo" "$root/test/mpi/halo_scrambled.c" || fail "mpicc failed"
+    printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh"
+    chmod 755 "$jobdir/job.sh"
+    cd "$jobdir"
+    for run in 1 2; do
+        echo
+        echo "== run $run: sbatch -J halo -N4 -n16 --exclusive --mapping=cluster,verbose job.sh"
+        "$root/test/cluster/sbatch-wait" -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
+            -o "run$run.out" -e "run$run.err" job.sh || { cat "run$run.err" >&2; fail "job $run failed"; }
+        grep '^clustermap: \(no profile\|placed\)' "run$run.err" || true
+        if [ "$run" = 1 ]; then   # the profile is stored when the step has ended
+            i=0
+            while [ $i -lt 50 ] && [ ! -f "$store/0/halo.16.json" ]; do sleep 0.1; i=$((i + 1)); done
+            "$cm" profile --store "$store" list
+        fi
+    done
+    echo
+    echo "== where the ranks ran (halo neighbours are far apart in rank order)"
+    awk '$1 == "rank" {print $2, $6}' run1.out >r1
+    awk '$1 == "rank" {print $2, $6}' run2.out >r2
+    printf '%-6s %-16s %-16s\n' rank "Slurm's default" clustermap
+    sort -k1,1 r1 >r1s; sort -k1,1 r2 >r2s
+    join r1s r2s | sort -n | awk '{printf "%-6s %-16s %-16s\n", $1, $2, $3}'
+    # Mappings (slot = node index x 8 + core) of both runs for eval.
+    awk '{ sub(/^n/, "", $2); print ($2 - 1) * 8 + seen[$2]++ }' r1 >slurm.map
+    sed -n 's/^clustermap: rank [0-9]* -> n\([0-9]*\) core \([0-9]*\)$/\1 \2/p' run2.err |
+        awk '{print ($1 - 1) * 8 + $2}' >placed.map
+    "$cm" profile --store "$store" show halo --ntasks 16 --format mtx >halo.mtx
+    machine="--slurm-conf $state/etc/slurm.conf --topology-conf $state/etc/topology.conf --nodelist n[1-4]"
+    echo
+    echo "== predicted communication cost J (clustermap eval, seconds of transfer)"
+    for m in slurm.map block placed.map; do
+        # shellcheck disable=SC2086
+        j=$("$cm" eval --matrix halo.mtx $machine --mapping "$m" | sed -n 's/^J=//p') ||
+            fail "clustermap eval failed"
+        case $m in
+            slurm.map) label="Slurm's default (run 1, as it ran)"; js=$j ;;
+            block) label="block (node by node)" ;;
+            placed.map) label="clustermap (run 2, as it ran)"; jc=$j ;;
+        esac
+        printf '%-40s J=%s\n' "$label" "$j"
+    done
+    awk -v s="$js" -v c="$jc" 'BEGIN { printf "clustermap / Slurm default = %.3f\n", c / s }'
+    cd "$root"
+    "$root/test/cluster/down.sh" >/dev/null
+    echo "demo: ok"
+}
+
+case $build in
+/*) bdir=$build ;;
+*) bdir=$root/$build ;;
+esac
+if [ "${CM_DEMO:-}" = offline ]; then
+    offline_demo
+elif cluster_possible; then
+    cluster_demo
+else
+    echo "demo: the cluster demo needs root and network namespaces; running the offline demo" >&2
+    offline_demo
+fi

@@ -1,0 +1,190 @@
+/* config.c -- the plugin's arguments in plugstack.conf ("key=value"). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_profiles.h"
+#include "plugin.h"
+
+/* Where `make install` puts the profiling library. */
+#ifndef CMP_DEFAULT_PROF_LIB
+#define CMP_DEFAULT_PROF_LIB "/usr/local/lib/libclustermap-prof.so"
+#endif
+
+void cmp_config_init(cmp_config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->store, sizeof c->store, "%s", CM_STORE_DEFAULT_DIR);
+    c->default_mode = CMP_MODE_OFF;
+    snprintf(c->algorithm, sizeof c->algorithm, "auto");
+    /* srun waits for the plan: a launch takes ~200 ms, keep us well below */
+    c->budget = 0.05;
+    c->weight = CM_WEIGHT_MIXED;
+    c->merge_weight = CM_PROFILE_DEFAULT_WEIGHT;
+    c->max_profile_size = CM_PROFILE_DEFAULT_MAX_BYTES;
+    snprintf(c->prof_lib, sizeof c->prof_lib, "%s", CMP_DEFAULT_PROF_LIB);
+    snprintf(c->prof_dir, sizeof c->prof_dir, "/tmp");
+    c->profiling = CMP_PROFILE_MISSING;
+    c->ingest_timeout = 10.0;
+    c->max_tasks = 65536;
+    c->bind = 1;
+    c->bind_max_tasks = 65536;
+    c->loglevel = CMP_LOG_ERROR;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int copy(char *dst, size_t size, const char *v)
+{
+    if (strlen(v) >= size)
+        return -1;
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    if (!strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true"))
+        *out = 1;
+    else if (!strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
+{
+    int n;
+    if (!strcmp(key, "store")) {
+        if (v[0] != '/' || copy(c->store, sizeof c->store, v) < 0)
+            return cm_error_set(err, "store=: expected an absolute path, got '%s'", v);
+    } else if (!strcmp(key, "default")) {
+        cmp_request_t r;
+        if (cmp_request_parse(v, &r, NULL) < 0 || r.mode == CMP_MODE_HELP ||
+            strchr(v, ','))
+            return cm_error_set(err, "default=: expected off, cluster, profile, block "
+                                "or cyclic, got '%s'", v);
+        c->default_mode = r.mode;
+    } else if (!strcmp(key, "algorithm")) {
+        static const char *const algs[] = { "auto", "cluster", "scotch-ms", "scotch",
+                                            "block", "cyclic", "random" };
+        size_t i;
+        for (i = 0; i < sizeof algs / sizeof algs[0]; i++)
+            if (!strcmp(v, algs[i]))
+                break;
+        if (i == sizeof algs / sizeof algs[0])
+            return cm_error_set(err, "algorithm=: expected auto, cluster, scotch-ms, "
+                                "scotch, block, cyclic or random, got '%s'", v);
+        copy(c->algorithm, sizeof c->algorithm, v);
+    } else if (!strcmp(key, "budget")) {
+        if (parse_double(v, 0.001, 60, &c->budget) < 0)
+            return cm_error_set(err, "budget=: expected seconds in [0.001, 60], got '%s'", v);
+    } else if (!strcmp(key, "weight")) {
+        if (cm_weight_parse(v, &c->weight) < 0)
+            return cm_error_set(err, "weight=: expected mixed, bytes or msgs, got '%s'", v);
+    } else if (!strcmp(key, "merge_weight")) {
+        if (cm_profile_weight_parse(v, &c->merge_weight) < 0)
+            return cm_error_set(err, "merge_weight=: expected a number in (0, 1] or "
+                                "'mean', got '%s'", v);
+    } else if (!strcmp(key, "max_profile_size")) {
+        double d;
+        if (parse_double(v, 1024, 1e12, &d) < 0)
+            return cm_error_set(err, "max_profile_size=: expected bytes in [1024, 1e12], "
+                                "got '%s'", v);
+        c->max_profile_size = (size_t)d;
+    } else if (!strcmp(key, "level_costs")) {
+        if (copy(c->level_costs, sizeof c->level_costs, v) < 0)
+            return cm_error_set(err, "level_costs=: longer than %zu bytes",
+                                sizeof c->level_costs - 1);
+    } else if (!strcmp(key, "level_latencies")) {
+        if (copy(c->level_latencies, sizeof c->level_latencies, v) < 0)
+            return cm_error_set(err, "level_latencies=: longer than %zu bytes",
+                                sizeof c->level_latencies - 1);
+    } else if (!strcmp(key, "level_bandwidths")) {
+        if (copy(c->level_bandwidths, sizeof c->level_bandwidths, v) < 0)
+            return cm_error_set(err, "level_bandwidths=: longer than %zu bytes",
+                                sizeof c->level_bandwidths - 1);
+    } else if (!strcmp(key, "prof_lib")) {
+        if (v[0] != '/' || copy(c->prof_lib, sizeof c->prof_lib, v) < 0 ||
+            strpbrk(v, " :"))
+            return cm_error_set(err, "prof_lib=: expected an absolute path without "
+                                "blanks or ':', got '%s'", v);
+    } else if (!strcmp(key, "prof_dir")) {
+        if (v[0] != '/' || copy(c->prof_dir, sizeof c->prof_dir, v) < 0)
+            return cm_error_set(err, "prof_dir=: expected an absolute path, got '%s'", v);
+    } else if (!strcmp(key, "profile")) {
+        if (!strcmp(v, "missing"))
+            c->profiling = CMP_PROFILE_MISSING;
+        else if (!strcmp(v, "always"))
+            c->profiling = CMP_PROFILE_ALWAYS;
+        else if (!strcmp(v, "never"))
+            c->profiling = CMP_PROFILE_NEVER;
+        else
+            return cm_error_set(err, "profile=: expected missing, always or never, "
+                                "got '%s'", v);
+    } else if (!strcmp(key, "ingest_timeout")) {
+        if (parse_double(v, 0.1, 600, &c->ingest_timeout) < 0)
+            return cm_error_set(err, "ingest_timeout=: expected seconds in [0.1, 600], "
+                                "got '%s'", v);
+    } else if (!strcmp(key, "max_tasks")) {
+        if (cmp_parse_int(v, CM_PROFILE_MAX_TASKS, &n) < 0)
+            return cm_error_set(err, "max_tasks=: expected an integer in [1, %d], got '%s'",
+                                CM_PROFILE_MAX_TASKS, v);
+        c->max_tasks = n;
+    } else if (!strcmp(key, "bind")) {
+        if (parse_bool(v, &c->bind) < 0)
+            return cm_error_set(err, "bind=: expected yes or no, got '%s'", v);
+    } else if (!strcmp(key, "bind_max_tasks")) {
+        if (cmp_parse_int(v, CM_PROFILE_MAX_TASKS, &n) < 0)
+            return cm_error_set(err, "bind_max_tasks=: expected an integer in [1, %d], "
+                                "got '%s'", CM_PROFILE_MAX_TASKS, v);
+        c->bind_max_tasks = n;
+    } else if (!strcmp(key, "loglevel")) {
+        if (!strcmp(v, "quiet"))
+            c->loglevel = CMP_LOG_QUIET;
+        else if (!strcmp(v, "error"))
+            c->loglevel = CMP_LOG_ERROR;
+        else if (!strcmp(v, "info"))
+            c->loglevel = CMP_LOG_INFO;
+        else if (!strcmp(v, "debug"))
+            c->loglevel = CMP_LOG_DEBUG;
+        else
+            return cm_error_set(err, "loglevel=: expected quiet, error, info or debug, "
+                                "got '%s'", v);
+    } else {
+        return cm_error_set(err, "unknown argument '%s=' (expected store, default, "
+                            "algorithm, budget, weight, merge_weight, max_profile_size, "
+                            "level_costs, level_latencies, level_bandwidths, prof_lib, "
+                            "prof_dir, profile, ingest_timeout, max_tasks, bind, "
+                            "bind_max_tasks, loglevel)", key);
+    }
+    return 0;
+}
+
+int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        char key[64];
+        if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof key)
+            return cm_error_set(err, "plugstack.conf argument %d: expected key=value, "
+                                "got '%.100s'", i + 1, argv[i]);
+        memcpy(key, argv[i], (size_t)(eq - argv[i]));
+        key[eq - argv[i]] = '\0';
+        if (one(c, key, eq + 1, err) < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,102 @@
+/* options.c -- the value of --mapping=<mode>[,modifier...]. */
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin.h"
+
+static const struct {
+    const char *name;
+    cmp_mode_t mode;
+} modes[] = {
+    { "cluster", CMP_MODE_CLUSTER }, { "profile", CMP_MODE_PROFILE },
+    { "block", CMP_MODE_BLOCK },     { "cyclic", CMP_MODE_CYCLIC },
+    { "off", CMP_MODE_OFF },         { "help", CMP_MODE_HELP },
+};
+
+const char *cmp_mode_name(cmp_mode_t mode)
+{
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (modes[i].mode == mode)
+            return modes[i].name;
+    return "default";
+}
+
+/* Job names become file names in the store (escaped there); here they only
+ * have to be printable and of bounded length. */
+static int valid_name(const char *s, size_t len)
+{
+    if (len == 0 || len > CMP_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
+            return 0;
+    return 1;
+}
+
+int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!value || !*value)
+        return cm_error_set(err, "--mapping: expected a mode (cluster, profile, "
+                            "block, cyclic, off, help), got nothing");
+    size_t len = strcspn(value, ",");
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strlen(modes[i].name) == len && !strncmp(modes[i].name, value, len))
+            out->mode = modes[i].mode;
+    if (out->mode == CMP_MODE_UNSET)
+        return cm_error_set(err, "--mapping: expected a mode (cluster, profile, "
+                            "block, cyclic, off, help), got '%.*s'",
+                            (int)(len > 64 ? 64 : len), value);
+    const char *p = value + len;
+    while (*p == ',') {
+        p++;
+        size_t l = strcspn(p, ",");
+        if (l == 7 && !strncmp(p, "verbose", 7)) {
+            out->verbose = 1;
+        } else if (l == 9 && !strncmp(p, "noprofile", 9)) {
+            out->noprofile = 1;
+        } else if (l > 5 && !strncmp(p, "name=", 5)) {
+            if (!valid_name(p + 5, l - 5))
+                return cm_error_set(err, "--mapping: name=: expected 1..%d printable "
+                                    "characters without blanks, got '%.*s'",
+                                    CMP_NAME_MAX, (int)(l - 5 > 64 ? 64 : l - 5), p + 5);
+            memcpy(out->name, p + 5, l - 5);
+            out->name[l - 5] = '\0';
+        } else {
+            return cm_error_set(err, "--mapping: unknown modifier '%.*s' (expected "
+                                "name=<profile>, verbose or noprofile)",
+                                (int)(l > 64 ? 64 : l), p);
+        }
+        p += l;
+    }
+    return 0;
+}
+
+const char cmp_help_text[] =
+"Usage: --mapping=<mode>[,<modifier>...]   (sbatch, salloc, srun)\n"
+"\n"
+"clustermap places the ranks of an MPI job step on the nodes and cores of\n"
+"its allocation so that ranks that talk a lot sit close together.  It learns\n"
+"who talks to whom by profiling a run of the job (same user, job name and\n"
+"task count), then places later runs from that profile.\n"
+"\n"
+"Modes:\n"
+"  cluster    place from the stored profile; without one, run with Slurm's\n"
+"             default placement and profile the run\n"
+"  profile    run with Slurm's default placement and record a profile\n"
+"  block      Slurm's block layout (rank i fills nodes in order)\n"
+"  cyclic     round robin over the nodes\n"
+"  off        do nothing (Slurm's default placement)\n"
+"  help       print this text\n"
+"Modifiers:\n"
+"  name=NAME  use (and record) the profile of job name NAME instead of the\n"
+"             job's own name\n"
+"  verbose    print the placement (rank -> node, core) and its predicted\n"
+"             communication cost on the step's stderr\n"
+"  noprofile  never profile this job\n"
+"\n"
+"Given to sbatch or salloc, the option applies to every srun in the job;\n"
+"an srun option overrides it.  Steps with one task, steps given -w or\n"
+"SLURM_HOSTFILE, and programs started with mpirun are left to Slurm.  When\n"
+"anything goes wrong the step runs with Slurm's default placement and one\n"
+"line starting with 'clustermap:' says why.  See clustermap_spank(8).\n";

@@ -1,0 +1,114 @@
+/*
+ * halo_scrambled: a periodic 2-D halo exchange whose ranks are scattered
+ * over the grid, so that ranks close in rank order (which Slurm's block
+ * layout puts on the same node) are far apart in the grid.  Rank r owns
+ * grid cell g(r) = (r * s) mod n, s the smallest integer >= n/3 coprime
+ * with n; the grid is the MPI_Dims_create(n, 2) one, row-major.  Each rank
+ * exchanges HALO_BYTES with its four neighbours STEPS times, then prints
+ *     rank R size N host H cpus LIST
+ * (the format of hello_hosts.c; rank 0 prints all lines in rank order).
+ * Usage: halo_scrambled [STEPS]
+ */
+#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_SET */
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HALO_DOUBLES 4096 /* 32 KiB per message */
+#define LINE_LEN 512
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void cpu_list(char *buf, size_t len)
+{
+    cpu_set_t set;
+    size_t used = 0;
+    buf[0] = '\0';
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int end = c;
+        while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set))
+            end++;
+        int n = end > c ? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, end)
+                        : snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
+        if (n < 0 || (size_t)n >= len - used)
+            return;
+        used += (size_t)n;
+        c = end;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int n, r, dims[2] = { 0, 0 };
+    int steps = argc > 1 ? atoi(argv[1]) : 10;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Dims_create(n, 2, dims);
+
+    int s = n / 3 > 1 ? n / 3 : 1;
+    while (gcd(s, n) != 1)
+        s++;
+    int *rank_of = malloc((size_t)n * sizeof(int));   /* grid cell -> rank */
+    for (int k = 0; k < n; k++)
+        rank_of[(int)(((long)k * s) % n)] = k;
+    int g = (int)(((long)r * s) % n), i = g / dims[1], j = g % dims[1];
+    int nb[4] = {
+        rank_of[((i + dims[0] - 1) % dims[0]) * dims[1] + j],
+        rank_of[((i + 1) % dims[0]) * dims[1] + j],
+        rank_of[i * dims[1] + (j + dims[1] - 1) % dims[1]],
+        rank_of[i * dims[1] + (j + 1) % dims[1]],
+    };
+    double *out = calloc(4 * HALO_DOUBLES, sizeof(double));
+    double *in = calloc(4 * HALO_DOUBLES, sizeof(double));
+    for (int step = 0; step < steps; step++) {
+        MPI_Request rq[8];
+        for (int d = 0; d < 4; d++) {
+            MPI_Irecv(in + d * HALO_DOUBLES, HALO_DOUBLES, MPI_DOUBLE, nb[d], d ^ 1,
+                      MPI_COMM_WORLD, &rq[d]);
+            MPI_Isend(out + d * HALO_DOUBLES, HALO_DOUBLES, MPI_DOUBLE, nb[d], d,
+                      MPI_COMM_WORLD, &rq[4 + d]);
+        }
+        MPI_Waitall(8, rq, MPI_STATUSES_IGNORE);
+    }
+
+    char host[256], cpus[256], line[LINE_LEN];
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    cpu_list(cpus, sizeof cpus);
+    memset(line, 0, sizeof line);
+    snprintf(line, sizeof line, "rank %d size %d host %s cpus %s", r, n, host, cpus);
+    if (r == 0) {
+        puts(line);
+        for (int k = 1; k < n; k++) {
+            MPI_Recv(line, LINE_LEN, MPI_CHAR, k, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            puts(line);
+        }
+        fflush(stdout);
+    } else {
+        MPI_Send(line, LINE_LEN, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
+    }
+    free(out);
+    free(in);
+    free(rank_of);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,73 @@
+# plugin.sh -- sourced by the t05NN-plugin*.t tests after sharness.sh.
+# shellcheck shell=sh disable=SC2034
+#
+# Sets CM_ROOT, CLUSTER (test/cluster), PBUILD (the build with the plugin:
+# $CLUSTERMAP_BUILD, default <root>/build), CM (the command), PLUGIN, PROFLIB,
+# STATE (the cluster's state directory), STORE (the profile store the
+# plugin is configured with, inside STATE so that every node sees it), and
+# defines
+#   run CMD...              a Slurm client on the cluster's login host
+#   sbw [OPTION...] SCRIPT  sbatch and wait for the job (test/cluster/sbatch-wait)
+#   plugin_cluster_up [PLUGSTACK-ARGS]
+#                           bring the cluster up with the plugin configured
+#   ranks_hosts FILE...     "rank host" of the halo/hello output lines
+#   plan_of FILE            "rank node core" of the plugin's verbose plan lines
+#   cm_lines FILE           the "clustermap:" lines of FILE
+# Callers set CM_CLUSTER_NAME before sourcing (their own cluster) and
+# CM_CLUSTER_SLURM_EXTRA if they need more slurm.conf lines.
+
+CM_ROOT=$(cd "$SHARNESS_TEST_DIRECTORY/../.." && pwd)
+CLUSTER=$CM_ROOT/test/cluster
+PBUILD=${CLUSTERMAP_BUILD:-$CM_ROOT/build}
+case $PBUILD in
+/*) ;;
+*) PBUILD=$CM_ROOT/$PBUILD ;;
+esac
+CM=$PBUILD/clustermap
+PLUGIN=$PBUILD/clustermap.so
+PROFLIB=$PBUILD/libclustermap-prof.so
+export CM_CLUSTER_NAME
+unset CM_CLUSTER_PLUGSTACK CM_CLUSTER_PLUGSTACK_FILE CM_CLUSTER_NODES
+unset SLURM_HOSTFILE SLURM_JOB_ID CLUSTERMAP_STORE
+STATE=$(. "$CLUSTER/lib.sh" && echo "$CM_STATE")
+STORE=$STATE/store
+
+for f in "$CM" "$PLUGIN" "$PROFLIB"; do
+    test -f "$f" || error "$f not built (run make, or set CLUSTERMAP_BUILD)"
+done
+
+run() { "$CLUSTER/run" "$@"; }
+sbw() { "$CLUSTER/sbatch-wait" "$@"; }
+
+# sbw_as USER [OPTION...] SCRIPT: submit as USER (group users), wait as root.
+sbw_as() {
+    u=$1; shift
+    id=$(run setpriv --reuid="$u" --regid=users --clear-groups sbatch --parsable "$@") ||
+        return 1
+    id=${id%%;*}
+    n=0
+    while [ "$n" -lt 600 ]; do
+        st=$(run scontrol -o show job "$id" | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p')
+        case $st in
+            COMPLETED) return 0 ;;
+            FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) return 1 ;;
+        esac
+        sleep 0.1; n=$((n + 1))
+    done
+    run scancel "$id"; return 1
+}
+
+plugin_cluster_up() {
+    CM_CLUSTER_PLUGSTACK="required $PLUGIN store=$STORE prof_lib=$PROFLIB $*"
+    export CM_CLUSTER_PLUGSTACK
+    "$CLUSTER/up.sh" >up.out 2>&1 || { cat up.out; return 1; }
+}
+
+ranks_hosts() { awk '$1 == "rank" && $3 == "size" {print $2, $6}' "$@"; }
+plan_of() { sed -n 's/^clustermap: rank \([0-9]*\) -> \([^ ]*\) core \([0-9]*\)$/\1 \2 \3/p' "$@"; }
+cm_lines() { grep '^clustermap:' "$@" || true; }
+
+# The job's output must be readable by every test user: a world-writable
+# sticky directory in the trash directory (which is outside /tmp, so every
+# node sees it).
+mkdir -p out && chmod 1777 out && chmod o+rx . 2>/dev/null

@@ -1,0 +1,216 @@
+#!/bin/sh
+#
+# The SPANK plugin on the virtual Slurm cluster, end to end: a scrambled
+# 2-D halo (MPI, srun --mpi=pmix) is profiled by its first
+# `sbatch --mapping=cluster` run and placed by the second; ranks run where
+# the plan says, bound to the planned CPUs where the node has them, and the
+# placement's J is below block's and below where Slurm put the first run.
+# Also: salloc + plain srun, srun -n <fewer>, srun -n1 in a mapped job,
+# --mapping=off, the default (off), usage errors and --mapping=help.
+#
+# Own cluster (CM_CLUSTER_NAME=t0510), taken down at the end unless
+# CM_CLUSTER_KEEP=1.
+
+test_description='SPANK plugin: profile, place, bind on the virtual cluster'
+
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+
+if [ "$(id -u)" -ne 0 ]; then
+    skip_all='the virtual cluster needs root (network namespaces, bind mounts)'
+    test_done
+fi
+if ! unshare --net --uts --mount --propagation private true 2>/dev/null ||
+   ! command -v ip >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1; then
+    skip_all='needs network/UTS/mount namespaces and mpicc'
+    test_done
+fi
+CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0510}
+unset CM_CLUSTER_SLURM_EXTRA
+. "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
+
+# Hosts of the plan must be the hosts the ranks ran on.
+check_plan_hosts() {   # ERR OUT N
+    plan_of "$1" | awk '{print $1, $2}' >plan.hosts &&
+    ranks_hosts "$2" >ran.hosts &&
+    test "$(wc -l <plan.hosts)" -eq "$3" &&
+    test_cmp plan.hosts ran.hosts
+}
+
+# A mapping file (slot = node index * 8 + core) from "rank node core".
+plan_to_mapping() {
+    plan_of "$1" | awk '{ sub(/^n/, "", $2); print ($2 - 1) * 8 + $3 }'
+}
+
+# Slots of where ranks ran when Slurm placed them: the k-th rank on node nX
+# gets core k (block within the node).
+ran_to_mapping() {
+    ranks_hosts "$1" | awk '{ sub(/^n/, "", $2); print ($2 - 1) * 8 + seen[$2]++ }'
+}
+
+jvalue() { sed -n 's/^J=//p' "$1"; }
+
+eval_machine="--slurm-conf $STATE/etc/slurm.conf --topology-conf $STATE/etc/topology.conf --nodelist n[1-4]"
+
+test_expect_success 'cluster with the plugin comes up' '
+    plugin_cluster_up &&
+    grep -q "clustermap.so store=$STORE" "$STATE/etc/plugstack.conf"
+'
+
+test_expect_success 'compile the scrambled halo' '
+    mpicc -std=c11 -Wall -Wextra -Werror -O2 -o halo_scrambled \
+        "$CM_ROOT/test/mpi/halo_scrambled.c" &&
+    printf "#!/bin/sh\nsrun --mpi=pmix ./halo_scrambled\n" >job.sh
+'
+
+test_expect_success 'an invalid --mapping is a usage error at submit time' '
+    test_must_fail run sbatch --mapping=fast --wrap true 2>bad.err &&
+    grep "clustermap: --mapping: expected a mode (cluster, profile, block, cyclic, off, help), got .fast." bad.err &&
+    test_must_fail run srun --mapping=cluster,loud true 2>bad2.err &&
+    grep "unknown modifier .loud." bad2.err
+'
+
+test_expect_success '--mapping=help prints the manual and exits 0' '
+    run srun --mapping=help true >help.out &&
+    grep -q "^Usage: --mapping=<mode>" help.out &&
+    grep -q "noprofile" help.out
+'
+
+test_expect_success 'first sbatch --mapping=cluster profiles the job' '
+    sbw -J halo -N4 -n16 --exclusive --mapping=cluster -o out/run1.out -e out/run1.err job.sh &&
+    echo "clustermap: no profile for job '"'"'halo'"'"' with 16 tasks; using Slurm'"'"'s default placement (profiling this run)" >expect &&
+    cm_lines out/run1.err >actual &&
+    test_cmp expect actual &&
+    test "$(ranks_hosts out/run1.out | wc -l)" -eq 16 &&
+    "$CM" profile --store "$STORE" list >list1 &&
+    grep -E "^halo +16 +1 " list1
+'
+
+test_expect_success 'the profile holds the halo: 16 x 4 x 10 messages + 15 lines' '
+    "$CM" profile --store "$STORE" show halo --ntasks 16 >show &&
+    grep "^p2p.msgs=655$" show &&
+    grep "^runs=1$" show
+'
+
+test_expect_success 'second run is placed: ranks run where the plan says' '
+    sbw -J halo -N4 -n16 --exclusive --mapping=cluster,verbose -o out/run2.out -e out/run2.err job.sh &&
+    grep "^clustermap: placed 16 tasks of job .halo. on [0-9] of 4 nodes" out/run2.err &&
+    check_plan_hosts out/run2.err out/run2.out 16 &&
+    ! grep "no profile" out/run2.err
+'
+
+test_expect_success 'nodes with more tasks than CPUs keep Slurm binding' '
+    test "$(grep -c "not bound ([0-9]* tasks on [0-9]* CPUs)" out/run2.err)" -eq 16
+'
+
+test_expect_success 'with 2 tasks per node each rank is bound where the plan says' '
+    sbw -J halo2pn -N4 --ntasks-per-node=2 --exclusive --mapping=cluster -o out/b1.out job.sh &&
+    sbw -J halo2pn -N4 --ntasks-per-node=2 --exclusive --mapping=cluster,verbose \
+        -o out/b2.out -e out/b2.err job.sh &&
+    check_plan_hosts out/b2.err out/b2.out 8 &&
+    plan_of out/b2.err | awk "\$3 > 1 {bad = 1} END {exit bad}" &&
+    sed -n "s/^clustermap: rank \([0-9]*\) slot [0-9]* cpus \(.*\)$/\1 \2/p" out/b2.err |
+        sort -k1,1 >bound &&
+    test "$(wc -l <bound)" -eq 8 &&
+    awk "\$1 == \"rank\" {print \$2, \$8}" out/b2.out | sort -k1,1 >ran.cpus &&
+    join bound ran.cpus >joined &&
+    test "$(wc -l <joined)" -eq 8 &&
+    awk "\$2 != \$3 {print; bad = 1} END {exit bad}" joined &&
+    awk "{print \$2}" joined | sort -u >cpus.used &&
+    test "$(wc -l <cpus.used)" -eq 2
+'
+
+test_expect_success 'placed runs do not re-profile (profile=missing)' '
+    "$CM" profile --store "$STORE" list >list2 &&
+    grep -E "^halo +16 +1 " list2
+'
+
+test_expect_success 'J of the applied placement is below block and below Slurm' '
+    "$CM" profile --store "$STORE" show halo --ntasks 16 --format mtx >halo.mtx &&
+    plan_to_mapping out/run2.err >placed.map &&
+    ran_to_mapping out/run1.out >slurm.map &&
+    "$CM" eval --matrix halo.mtx $eval_machine --mapping placed.map >placed.eval &&
+    "$CM" eval --matrix halo.mtx $eval_machine --mapping block >block.eval &&
+    "$CM" eval --matrix halo.mtx $eval_machine --mapping slurm.map >slurm.eval &&
+    jp=$(jvalue placed.eval) && jb=$(jvalue block.eval) && js=$(jvalue slurm.eval) &&
+    echo "J placed=$jp block=$jb slurm=$js" &&
+    awk -v p="$jp" -v b="$jb" -v s="$js" "BEGIN { exit !(p < b && p < s) }"
+'
+
+test_expect_success 'salloc --mapping=cluster, then a plain srun is placed' '
+    run salloc -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
+        srun --mpi=pmix ./halo_scrambled >out/salloc.out 2>out/salloc.err &&
+    grep "^clustermap: placed 16 tasks" out/salloc.err &&
+    check_plan_hosts out/salloc.err out/salloc.out 16
+'
+
+test_expect_success 'srun --mapping=cluster -n8 in an allocation: 8 tasks, own profile' '
+    # The profile is recorded by slurmstepd once the step has ended on its
+    # nodes, a moment after srun returns: wait for it.
+    cat >fewer.sh <<-EOF &&
+	#!/bin/sh
+	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer1.out 2>out/fewer1.err
+	for i in \$(seq 50); do
+	    "$CM" profile --store "$STORE" list | grep -q "^halo  *8 " && break
+	    sleep 0.1
+	done
+	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer2.out 2>out/fewer2.err
+	EOF
+    sbw -J halo -N4 -n16 --exclusive -o out/fewer.out fewer.sh &&
+    grep "^clustermap: no profile for job .halo. with 8 tasks (it has profiles for 16 tasks); using Slurm.s default placement (profiling this run)$" out/fewer1.err &&
+    test "$(ranks_hosts out/fewer1.out | wc -l)" -eq 8 &&
+    grep "^clustermap: placed 8 tasks" out/fewer2.err &&
+    check_plan_hosts out/fewer2.err out/fewer2.out 8
+'
+
+test_expect_success 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
+    run salloc -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
+        srun --mpi=pmix -N2 ./halo_scrambled >out/n2.out 2>out/n2.err &&
+    test "$(ranks_hosts out/n2.out | wc -l)" -eq 16 &&
+    ranks_hosts out/n2.out | awk "\$2 != \"n1\" && \$2 != \"n2\" {bad = 1} END {exit bad}" &&
+    check_plan_hosts out/n2.err out/n2.out 16
+'
+
+test_expect_success 'srun -n1 hostname in a mapped batch job runs, silently' '
+    printf "#!/bin/sh\nsrun -n1 hostname\n" >one.sh &&
+    sbw -J halo -N4 -n16 --exclusive --mapping=cluster -o out/one.out -e out/one.err one.sh &&
+    echo n1 >expect &&
+    test_cmp expect out/one.out &&
+    ! grep clustermap out/one.err
+'
+
+test_expect_success '--mapping=off: no placement, no profile, no message' '
+    printf "#!/bin/sh\nsrun --mpi=pmix ./halo_scrambled\nenv | grep -c \"^SLURM_HOSTFILE=\" || true\n" >env.sh &&
+    sbw -J offjob -N4 -n16 --exclusive --mapping=off -o out/off.out -e out/off.err env.sh &&
+    test_must_be_empty out/off.err &&
+    test "$(tail -n 1 out/off.out)" = 0 &&
+    "$CM" profile --store "$STORE" list >list3 &&
+    ! grep offjob list3
+'
+
+test_expect_success 'no --mapping and default=off: nothing happens' '
+    sbw -J plainjob -N4 -n16 --exclusive -o out/plain.out -e out/plain.err env.sh &&
+    test_must_be_empty out/plain.err &&
+    test "$(ranks_hosts out/plain.out | wc -l)" -eq 16 &&
+    "$CM" profile --store "$STORE" list >list4 &&
+    ! grep plainjob list4
+'
+
+test_expect_success 'hostfiles and profiling directories are cleaned up' '
+    ! ls "$STATE"/tmp/n*/clustermap-hosts.* 2>/dev/null &&
+    ! ls /tmp/clustermap-hosts.* 2>/dev/null | grep -q . &&
+    ! ls -d "$STATE"/tmp/n*/clustermap-prof.* 2>/dev/null
+'
+
+test_expect_success DOWN 'down.sh' '
+    cp -r "$STATE/log" cluster-log &&
+    "$CLUSTER/down.sh" >/dev/null
+'
+
+if test_have_prereq DOWN && [ -d "$STATE" ]; then
+    cp -r "$STATE/log" cluster-log 2>/dev/null
+    "$CLUSTER/down.sh" >/dev/null 2>&1
+fi
+
+test_done

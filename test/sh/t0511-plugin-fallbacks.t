@@ -1,0 +1,163 @@
+#!/bin/sh
+#
+# The SPANK plugin when things go wrong, and with several users: each
+# fallback leaves Slurm's default placement, prints exactly one
+# "clustermap:" line, and the job succeeds.  No profile, a corrupt profile,
+# a profile of another task count, a store the user cannot read, controller
+# data the user may not load (PrivateData=nodes: a real slurm_load_node
+# failure).  Two users: profiles are ingested as the user into the user's own
+# directory, and one user can neither read nor use the other's.  Several
+# jobs ending together all get merged.
+#
+# Own cluster (CM_CLUSTER_NAME=t0511, PrivateData=nodes); creates the test
+# users cmtu1 and cmtu2 when missing and removes those it created.
+
+test_description='SPANK plugin: fallbacks, two users, concurrent ingest'
+
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+
+if [ "$(id -u)" -ne 0 ]; then
+    skip_all='the virtual cluster needs root (network namespaces, bind mounts)'
+    test_done
+fi
+if ! unshare --net --uts --mount --propagation private true 2>/dev/null ||
+   ! command -v ip >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1 ||
+   ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
+    skip_all='needs namespaces, mpicc, useradd and setpriv'
+    test_done
+fi
+CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0511}
+CM_CLUSTER_SLURM_EXTRA="PrivateData=nodes"
+export CM_CLUSTER_SLURM_EXTRA
+. "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
+
+created_users=
+for u in cmtu1 cmtu2; do
+    if ! id "$u" >/dev/null 2>&1; then
+        useradd -M -N -g users -s /bin/sh "$u" || error "useradd $u failed"
+        created_users="$created_users $u"
+    fi
+done
+remove_users() {
+    for u in $created_users; do userdel "$u" 2>/dev/null; done
+}
+U1=$(id -u cmtu1) U2=$(id -u cmtu2)
+
+as() {   # as USER CMD...: run CMD as USER (group users)
+    u=$1; shift
+    setpriv --reuid="$u" --regid=users --clear-groups "$@"
+}
+
+one_line() {   # one_line FILE PATTERN: exactly one clustermap line, matching
+    cm_lines "$1" >lines &&
+    test "$(wc -l <lines)" -eq 1 &&
+    grep -E "$2" lines
+}
+
+test_expect_success 'cluster with the plugin comes up' '
+    plugin_cluster_up &&
+    grep -q "^PrivateData=nodes" "$STATE/etc/slurm.conf"
+'
+
+test_expect_success 'compile the scrambled halo' '
+    mpicc -std=c11 -Wall -Wextra -Werror -O2 -o halo_scrambled \
+        "$CM_ROOT/test/mpi/halo_scrambled.c" &&
+    printf "#!/bin/sh\nsrun --mpi=pmix ./halo_scrambled\n" >job.sh &&
+    chmod 755 job.sh halo_scrambled
+'
+
+test_expect_success 'no profile: one line, default placement, job succeeds' '
+    sbw -J fresh -N2 -n4 --mapping=cluster -o out/fresh.out -e out/fresh.err job.sh &&
+    one_line out/fresh.err "^clustermap: no profile for job .fresh. with 4 tasks; using Slurm.s default placement \(profiling this run\)$" &&
+    test "$(ranks_hosts out/fresh.out | wc -l)" -eq 4
+'
+
+test_expect_success 'a profile of another task count is named in the line' '
+    for i in $(seq 50); do
+        "$CM" profile --store "$STORE" list | grep -q "^fresh  *4 " && break
+        sleep 0.1
+    done &&
+    sbw -J fresh -N2 -n8 --mapping=cluster,noprofile -o out/other.out -e out/other.err job.sh &&
+    one_line out/other.err "^clustermap: no profile for job .fresh. with 8 tasks \(it has profiles for 4 tasks\); using Slurm.s default placement$" &&
+    test "$(ranks_hosts out/other.out | wc -l)" -eq 8
+'
+
+test_expect_success 'a corrupt profile: one line naming the checksum, job succeeds' '
+    f=$STORE/0/fresh.4.json &&
+    test -f "$f" &&
+    sed "s/\"runs\": *1/\"runs\": 7/" "$f" >corrupt.json &&
+    ! cmp -s "$f" corrupt.json &&
+    cat corrupt.json >"$f" &&
+    sbw -J fresh -N2 -n4 --mapping=cluster -o out/corrupt.out -e out/corrupt.err job.sh &&
+    one_line out/corrupt.err "^clustermap: cannot use the profile of job .fresh. with 4 tasks: .*checksum.*; using Slurm.s default placement$" &&
+    test "$(ranks_hosts out/corrupt.out | wc -l)" -eq 4
+'
+
+test_expect_success 'a user profiles a job: ingested as the user, into a 0700 directory' '
+    sbw_as cmtu1 -J u1job -N2 -n4 --mapping=profile \
+        -o out/u1.out -e out/u1.err job.sh &&
+    test "$(ranks_hosts out/u1.out | wc -l)" -eq 4 &&
+    for i in $(seq 50); do test -f "$STORE/$U1/u1job.4.json" && break; sleep 0.1; done &&
+    test "$(stat -c "%U %a" "$STORE/$U1")" = "cmtu1 700" &&
+    test "$(stat -c "%U %a" "$STORE/$U1/u1job.4.json")" = "cmtu1 600" &&
+    test_must_be_empty out/u1.err
+'
+
+test_expect_success 'controller data unavailable (PrivateData=nodes): one line' '
+    sbw_as cmtu1 -J u1job -N2 -n4 --mapping=cluster \
+        -o out/ctl.out -e out/ctl.err job.sh &&
+    one_line out/ctl.err "^clustermap: controller data unavailable \(slurm_load_node: .*\); using Slurm.s default placement$" &&
+    test "$(ranks_hosts out/ctl.out | wc -l)" -eq 4
+'
+
+test_expect_success 'the other user can neither read nor use that profile' '
+    test_must_fail as cmtu2 cat "$STORE/$U1/u1job.4.json" &&
+    test_must_fail as cmtu2 "$CM" profile --store "$STORE" list --user cmtu1 &&
+    sbw_as cmtu2 -J u2job -N2 -n4 --mapping=cluster,name=u1job,noprofile \
+        -o out/u2.out -e out/u2.err job.sh &&
+    one_line out/u2.err "^clustermap: no profile for job .u1job. with 4 tasks; using Slurm.s default placement$" &&
+    test "$(ranks_hosts out/u2.out | wc -l)" -eq 4 &&
+    ! test -e "$STORE/$U2/u1job.4.json"
+'
+
+test_expect_success 'a store the user cannot read: one line, job succeeds' '
+    chown cmtu2 "$STORE/$U1" &&
+    test_when_finished "chown cmtu1 \"$STORE/$U1\"" &&
+    sbw_as cmtu1 -J u1job -N2 -n4 --mapping=cluster \
+        -o out/unread.out -e out/unread.err job.sh &&
+    one_line out/unread.err "^clustermap: cannot use the profile of job .u1job. with 4 tasks: .*; using Slurm.s default placement$" &&
+    test "$(ranks_hosts out/unread.out | wc -l)" -eq 4
+'
+
+test_expect_success 'three jobs ending together: all three runs are merged' '
+    for k in 1 2 3; do
+        sbw -J together -N1 -n4 --mapping=profile -o out/tog$k.out job.sh >/dev/null &
+    done &&
+    wait &&
+    for k in 1 2 3; do test "$(ranks_hosts out/tog$k.out | wc -l)" -eq 4 || return 1; done &&
+    for i in $(seq 50); do
+        "$CM" profile --store "$STORE" show together --ntasks 4 >tog.show 2>/dev/null &&
+        grep -q "^runs=3$" tog.show && break
+        sleep 0.1
+    done &&
+    grep "^runs=3$" tog.show
+'
+
+test_expect_success 'no profiling directory is left on the nodes' '
+    ! ls -d "$STATE"/tmp/n*/clustermap-prof.* 2>/dev/null
+'
+
+test_expect_success DOWN 'down.sh' '
+    cp -r "$STATE/log" cluster-log &&
+    "$CLUSTER/down.sh" >/dev/null
+'
+
+if test_have_prereq DOWN && [ -d "$STATE" ]; then
+    cp -r "$STATE/log" cluster-log 2>/dev/null
+    "$CLUSTER/down.sh" >/dev/null 2>&1
+fi
+remove_users
+
+test_done

@@ -1,0 +1,157 @@
+/* test_plugin_args.c -- the Slurm-free parts of the SPANK plugin: the
+ * --mapping value, the plugstack.conf arguments, srun's command line and
+ * SLURM_JOB_CPUS_PER_NODE.  Those files use no Slurm symbol, so they are
+ * compiled into this test directly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/plugin/alloc.c"
+#include "../../src/plugin/config.c"
+#include "../../src/plugin/options.c"
+#include "../../src/plugin/srun_args.c"
+
+static void test_request(void **state)
+{
+    (void)state;
+    cmp_request_t r;
+    cm_error_t err;
+    assert_int_equal(cmp_request_parse("cluster", &r, &err), 0);
+    assert_int_equal(r.mode, CMP_MODE_CLUSTER);
+    assert_int_equal(r.verbose, 0);
+    assert_int_equal(cmp_request_parse("profile,name=lammps,verbose,noprofile", &r, &err), 0);
+    assert_int_equal(r.mode, CMP_MODE_PROFILE);
+    assert_string_equal(r.name, "lammps");
+    assert_int_equal(r.verbose, 1);
+    assert_int_equal(r.noprofile, 1);
+    assert_int_equal(cmp_request_parse("off", &r, &err), 0);
+    assert_int_equal(r.mode, CMP_MODE_OFF);
+    assert_int_equal(cmp_request_parse("clusters", &r, &err), -1);
+    assert_non_null(strstr(err.msg, "got 'clusters'"));
+    assert_int_equal(cmp_request_parse("cluster,loud", &r, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown modifier 'loud'"));
+    assert_int_equal(cmp_request_parse("cluster,name=", &r, &err), -1);
+    assert_int_equal(cmp_request_parse("cluster,name=a b", &r, &err), -1);
+    assert_int_equal(cmp_request_parse("", &r, &err), -1);
+    assert_string_equal(cmp_mode_name(CMP_MODE_CYCLIC), "cyclic");
+}
+
+static void test_config(void **state)
+{
+    (void)state;
+    cmp_config_t c;
+    cm_error_t err;
+    cmp_config_init(&c);
+    assert_int_equal(c.default_mode, CMP_MODE_OFF);
+    assert_true(c.budget > 0 && c.budget <= 0.05);
+    char *ok[] = { "store=/shared/cm", "default=cluster", "budget=0.2", "weight=bytes",
+                   "merge_weight=mean", "profile=always", "bind=no", "loglevel=debug",
+                   "algorithm=scotch", "max_tasks=128" };
+    assert_int_equal(cmp_config_parse(&c, 10, ok, &err), 0);
+    assert_string_equal(c.store, "/shared/cm");
+    assert_int_equal(c.default_mode, CMP_MODE_CLUSTER);
+    assert_true(c.budget == 0.2);
+    assert_int_equal(c.weight, CM_WEIGHT_BYTES);
+    assert_true(c.merge_weight == CM_PROFILE_WEIGHT_MEAN);
+    assert_int_equal(c.profiling, CMP_PROFILE_ALWAYS);
+    assert_int_equal(c.bind, 0);
+    assert_int_equal(c.loglevel, CMP_LOG_DEBUG);
+    assert_string_equal(c.algorithm, "scotch");
+    assert_int_equal(c.max_tasks, 128);
+    char *bad1[] = { "store=relative" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad1, &err), -1);
+    char *bad2[] = { "colour=blue" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad2, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown argument 'colour='"));
+    char *bad3[] = { "default=help" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad3, &err), -1);
+    char *bad4[] = { "budget=0" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad4, &err), -1);
+    char *bad5[] = { "noequals" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad5, &err), -1);
+}
+
+static void parse(cmp_srun_args_t *o, int argc, char **argv)
+{
+    cm_error_t err;
+    assert_int_equal(cmp_srun_args_parse(argc, argv, o, &err), 0);
+}
+
+static void test_srun_args(void **state)
+{
+    (void)state;
+    cmp_srun_args_t o;
+    char *a1[] = { "srun", "--mpi=pmix", "-n", "8", "-N2", "./prog", "-n", "99" };
+    parse(&o, 8, a1);
+    assert_int_equal(o.ntasks, 8);      /* the program's -n 99 is not srun's */
+    assert_int_equal(o.nodes_min, 2);
+    assert_int_equal(o.nodes_max, 2);
+    char *a2[] = { "srun", "-ln16", "--ntasks-per-node=4", "-c", "2", "-J", "halo",
+                   "--mapping", "cluster,verbose", "prog" };
+    parse(&o, 10, a2);
+    assert_int_equal(o.ntasks, 16);
+    assert_int_equal(o.ntasks_per_node, 4);
+    assert_int_equal(o.cpus_per_task, 2);
+    assert_string_equal(o.job_name, "halo");
+    assert_int_equal(o.has_mapping, 1);
+    assert_string_equal(o.mapping, "cluster,verbose");
+    char *a3[] = { "srun", "--ntasks=4", "--nodes=1-3", "-w", "n[1-2]", "--mapp=off", "x" };
+    parse(&o, 7, a3);
+    assert_int_equal(o.ntasks, 4);
+    assert_int_equal(o.nodes_min, 1);
+    assert_int_equal(o.nodes_max, 3);
+    assert_int_equal(o.nodelist, 1);
+    assert_string_equal(o.mapping, "off");   /* unique prefix, as getopt */
+    char *a4[] = { "srun", "-I", "-K1", "--exclusive", "-m", "cyclic", "--", "-n", "3" };
+    parse(&o, 9, a4);
+    assert_int_equal(o.ntasks, 0);
+    assert_int_equal(o.distribution, 1);
+    char *a5[] = { "srun", "-n2", "a", ":", "-n2", "b" };
+    parse(&o, 6, a5);
+    assert_int_equal(o.het, 1);
+    char *a6[] = { "srun", "--help" };
+    parse(&o, 2, a6);
+    assert_int_equal(o.help, 1);
+    char *a7[] = { "srun", "-n", "many", "x" };
+    cm_error_t err;
+    assert_int_equal(cmp_srun_args_parse(4, a7, &o, &err), -1);
+}
+
+static void test_cpus_per_node(void **state)
+{
+    (void)state;
+    int c[8];
+    cm_error_t err;
+    assert_int_equal(cmp_cpus_per_node("8(x2),4", 3, c, &err), 0);
+    assert_int_equal(c[0], 8);
+    assert_int_equal(c[1], 8);
+    assert_int_equal(c[2], 4);
+    assert_int_equal(cmp_cpus_per_node("2", 1, c, &err), 0);
+    assert_int_equal(c[0], 2);
+    assert_int_equal(cmp_cpus_per_node("8(x2),4", 2, c, &err), -1);
+    assert_int_equal(cmp_cpus_per_node("8(x2)", 3, c, &err), -1);
+    assert_int_equal(cmp_cpus_per_node("8(2)", 2, c, &err), -1);
+    assert_int_equal(cmp_cpus_per_node("", 1, c, &err), -1);
+    assert_int_equal(cmp_cpus_per_node(NULL, 1, c, &err), -1);
+    int v;
+    assert_int_equal(cmp_parse_int("12", 100, &v), 0);
+    assert_int_equal(v, 12);
+    assert_int_equal(cmp_parse_int("0", 100, &v), -1);
+    assert_int_equal(cmp_parse_int("101", 100, &v), -1);
+    assert_int_equal(cmp_parse_int("1x", 100, &v), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_request),
+        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_srun_args),
+        cmocka_unit_test(test_cpus_per_node),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
