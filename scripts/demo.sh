@@ -132,13 +132,13 @@ cluster_demo() {
     awk '{ sub(/^n/, "", $2); print ($2 - 1) * 8 + seen[$2]++ }' r1 >slurm.map
     sed -n 's/^clustermap: rank [0-9]* -> n\([0-9]*\) core \([0-9]*\)$/\1 \2/p' run2.err |
         awk '{print ($1 - 1) * 8 + $2}' >placed.map
-    "$cm" profile --store "$store" show halo --ntasks 16 --format mtx >halo.mtx
+    "$cm" profile --store "$store" show halo --ntasks 16 --format triplets >halo.trip
     machine="--slurm-conf $state/etc/slurm.conf --topology-conf $state/etc/topology.conf --nodelist n[1-4]"
     echo
     echo "== predicted communication cost J (clustermap eval, seconds of transfer)"
     for m in slurm.map block placed.map; do
         # shellcheck disable=SC2086
-        j=$("$cm" eval --matrix halo.mtx $machine --mapping "$m" | sed -n 's/^J=//p') ||
+        j=$("$cm" eval --matrix halo.trip $machine --mapping "$m" | sed -n 's/^J=//p') ||
             fail "clustermap eval failed"
         case $m in
             slurm.map) label="Slurm's default (run 1, as it ran)"; js=$j ;;

@@ -388,7 +388,9 @@ static int write_json(const popts_t *o, const cm_profile_t *p)
     return rc;
 }
 
-static int write_mtx(const popts_t *o, const cm_profile_t *p)
+/* The selected part as Matrix Market (bytes) or triplets (bytes and
+ * messages, which `eval --matrix` then prices with their latency). */
+static int write_matrix(const popts_t *o, const cm_profile_t *p, int triplets)
 {
     cm_error_t err = { "" };
     cm_matrix_t *m = cm_profile_matrix(p, o->part, &err);
@@ -402,7 +404,8 @@ static int write_mtx(const popts_t *o, const cm_profile_t *p)
         cm_matrix_free(m);
         return CM_EXIT_FAIL;
     }
-    if (cm_matrix_write_mtx(m, f, &err) < 0)
+    if ((triplets ? cm_matrix_write_triplets(m, f, &err)
+                  : cm_matrix_write_mtx(m, f, &err)) < 0)
         rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
     cm_matrix_free(m);
     return close_output(o, f, rc);
@@ -415,9 +418,10 @@ static int do_show(popts_t *o)
     int rc;
     const char *fmt = o->format ? o->format : "text";
 
-    if (strcmp(fmt, "text") && strcmp(fmt, "mtx") && strcmp(fmt, "json"))
-        return cm_cli_usage_error(o->cmd, "--format '%s': expected text, mtx "
-                                  "or json", fmt);
+    if (strcmp(fmt, "text") && strcmp(fmt, "mtx") && strcmp(fmt, "triplets") &&
+        strcmp(fmt, "json"))
+        return cm_cli_usage_error(o->cmd, "--format '%s': expected text, mtx, "
+                                  "triplets or json", fmt);
     if ((rc = need(o, O_NTASKS)) != 0)
         return rc;
     s = open_store(o, 0);
@@ -425,8 +429,8 @@ static int do_show(popts_t *o)
         return CM_EXIT_FAIL;
     rc = load(o, s, &p);
     if (rc == 0) {
-        if (strcmp(fmt, "mtx") == 0)
-            rc = write_mtx(o, p);
+        if (strcmp(fmt, "mtx") == 0 || strcmp(fmt, "triplets") == 0)
+            rc = write_matrix(o, p, strcmp(fmt, "triplets") == 0);
         else if (strcmp(fmt, "json") == 0)
             rc = write_json(o, p);
         else
@@ -552,14 +556,16 @@ static const action_t actions[] = {
       "make the exit status 1.\n" },
     { "show", do_show, O_STORE | O_USER | O_NTASKS | O_FORMAT | O_PART |
       O_OUTPUT | O_TOP | O_MAXB, 1,
-      "show NAME --ntasks N [--format text|mtx|json] [--part p2p|coll|all]\n"
+      "show NAME --ntasks N [--format text|mtx|triplets|json]\n"
+      "           [--part p2p|coll|all]\n"
       "           [--top K] [--output FILE] [--user U]",
       "Print a profile.  text (default): key=value lines (job_name, user, uid,\n"
       "ntasks, runs, first_update, last_update, jobs, has_msgs, then bytes,\n"
       "msgs and nnz of p2p, coll and the selected part) and the K (default\n"
       "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT'.  mtx: the\n"
-      "bytes of the selected part (default all) as Matrix Market.  json: the\n"
-      "stored document.\n" },
+      "bytes of the selected part (default all) as Matrix Market.  triplets:\n"
+      "'src dst bytes msgs' lines (0-based), messages included, for\n"
+      "'clustermap eval/plan --matrix'.  json: the stored document.\n" },
     { "export", do_export, O_STORE | O_USER | O_NTASKS | O_OUTPUT | O_MAXB, 1,
       "export NAME --ntasks N [--output FILE] [--user U]",
       "Write the stored JSON document (to standard output by default).\n" },

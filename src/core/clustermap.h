@@ -133,6 +133,11 @@ cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
 /** Write a matrix as Matrix Market "coordinate real general" (bytes). */
 int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err);
 
+/** Write a matrix as triplets ("# ranks N", then "src dst bytes msgs" per
+ *  entry, 0-based; the msgs column only when cm_matrix_has_msgs()), which
+ *  CM_FORMAT_TRIPLETS reads back exactly, message counts included. */
+int cm_matrix_write_triplets(const cm_matrix_t *m, FILE *f, cm_error_t *err);
+
 /* ------------------------------------------------------------------------ */
 /* Machine tree                                                             */
 /* ------------------------------------------------------------------------ */

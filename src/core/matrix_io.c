@@ -261,24 +261,48 @@ static int put_value(FILE *f, double v)
     return fprintf(f, "%.17g", v);
 }
 
+/* One line per entry: "i j bytes[ msgs]", indices counted from @p base. */
+static void put_entries(const cm_matrix_t *m, FILE *f, int base, int with_msgs)
+{
+    for (int i = 0; i < cm_matrix_n(m); i++) {
+        const int *cols;
+        const double *bytes, *msgs;
+        int len;
+        cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
+        for (int k = 0; k < len; k++) {
+            fprintf(f, "%d %d ", i + base, cols[k] + base);
+            put_value(f, bytes[k]);
+            if (with_msgs) {
+                putc(' ', f);
+                put_value(f, msgs[k]);
+            }
+            putc('\n', f);
+        }
+    }
+}
+
+static int finish_write(FILE *f, const char *what, cm_error_t *err)
+{
+    if (fflush(f) != 0 || ferror(f))
+        return cm_error_set(err, "writing %s: %s", what, strerror(errno));
+    return 0;
+}
+
 int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err)
 {
     int n = cm_matrix_n(m);
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% bytes sent from rank (row) to rank (column), 1-based\n");
     fprintf(f, "%d %d %zu\n", n, n, cm_matrix_nnz(m));
-    for (int i = 0; i < n; i++) {
-        const int *cols;
-        const double *bytes;
-        int len;
-        cm_matrix_row(m, i, &cols, &bytes, NULL, &len);
-        for (int k = 0; k < len; k++) {
-            fprintf(f, "%d %d ", i + 1, cols[k] + 1);
-            put_value(f, bytes[k]);
-            putc('\n', f);
-        }
-    }
-    if (fflush(f) != 0 || ferror(f))
-        return cm_error_set(err, "writing Matrix Market: %s", strerror(errno));
-    return 0;
+    put_entries(m, f, 1, 0);
+    return finish_write(f, "Matrix Market", err);
+}
+
+int cm_matrix_write_triplets(const cm_matrix_t *m, FILE *f, cm_error_t *err)
+{
+    int has_msgs = cm_matrix_has_msgs(m);
+    fprintf(f, "# src dst bytes%s (0-based ranks)\n", has_msgs ? " msgs" : "");
+    fprintf(f, "# ranks %d\n", cm_matrix_n(m));
+    put_entries(m, f, 0, has_msgs);
+    return finish_write(f, "triplets", err);
 }

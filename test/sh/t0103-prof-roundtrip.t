@@ -53,6 +53,19 @@ for case in halo:6 colls:4; do
     "
 done
 
+test_expect_success 'show --format triplets keeps bytes and messages; eval reads it' '
+    raw=$(ls halo.d/*) &&
+    cm_run profile show halo --ntasks 6 --format triplets --output halo.trip &&
+    grep -x "# ranks 6" halo.trip &&
+    awk "\$1 == \"p2p\" || \$1 == \"coll\" { b[\$2 \" \" \$3] += \$4; m[\$2 \" \" \$3] += \$5 }
+         END { for (k in b) printf \"%s %d %d\n\", k, b[k], m[k] }" "$raw" | sort >expect &&
+    grep -v "^#" halo.trip | sort >actual &&
+    test_cmp expect actual &&
+    cm_run eval --matrix halo.trip --hierarchy 2:3 --distances 1:10 --mapping block --weight msgs >msgs.out &&
+    cm_run eval --matrix halo.trip --hierarchy 2:3 --distances 1:10 --mapping block --weight bytes >bytes.out &&
+    ! test_cmp msgs.out bytes.out
+'
+
 test_expect_success 'p2p and coll parts stay separate through the round trip' '
     raw=$(ls colls.d/*) &&
     cm_run profile show colls-copy --ntasks 4 --format mtx --part coll --output coll.mtx &&
