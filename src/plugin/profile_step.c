@@ -164,12 +164,16 @@ void cmp_profile_user_init(spank_t sp, const cmp_config_t *c)
     char dir[CMP_PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s/clustermap-prof.%lu.%u.%u", c->prof_dir,
              (unsigned long)uid, jobid, stepid);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+    int created = mkdir(dir, 0700) == 0;
+    if (!created && errno != EEXIST) {
         cmp_log_error("job %u.%u: mkdir %s: %s; not profiling", jobid, stepid, dir,
                       strerror(errno));
         return;
     }
-    if (geteuid() == 0 && lchown(dir, uid, gid) < 0) {
+    /* Only a directory made here is handed to the user: one that somebody
+     * else left under this name must not become the user's (it could hold
+     * files planted for the ingest) -- the check below refuses it. */
+    if (created && geteuid() == 0 && lchown(dir, uid, gid) < 0) {
         cmp_log_error("job %u.%u: chown %s: %s; not profiling", jobid, stepid, dir,
                       strerror(errno));
         return;
