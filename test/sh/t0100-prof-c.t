@@ -5,7 +5,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
 
 test_expect_success 'build the test programs' '
-    for p in ring halo2d alltoallv subcomm colls; do prof_cc $p || return 1; done
+    for p in ring halo2d alltoallv subcomm colls hotpath; do prof_cc $p || return 1; done
 '
 
 # run_case NAME NP [ENV...]: run test/mpi/NAME on NP ranks, compare.
@@ -43,6 +43,15 @@ for np in 2 3 4 5 7 8; do
 done
 test_expect_success 'colls with hashed rows (6 ranks)' '
     run_case colls 6 -x CLUSTERMAP_PROF_DENSE_MAX=0
+'
+test_expect_success 'hotpath: type/communicator switches, freed and re-created handles (3 ranks)' '
+    run_case hotpath 3
+'
+test_expect_success 'hotpath with hashed rows and under MPI_THREAD_MULTIPLE' '
+    run_case hotpath 4 -x CLUSTERMAP_PROF_DENSE_MAX=0 &&
+    rm -rf out.hotpath.3 && mkdir out.hotpath.3 &&
+    prof_run 3 "$PWD/out.hotpath.3" ./hotpath "$PWD/exp.hotpath.3" multi &&
+    prof_check out.hotpath.3 exp.hotpath.3
 '
 test_expect_success 'a comparison that must fail does fail' '
     sed "1s/ [0-9]* \([0-9]*\)$/ 1 \1/" exp.ring.3 >exp.wrong &&

@@ -15,9 +15,15 @@
 #define CMP_PROF_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #define CMP_HIDDEN __attribute__((visibility("hidden")))
+/* The recording fast path is inlined into every wrapper: a call would cost
+ * as much as the work itself (see bench/prof_overhead.sh). */
+#define CMP_INLINE static inline __attribute__((always_inline))
+#define CMP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CMP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The two rows every rank keeps: what it sent point-to-point, and what the
  * collectives it called stand for under the reference algorithms. */
@@ -42,10 +48,102 @@ CMP_HIDDEN void cmp_write_profile(MPI_Comm comm, int rank, int size,
                                   const uint64_t *mine, size_t nmine,
                                   const char *dir);
 
-/* Serialise recording when the program runs MPI_THREAD_MULTIPLE (no-ops
- * otherwise). */
-CMP_HIDDEN void cmp_lock(void);
-CMP_HIDDEN void cmp_unlock(void);
+/* ------------------------------------------------------ hot state --
+ * Everything the common case of a send needs, in one hidden global (reached
+ * PC-relative, no GOT), so that recording it costs ~20 instructions: a
+ * send on the "hot" communicator (the last one a send, send-init or
+ * collective used, initially MPI_COMM_WORLD) of the "hot" datatype (the
+ * last named datatype sent), in a job small enough for dense rows, without
+ * MPI_THREAD_MULTIPLE.  Anything else takes the out-of-line path
+ * (cmp_send), which refreshes both.  Fields are written only by
+ * prof_state.c, always with the lock held. */
+
+/* Traffic to one destination: the two counters sit together so that a send
+ * touches one cache line. */
+typedef struct cmp_cell {
+    uint64_t bytes, msgs;
+} cmp_cell_t;
+
+/* Type cache (types[], sizes[] below): direct-mapped, keyed by the handle.
+ * It and the hot datatype hold only named (predefined) datatypes, which are
+ * never freed, so an entry can never go stale (a derived type's handle can
+ * come back as another type after MPI_Type_free); derived types are always
+ * sized by PMPI_Type_size_x. */
+#define CMP_TCACHE_BITS 6
+#define CMP_TCACHE_SIZE (1 << CMP_TCACHE_BITS)
+
+typedef struct cmp_hot {
+    MPI_Comm comm;       /* hot communicator, MPI_COMM_NULL = none */
+    unsigned ndest;      /* its destination group size (0 = none) */
+    unsigned ndense;     /* dense rows: world size; 0 = rows are hashed */
+    const int *world;    /* [ndest] world rank of each of its destinations,
+                            all valid (a communicator reaching outside
+                            MPI_COMM_WORLD is never hot) */
+    cmp_cell_t *dense[CMP_NKINDS];  /* [ndense] the dense rows */
+    MPI_Datatype type;   /* hot datatype (named), and its size in bytes */
+    uint64_t size;
+    MPI_Datatype types[CMP_TCACHE_SIZE];  /* MPI_DATATYPE_NULL = empty */
+    uint64_t sizes[CMP_TCACHE_SIZE];      /* size in bytes of types[i] */
+} cmp_hot_t;
+
+extern CMP_HIDDEN cmp_hot_t cmp_hot;
+
+/* Serialise recording when the program runs MPI_THREAD_MULTIPLE.  There is
+ * no hot communicator then, so the inlined send path needs no lock. */
+extern CMP_HIDDEN int cmp_multi;
+extern CMP_HIDDEN pthread_mutex_t cmp_mutex;
+
+CMP_INLINE void cmp_lock(void)
+{
+    if (CMP_UNLIKELY(cmp_multi))
+        pthread_mutex_lock(&cmp_mutex);
+}
+
+CMP_INLINE void cmp_unlock(void)
+{
+    if (CMP_UNLIKELY(cmp_multi))
+        pthread_mutex_unlock(&cmp_mutex);
+}
+
+/* The type cache slot of @p type. */
+CMP_INLINE size_t cmp_tslot(MPI_Datatype type)
+{
+    uint64_t h = (uint64_t)(uintptr_t)type * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> (64 - CMP_TCACHE_BITS));
+}
+
+/* Traffic to world ranks outside the dense rows (out of range, or hashed
+ * rows); called by cmp_add. */
+CMP_HIDDEN void cmp_add_slow(int kind, int wdst, uint64_t bytes,
+                             uint64_t msgs);
+
+/* Add traffic to world rank @p wdst of row @p kind (lock held). */
+CMP_INLINE void cmp_add(int kind, int wdst, uint64_t bytes, uint64_t msgs)
+{
+    if (CMP_LIKELY((unsigned)wdst < cmp_hot.ndense)) {
+        cmp_cell_t *c = &cmp_hot.dense[kind][wdst];
+        c->bytes += bytes;
+        c->msgs += msgs;
+        return;
+    }
+    cmp_add_slow(kind, wdst, bytes, msgs);
+}
+
+/* cmp_bytes for a type missing from the type cache (lock held). */
+CMP_HIDDEN uint64_t cmp_bytes_slow(int count, MPI_Datatype type);
+
+/* Make @p type the hot datatype if it is in the type cache (lock held). */
+CMP_HIDDEN void cmp_hot_type(MPI_Datatype type);
+
+/* Bytes of @p count elements of @p type (0 on a bad type or count); call
+ * with the lock held (it may fill the type cache). */
+CMP_INLINE uint64_t cmp_bytes(int count, MPI_Datatype type)
+{
+    size_t i = cmp_tslot(type);
+    if (CMP_LIKELY(cmp_hot.types[i] == type))
+        return count > 0 ? (uint64_t)count * cmp_hot.sizes[i] : 0;
+    return cmp_bytes_slow(count, type);
+}
 
 /* A communicator's view used to turn its ranks into MPI_COMM_WORLD ranks. */
 typedef struct cmp_comm {
@@ -58,19 +156,43 @@ typedef struct cmp_comm {
 } cmp_comm_t;
 
 /* Fill @p c for @p comm (cached per communicator with an attribute; call
- * with the lock held).  Returns -1 when the communicator cannot be used. */
+ * with the lock held) and make it the hot communicator when it can be.
+ * Returns -1 when the communicator cannot be used. */
 CMP_HIDDEN int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c);
-
-/* Add traffic to world rank @p wdst of row @p kind (lock held). */
-CMP_HIDDEN void cmp_add(int kind, int wdst, uint64_t bytes, uint64_t msgs);
-
-/* Bytes of @p count elements of @p type (0 on a bad type or count). */
-CMP_HIDDEN uint64_t cmp_bytes(int count, MPI_Datatype type);
 
 /* -- point-to-point (prof_p2p.c) -- */
 
-/* One send of @p count x @p type to @p dest of @p comm. */
+/* One send of @p count x @p type to @p dest of @p comm, while recording:
+ * the general case of cmp_send_hot. */
 CMP_HIDDEN void cmp_send(MPI_Comm comm, int dest, int count, MPI_Datatype type);
+
+/* Record one send in the common case (see "hot state" above): no call, no
+ * lock.  Returns 0 when the send is not covered, and the caller must then
+ * call cmp_send (if cmp_active).  A negative count is left to cmp_send.
+ * The C wrappers test it in their own body and leave the rest to an
+ * out-of-line function, so that the common case needs no stack frame
+ * either. */
+CMP_INLINE int cmp_send_hot(MPI_Comm comm, int dest, int count,
+                            MPI_Datatype type)
+{
+    if (CMP_UNLIKELY(comm != cmp_hot.comm || (unsigned)dest >= cmp_hot.ndest ||
+                     cmp_hot.type != type || count < 0))
+        return 0;
+    uint64_t bytes = (uint64_t)count * cmp_hot.size;
+    cmp_cell_t *c = &cmp_hot.dense[CMP_P2P][cmp_hot.world[dest]];
+    c->bytes += bytes;
+    c->msgs++;
+    return 1;
+}
+
+/* Record one send, whatever the case (a no-op unless recording). */
+CMP_INLINE void cmp_send_any(MPI_Comm comm, int dest, int count,
+                             MPI_Datatype type)
+{
+    if (!cmp_send_hot(comm, dest, count, type) && cmp_active)
+        cmp_send(comm, dest, count, type);
+}
+
 /* A persistent send request was created / started / freed. */
 CMP_HIDDEN void cmp_persist_new(MPI_Request req, MPI_Comm comm, int dest,
                                 int count, MPI_Datatype type);

@@ -141,7 +141,7 @@ FNAMES(finalize, MPI_FINALIZE, (F *ierr), (ierr))
 #define P_ISEND (void *buf, F *count, F *type, F *dest, F *tag, F *comm,    \
                  F *req, F *ierr)
 #define A_ISEND (buf, count, type, dest, tag, comm, req, ierr)
-#define REC_SEND cmp_send(COMM(comm), *dest, *count, TYPE(type))
+#define REC_SEND cmp_send_any(COMM(comm), *dest, *count, TYPE(type))
 #define REC_INIT cmp_persist_new(PMPI_Request_f2c(*req), COMM(comm), *dest, \
                                  *count, TYPE(type))
 
@@ -163,7 +163,7 @@ FWRAP(sendrecv, MPI_SENDRECV,
        F *rcount, F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr),
       (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
        comm, status, ierr),
-      cmp_send(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
+      cmp_send_any(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
 FWRAP(sendrecv_replace, MPI_SENDRECV_REPLACE,
       (void *buf, F *count, F *type, F *dest, F *stag, F *source, F *rtag,
        F *comm, F *status, F *ierr),

@@ -20,6 +20,7 @@ void cmp_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
         dest < c.ndest) {
         int w = c.world ? c.world[dest] : dest;
         cmp_add(CMP_P2P, w, cmp_bytes(count, type), 1);
+        cmp_hot_type(type);    /* cmp_comm_get has made comm hot */
     }
     cmp_unlock();
 }
@@ -154,66 +155,66 @@ void cmp_persist_clear(void)
 
 /* ------------------------------------------------------- C wrappers -- */
 
-#define SEND_WRAPPER(NAME)                                                   \
-int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,      \
-               int tag, MPI_Comm comm)                                       \
+/* A send wrapper is the inlined common case (cmp_send_hot) and a tail call
+ * to PMPI; everything else is in slow_NAME, kept out of line so that the
+ * common case needs no stack frame.  PARAMS/ARGS: the full parameter and
+ * argument lists; C, D, N, T: the communicator, destination, count and
+ * datatype among them. */
+#define SEND_WRAPPER(NAME, PARAMS, ARGS, C, D, N, T)                         \
+static __attribute__((noinline, cold)) int slow_##NAME PARAMS                \
 {                                                                            \
     if (cmp_active)                                                          \
-        cmp_send(comm, dest, count, type);                                   \
-    return PMPI_##NAME(buf, count, type, dest, tag, comm);                   \
+        cmp_send(C, D, N, T);                                                \
+    return PMPI_##NAME ARGS;                                                 \
+}                                                                            \
+int MPI_##NAME PARAMS                                                        \
+{                                                                            \
+    if (CMP_LIKELY(cmp_send_hot(C, D, N, T)))                                \
+        return PMPI_##NAME ARGS;                                             \
+    return slow_##NAME ARGS;                                                 \
 }
 
-#define ISEND_WRAPPER(NAME)                                                  \
-int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,      \
-               int tag, MPI_Comm comm, MPI_Request *req)                     \
-{                                                                            \
-    if (cmp_active)                                                          \
-        cmp_send(comm, dest, count, type);                                   \
-    return PMPI_##NAME(buf, count, type, dest, tag, comm, req);              \
-}
+#define P_SEND (const void *buf, int count, MPI_Datatype type, int dest,     \
+                int tag, MPI_Comm comm)
+#define A_SEND (buf, count, type, dest, tag, comm)
+#define P_ISEND (const void *buf, int count, MPI_Datatype type, int dest,    \
+                 int tag, MPI_Comm comm, MPI_Request *req)
+#define A_ISEND (buf, count, type, dest, tag, comm, req)
 
 #define INIT_WRAPPER(NAME)                                                   \
-int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,      \
-               int tag, MPI_Comm comm, MPI_Request *req)                     \
+int MPI_##NAME P_ISEND                                                       \
 {                                                                            \
-    int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);            \
+    int rc = PMPI_##NAME A_ISEND;                                            \
     if (cmp_active && rc == MPI_SUCCESS)                                     \
         cmp_persist_new(*req, comm, dest, count, type);                      \
     return rc;                                                               \
 }
 
-SEND_WRAPPER(Send)
-SEND_WRAPPER(Bsend)
-SEND_WRAPPER(Ssend)
-SEND_WRAPPER(Rsend)
-ISEND_WRAPPER(Isend)
-ISEND_WRAPPER(Ibsend)
-ISEND_WRAPPER(Issend)
-ISEND_WRAPPER(Irsend)
+SEND_WRAPPER(Send, P_SEND, A_SEND, comm, dest, count, type)
+SEND_WRAPPER(Bsend, P_SEND, A_SEND, comm, dest, count, type)
+SEND_WRAPPER(Ssend, P_SEND, A_SEND, comm, dest, count, type)
+SEND_WRAPPER(Rsend, P_SEND, A_SEND, comm, dest, count, type)
+SEND_WRAPPER(Isend, P_ISEND, A_ISEND, comm, dest, count, type)
+SEND_WRAPPER(Ibsend, P_ISEND, A_ISEND, comm, dest, count, type)
+SEND_WRAPPER(Issend, P_ISEND, A_ISEND, comm, dest, count, type)
+SEND_WRAPPER(Irsend, P_ISEND, A_ISEND, comm, dest, count, type)
 INIT_WRAPPER(Send_init)
 INIT_WRAPPER(Bsend_init)
 INIT_WRAPPER(Ssend_init)
 INIT_WRAPPER(Rsend_init)
 
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
-                 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
-                 int source, int rtag, MPI_Comm comm, MPI_Status *status)
-{
-    if (cmp_active)
-        cmp_send(comm, dest, scount, stype);
-    return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
-                         source, rtag, comm, status);
-}
-
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest,
-                         int stag, int source, int rtag, MPI_Comm comm,
-                         MPI_Status *status)
-{
-    if (cmp_active)
-        cmp_send(comm, dest, count, type);
-    return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag,
-                                 comm, status);
-}
+SEND_WRAPPER(Sendrecv,
+             (const void *sbuf, int scount, MPI_Datatype stype, int dest,
+              int stag, void *rbuf, int rcount, MPI_Datatype rtype,
+              int source, int rtag, MPI_Comm comm, MPI_Status *status),
+             (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+              rtag, comm, status),
+             comm, dest, scount, stype)
+SEND_WRAPPER(Sendrecv_replace,
+             (void *buf, int count, MPI_Datatype type, int dest, int stag,
+              int source, int rtag, MPI_Comm comm, MPI_Status *status),
+             (buf, count, type, dest, stag, source, rtag, comm, status),
+             comm, dest, count, type)
 
 int MPI_Start(MPI_Request *req)
 {

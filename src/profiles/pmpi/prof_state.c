@@ -7,16 +7,22 @@
  * and the table of persistent send requests.
  *
  * Row storage.  A row is a dense array indexed by world rank when the job has
- * at most CMP_DENSE_MAX ranks (32 bytes per rank and row kind: 128 KiB at
- * 4096 ranks), and an open-addressing hash keyed by world rank above, so that
- * memory follows the number of ranks actually talked to.  Both are O(1) per
- * recorded call (amortised for the hash, which doubles at half load).
+ * at most CMP_DENSE_MAX ranks (16 bytes per rank and row kind, plus 4 for
+ * the identity map of MPI_COMM_WORLD: 144 KiB at 4096 ranks), and an
+ * open-addressing hash keyed by world rank above, so that memory follows the
+ * number of ranks actually talked to.  Both are O(1) per recorded call
+ * (amortised for the hash, which doubles at half load).
  * CLUSTERMAP_PROF_DENSE_MAX overrides the threshold (tests use 0 to exercise
  * the hash on small jobs).
+ *
+ * The state the inlined send path reads (cmp_hot, prof.h) is kept in step
+ * here: the dense rows, the type cache (filled by cmp_bytes_slow), the hot
+ * datatype (cmp_hot_type) and the hot communicator (set by cmp_comm_get,
+ * dropped when that communicator is freed, and never set under
+ * MPI_THREAD_MULTIPLE or with hashed rows).
  */
 #include "prof.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,28 +30,18 @@
 #define CMP_DENSE_MAX 4096
 
 CMP_HIDDEN volatile int cmp_active;
+CMP_HIDDEN cmp_hot_t cmp_hot;
+CMP_HIDDEN int cmp_multi;
+CMP_HIDDEN pthread_mutex_t cmp_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* Filled by cmp_start(); prof_write.c reads them at finish. */
 static int joined;            /* took part in init: must join the gather */
-static int multi;             /* MPI_THREAD_MULTIPLE: serialise recording */
-static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static int world_size, world_rank;
+static int *identity;         /* dense rows: [world_size] i -> i */
 static MPI_Comm dup_world = MPI_COMM_NULL;
 static MPI_Group world_group = MPI_GROUP_NULL;
 static int keyval = MPI_KEYVAL_INVALID;
 static char *profile_dir;
-
-void cmp_lock(void)
-{
-    if (multi)
-        pthread_mutex_lock(&mutex);
-}
-
-void cmp_unlock(void)
-{
-    if (multi)
-        pthread_mutex_unlock(&mutex);
-}
 
 /* ---------------------------------------------------------------- rows -- */
 
@@ -54,7 +50,7 @@ typedef struct row {
     size_t cap;       /* hash: slots (power of two); dense: world_size */
     size_t used;      /* hash: occupied slots */
     int *keys;        /* hash: world rank or -1 */
-    uint64_t *bytes, *msgs;
+    cmp_cell_t *cells;
 } row_t;
 
 static row_t rows[CMP_NKINDS];
@@ -64,21 +60,19 @@ static int row_init(row_t *r, int dense)
     memset(r, 0, sizeof *r);
     r->dense = dense;
     r->cap = dense ? (size_t)world_size : 16;
-    r->bytes = calloc(r->cap, sizeof *r->bytes);
-    r->msgs = calloc(r->cap, sizeof *r->msgs);
+    r->cells = calloc(r->cap, sizeof *r->cells);
     if (!dense) {
         r->keys = malloc(r->cap * sizeof *r->keys);
         if (r->keys)
             memset(r->keys, 0xff, r->cap * sizeof *r->keys);
     }
-    return (r->bytes && r->msgs && (dense || r->keys)) ? 0 : -1;
+    return (r->cells && (dense || r->keys)) ? 0 : -1;
 }
 
 static void row_free(row_t *r)
 {
     free(r->keys);
-    free(r->bytes);
-    free(r->msgs);
+    free(r->cells);
     memset(r, 0, sizeof *r);
 }
 
@@ -97,11 +91,10 @@ static long row_slot(row_t *r, int k)
     if (r->keys[i] == k)
         return (long)i;
     if (2 * (r->used + 1) > r->cap) {
-        row_t g = { 0, r->cap * 2, 0, NULL, NULL, NULL };
+        row_t g = { 0, r->cap * 2, 0, NULL, NULL };
         g.keys = malloc(g.cap * sizeof *g.keys);
-        g.bytes = calloc(g.cap, sizeof *g.bytes);
-        g.msgs = calloc(g.cap, sizeof *g.msgs);
-        if (!g.keys || !g.bytes || !g.msgs) {
+        g.cells = calloc(g.cap, sizeof *g.cells);
+        if (!g.keys || !g.cells) {
             static int told;
             if (!told++)
                 fprintf(stderr, "clustermap-prof: out of memory, traffic "
@@ -117,8 +110,7 @@ static long row_slot(row_t *r, int k)
             while (g.keys[m] != -1)
                 m = (m + 1) & (g.cap - 1);
             g.keys[m] = r->keys[j];
-            g.bytes[m] = r->bytes[j];
-            g.msgs[m] = r->msgs[j];
+            g.cells[m] = r->cells[j];
         }
         g.used = r->used;
         row_free(r);
@@ -130,31 +122,53 @@ static long row_slot(row_t *r, int k)
     return (long)i;
 }
 
-void cmp_add(int kind, int wdst, uint64_t bytes, uint64_t msgs)
+/* Dense rows are handled inline by cmp_add (prof.h): what reaches here is
+ * a hashed row or a rank outside the job. */
+void cmp_add_slow(int kind, int wdst, uint64_t bytes, uint64_t msgs)
 {
     row_t *r = &rows[kind];
-    if (wdst < 0 || wdst >= world_size || !r->bytes)
+    if (wdst < 0 || wdst >= world_size || !r->cells || r->dense)
         return;
-    if (r->dense) {
-        r->bytes[wdst] += bytes;
-        r->msgs[wdst] += msgs;
-        return;
-    }
     long s = row_slot(r, wdst);
     if (s >= 0) {
-        r->bytes[s] += bytes;
-        r->msgs[s] += msgs;
+        r->cells[s].bytes += bytes;
+        r->cells[s].msgs += msgs;
     }
 }
 
-uint64_t cmp_bytes(int count, MPI_Datatype type)
+static void tcache_clear(void)
+{
+    for (size_t i = 0; i < CMP_TCACHE_SIZE; i++) {
+        cmp_hot.types[i] = MPI_DATATYPE_NULL;
+        cmp_hot.sizes[i] = 0;
+    }
+}
+
+uint64_t cmp_bytes_slow(int count, MPI_Datatype type)
 {
     MPI_Count sz = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL)
+    int ni, na, nd, combiner;
+    if (count <= 0 || type == MPI_DATATYPE_NULL ||
+        PMPI_Type_size_x(type, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
-    if (PMPI_Type_size_x(type, &sz) != MPI_SUCCESS || sz <= 0)
-        return 0;
+    /* Only named types are cached: a freed derived type's handle can come
+     * back as a different type, a named one is never freed. */
+    if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) ==
+        MPI_SUCCESS && combiner == MPI_COMBINER_NAMED) {
+        size_t i = cmp_tslot(type);
+        cmp_hot.types[i] = type;
+        cmp_hot.sizes[i] = (uint64_t)sz;
+    }
     return (uint64_t)count * (uint64_t)sz;
+}
+
+void cmp_hot_type(MPI_Datatype type)
+{
+    size_t i = cmp_tslot(type);
+    if (cmp_hot.types[i] == type && !cmp_multi) {
+        cmp_hot.type = type;
+        cmp_hot.size = cmp_hot.sizes[i];
+    }
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -169,8 +183,8 @@ static uint64_t *collect(size_t *n)
 {
     size_t total = 0;
     for (int k = 0; k < CMP_NKINDS; k++)
-        for (size_t i = 0; i < rows[k].cap && rows[k].bytes; i++)
-            total += (rows[k].bytes[i] || rows[k].msgs[i]) &&
+        for (size_t i = 0; i < rows[k].cap && rows[k].cells; i++)
+            total += (rows[k].cells[i].bytes || rows[k].cells[i].msgs) &&
                      (rows[k].dense || rows[k].keys[i] != -1);
     uint64_t *q = malloc((total ? total : 1) * 4 * sizeof *q);
     if (!q)
@@ -179,15 +193,15 @@ static uint64_t *collect(size_t *n)
     for (int k = 0; k < CMP_NKINDS; k++) {
         size_t first = e;
         row_t *r = &rows[k];
-        for (size_t i = 0; i < r->cap && r->bytes; i++) {
+        for (size_t i = 0; i < r->cap && r->cells; i++) {
             if (!r->dense && r->keys[i] == -1)
                 continue;
-            if (!r->bytes[i] && !r->msgs[i])
+            if (!r->cells[i].bytes && !r->cells[i].msgs)
                 continue;
             q[4 * e] = (uint64_t)k;
             q[4 * e + 1] = (uint64_t)(r->dense ? (int)i : r->keys[i]);
-            q[4 * e + 2] = r->bytes[i];
-            q[4 * e + 3] = r->msgs[i];
+            q[4 * e + 2] = r->cells[i].bytes;
+            q[4 * e + 3] = r->cells[i].msgs;
             e++;
         }
         if (!r->dense)
@@ -201,11 +215,30 @@ static uint64_t *collect(size_t *n)
 
 typedef struct comm_map {
     cmp_comm_t c;
+    int inside;        /* every destination is in MPI_COMM_WORLD */
     int world[];
 } comm_map_t;
 
 static MPI_Comm last_comm = MPI_COMM_NULL;
 static comm_map_t *last_map;
+
+static void hot_off(void)
+{
+    cmp_hot.comm = MPI_COMM_NULL;
+    cmp_hot.ndest = 0;
+    cmp_hot.world = NULL;
+}
+
+/* Make @p comm, whose destinations are the world ranks @p world[ndest]
+ * (all valid), the hot communicator -- when the hot path is in use. */
+static void hot_set(MPI_Comm comm, int ndest, const int *world)
+{
+    if (!cmp_hot.ndense || cmp_multi)
+        return;
+    cmp_hot.comm = comm;
+    cmp_hot.ndest = (unsigned)ndest;
+    cmp_hot.world = world;
+}
 
 static int delete_map(MPI_Comm comm, int kv, void *val, void *extra)
 {
@@ -214,6 +247,9 @@ static int delete_map(MPI_Comm comm, int kv, void *val, void *extra)
         last_map = NULL;
         last_comm = MPI_COMM_NULL;
     }
+    /* The handle may come back as another communicator. */
+    if (cmp_hot.world && cmp_hot.world == ((comm_map_t *)val)->world)
+        hot_off();
     cmp_unlock();
     free(val);
     return MPI_SUCCESS;
@@ -251,9 +287,12 @@ static comm_map_t *build_map(MPI_Comm comm)
         return NULL;
     }
     PMPI_Group_free(&g);
+    m->inside = 1;
     for (int i = 0; i < ndest; i++)
-        if (m->world[i] == MPI_UNDEFINED)   /* e.g. a spawned process */
+        if (m->world[i] == MPI_UNDEFINED) {   /* e.g. a spawned process */
             m->world[i] = -1;
+            m->inside = 0;
+        }
     m->c.size = size;
     m->c.rank = rank;
     m->c.inter = inter;
@@ -275,6 +314,7 @@ int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
         c->rank = world_rank;
         c->inter = 0;
         c->world = NULL;
+        hot_set(comm, world_size, identity);
         return 0;
     }
     if (comm != last_comm || !last_map) {
@@ -289,6 +329,8 @@ int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
         last_map = m;
     }
     *c = last_map->c;
+    if (last_map->inside)
+        hot_set(comm, last_map->c.ndest, last_map->world);
     return 0;
 }
 
@@ -306,7 +348,7 @@ void cmp_start(int provided)
         return;
     }
     joined = 1;
-    multi = provided == MPI_THREAD_MULTIPLE;
+    cmp_multi = provided == MPI_THREAD_MULTIPLE;
     int dense_max = CMP_DENSE_MAX;
     const char *dm = getenv("CLUSTERMAP_PROF_DENSE_MAX");
     if (dm && *dm)
@@ -317,7 +359,9 @@ void cmp_start(int provided)
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_map, &keyval,
                                 NULL) != MPI_SUCCESS ||
         row_init(&rows[CMP_P2P], world_size <= dense_max) ||
-        row_init(&rows[CMP_COLL], world_size <= dense_max)) {
+        row_init(&rows[CMP_COLL], world_size <= dense_max) ||
+        (rows[CMP_P2P].dense &&
+         !(identity = malloc((size_t)world_size * sizeof *identity)))) {
         /* Still joins the gather at finalize (with nothing) so that the
          * other ranks do not wait for it. */
         fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
@@ -325,6 +369,17 @@ void cmp_start(int provided)
         row_free(&rows[CMP_P2P]);
         row_free(&rows[CMP_COLL]);
         return;
+    }
+    tcache_clear();
+    cmp_hot.type = MPI_DATATYPE_NULL;      /* size 0, like cmp_bytes */
+    cmp_hot.size = 0;
+    if (rows[CMP_P2P].dense) {
+        for (int i = 0; i < world_size; i++)
+            identity[i] = i;
+        cmp_hot.dense[CMP_P2P] = rows[CMP_P2P].cells;
+        cmp_hot.dense[CMP_COLL] = rows[CMP_COLL].cells;
+        cmp_hot.ndense = (unsigned)world_size;
+        hot_set(MPI_COMM_WORLD, world_size, identity);
     }
     cmp_active = 1;
 }
@@ -334,6 +389,9 @@ void cmp_finish(void)
     if (!joined)
         return;
     cmp_active = 0;
+    hot_off();
+    cmp_hot.ndense = 0;
+    cmp_hot.dense[CMP_P2P] = cmp_hot.dense[CMP_COLL] = NULL;
     joined = 0;
     size_t n = 0;
     uint64_t *mine = collect(&n);
@@ -355,6 +413,8 @@ void cmp_finish(void)
         PMPI_Comm_free_keyval(&keyval);
     last_comm = MPI_COMM_NULL;
     last_map = NULL;
+    free(identity);
+    identity = NULL;
     free(profile_dir);
     profile_dir = NULL;
 }
