@@ -102,6 +102,10 @@ typedef struct cm_budget {
 /* (the multisection's graph arcs go through about three Scotch calls on
  * their way down: the bisections of wide levels and the k-way split) */
 #define CM_MS_UNITS(n, nnz) (1540.0 * (n) + 36.0 * (nnz))
+/* (the fast variant thins the graph, ~4 units per entry, to about 48
+ * arcs per rank) */
+#define CM_MS_FAST_UNITS(n, nnz) \
+    (1540.0 * (n) + 4.0 * (nnz) + 36.0 * ((nnz) < 48.0 * (n) ? (nnz) : 48.0 * (n)))
 /** The clustering placement spends what it is given (it adapts its
  *  candidate cluster counts to the budget): it starts when at least its
  *  cheapest path -- one spectral embedding -- fits. */
@@ -134,16 +138,41 @@ static inline int cm_budget_left(const cm_budget_t *b)
  *  Never increases J: returns the J reached. */
 double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *b);
 
+/** cm_refine() where only ranks of the same @p kind may trade places and
+ *  none may move to a free slot (@p kind NULL: cm_refine()); a group
+ *  exchange needs equal kinds slot by slot.  The coarse levels of
+ *  cm_refine_vcycle() use it: their "ranks" are groups of ranks, and only
+ *  groups of the same make-up can swap without breaking capacities. */
+double cm_refine_kinds(const cm_problem_t *p, int *map, const int *kind,
+                       cm_budget_t *b);
+
+/** Multilevel refinement (a V-cycle): ranks that share an innermost group
+ *  are matched in pairs, heaviest connection first, and the pairs again,
+ *  until each group holds one unit, then units under the next level up,
+ *  and so on; each coarse level is a problem of its own (contracted graph,
+ *  the tree cut above the matching level with one slot per unit) whose J
+ *  equals the fine J minus the fixed cost inside the units.  From the
+ *  coarsest level down, each level is refined with cm_refine_kinds()
+ *  (units of the same make-up swap, so capacities stay exact) and its
+ *  moves are projected onto the ranks; the ranks are refined last.  Moves
+ *  a tightly coupled group of any size between groups where no single
+ *  exchange pays.  Trees whose slots skip a level are refined flat.  Never
+ *  increases J: returns the J reached. */
+double cm_refine_vcycle(const cm_problem_t *p, int *map, cm_budget_t *b);
+
 /** Level-by-level Scotch multisection (seed 004 L12Map/HierarchicMap):
  *  at each tree vertex the ranks assigned to it are split into parts whose
  *  sizes are the children's shares (cm_child_shares), sizes repaired
  *  exactly, then each child is handled the same way
  *  down to the slots.  A vertex with more than 32 children is first split
  *  by recursive bisection of its children list (one Scotch call per
- *  bisection), since one call for hundreds of parts is slow and poor.  Deterministic for a given @p seed.  Units spent are
- *  added to @p b (may be NULL). */
-int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int *map,
-                        cm_budget_t *b, cm_error_t *err);
+ *  bisection), since one call for hundreds of parts is slow and poor.
+ *  With @p fast, Scotch runs its speed strategy on subgraphs thinned to
+ *  the heaviest few dozen partners per rank (for dense patterns whose full
+ *  multisection does not fit the budget).  Deterministic for a given
+ *  @p seed.  Units spent are added to @p b (may be NULL). */
+int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
+                        int *map, cm_budget_t *b, cm_error_t *err);
 
 /** How many ranks each child of @p v should receive when @p count ranks
  *  go to @p v: cm_capacity_shares() (pack.c: every child full when the

@@ -11,6 +11,11 @@
  * that the costly levels decide the split.  Vertices whose children are all
  * slots need no partitioning: any order inside them costs the same.
  *
+ * The fast variant (for dense patterns whose multisection would not fit
+ * the budget) runs on a copy of the graph thinned to each rank's heaviest
+ * partners, with Scotch's speed strategy: on fft2d at 16384 ranks (254
+ * partners per rank) it takes a third of the time for the same J.
+ *
  * Each Scotch call runs in a fresh context seeded from the seed and the
  * vertex id, so the result does not depend on call order or on any
  * process-wide Scotch state. */
@@ -36,6 +41,11 @@
 /* Widest split asked of Scotch in one call; wider vertices are bisected
  * first (split()). */
 #define MS_MAX_WAYS 32
+/* The fast variant (cm_map_multisection's @p fast) thins dense subgraphs
+ * to about this many heaviest partners per rank (cm_sgraph_build). */
+#define MS_FAST_DEG 32
+/* ... which costs about this many units per entry of the full graph. */
+#define MS_UNITS_PER_THIN_ENTRY 4
 
 typedef struct ms {
     const cm_problem_t *p;
@@ -82,6 +92,104 @@ int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
     int rc = cm_capacity_shares(count, cap, speed, nc, out, err);
     free(cap), free(speed);
     return rc;
+}
+
+/* A symmetric pseudo-random number in [0, 1) for the pair {i, j}: spreads
+ * the thinning evenly over partners of equal weight. */
+static double pair_jitter(int i, int j)
+{
+    uint64_t a = (uint64_t)(i < j ? i : j), c = (uint64_t)(i < j ? j : i);
+    uint64_t x = (a << 32 | c) * 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 32;
+    return (double)(x >> 11) * 0x1p-53;
+}
+
+/* The k-th largest of v[0..len-1] (0-based k < len); reorders v. */
+static double kth_largest(double *v, int len, int k)
+{
+    int lo = 0, hi = len - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] > pivot)
+                i++;
+            while (v[j] < pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return v[k];
+}
+
+/* The problem's symmetric graph thinned to the heaviest partners: an edge
+ * stays when it is among the @p maxdeg heaviest of either end (priced at
+ * the top level, equal weights ordered by pair_jitter), so every rank keeps
+ * maxdeg .. 2 maxdeg partners and the graph stays symmetric.  The partition
+ * follows the heavy structure at a fraction of the time (fft2d at 16384
+ * ranks has 254 partners per rank). */
+static cm_matrix_t *thin_graph(const cm_problem_t *p, int maxdeg,
+                               cm_error_t *err)
+{
+    int n = p->n, maxlen = 0;
+    const int *cols;
+    const double *b, *m;
+    int len;
+    for (int i = 0; i < n; i++) {
+        cm_matrix_row(p->sym, i, &cols, &b, &m, &len);
+        maxlen = len > maxlen ? len : maxlen;
+    }
+    double *thr = malloc(sizeof(double) * (size_t)n);
+    double *sc = malloc(sizeof(double) * (size_t)(maxlen ? maxlen : 1));
+    cm_builder_t *bld = cm_builder_new(n, err);
+    cm_matrix_t *out = NULL;
+    if (!thr || !sc || !bld) {
+        if (bld)
+            cm_error_set(err, "multisection: out of memory for %d ranks", n);
+        goto done;
+    }
+    int raw = 1;
+    for (int l = 0; l < p->costs.nlevels; l++)
+        raw &= !(p->costs.cb[l] > 0) && !(p->costs.cm[l] > 0);
+#define SCORE(i, k) ((raw ? b[k] + m[k] : cm_edge_cost(p, b[k], m[k], 0)) * \
+                     (1 + 1e-9 * pair_jitter(i, cols[k])))
+    for (int i = 0; i < n; i++) {
+        cm_matrix_row(p->sym, i, &cols, &b, &m, &len);
+        for (int k = 0; k < len; k++)
+            sc[k] = SCORE(i, k);
+        thr[i] = len > maxdeg ? kth_largest(sc, len, maxdeg - 1) : -INFINITY;
+    }
+    for (int i = 0; i < n; i++) {
+        cm_matrix_row(p->sym, i, &cols, &b, &m, &len);
+        for (int k = 0; k < len; k++) {
+            double x = SCORE(i, k);
+            if ((x >= thr[i] || x >= thr[cols[k]]) &&
+                cm_builder_add(bld, i, cols[k], b[k], m[k], err) < 0)
+                goto done;
+        }
+    }
+#undef SCORE
+    cm_builder_set_has_msgs(bld, cm_matrix_has_msgs(p->sym));
+    out = cm_builder_finish(bld, err);
+done:
+    cm_builder_free(bld);
+    free(thr);
+    free(sc);
+    return out;
 }
 
 /* Make the part sizes exactly @p size: while a part is over its size, move
@@ -329,8 +437,8 @@ out:
     return rc;
 }
 
-int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int *map,
-                        cm_budget_t *b, cm_error_t *err)
+int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
+                        int *map, cm_budget_t *b, cm_error_t *err)
 {
     int n = p->n;
     if (n > p->nslots)
@@ -340,8 +448,22 @@ int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int *map,
     for (int v = 0; v < cm_tree_nvertices(p->tree); v++)
         if (cm_tree_vertex_nchildren(p->tree, v) > maxc)
             maxc = cm_tree_vertex_nchildren(p->tree, v);
+    /* The fast variant works on a thinned copy of the graph. */
+    cm_problem_t thin;
+    cm_matrix_t *thin_sym = NULL;
+    if (fast && cm_matrix_nnz(p->sym) > 2 * (size_t)MS_FAST_DEG * (size_t)n) {
+        thin_sym = thin_graph(p, MS_FAST_DEG, err);
+        if (!thin_sym)
+            return -1;
+        if (b)
+            b->used += MS_UNITS_PER_THIN_ENTRY * (uint64_t)cm_matrix_nnz(p->sym);
+        thin = *p;
+        thin.sym = thin_sym;
+        p = &thin;
+    }
     ms_t s = {p, p->tree, seed, map, b, NULL, NULL,
-              SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE};
+              fast ? SCOTCH_STRATSPEED | SCOTCH_STRATBALANCE
+                   : SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE};
     int *ranks = malloc(sizeof(int) * (size_t)n);
     s.local = malloc(sizeof(int) * (size_t)n);
     s.conn = calloc((size_t)maxc, sizeof(double));
@@ -362,5 +484,6 @@ out:
     free(ranks);
     free(s.local);
     free(s.conn);
+    cm_matrix_free(thin_sym);
     return rc;
 }

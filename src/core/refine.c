@@ -70,6 +70,7 @@ typedef struct refiner {
     int *shape;          /* vertex -> shape class (group exchange) */
     int *levfirst, *levverts; /* vertices of each level */
     double J;            /* current J, updated by the applied gains */
+    const int *kind;     /* exchangeable ranks (cm_refine_kinds), or NULL */
 } refiner_t;
 
 static inline double ecost(const refiner_t *r, double b, double m, int l)
@@ -269,8 +270,10 @@ static double best_exchange(refiner_t *r, int u, int *best_q)
         cm_tree_vertex_slots(t, r->cand[c], &first, &cnt);
         for (int q = first; q < first + cnt; q++) {
             double mag = mag0;
-            double d = slot_cost(r, q, &mag) - own;
             int v = r->owner[q];
+            if (r->kind && (v < 0 || r->kind[v] != r->kind[u]))
+                continue;
+            double d = slot_cost(r, q, &mag) - own;
             if (v >= 0) {
                 if (r->mark[v] == r->epoch) {
                     /* u-v keeps its length: undo what cost_u counted. */
@@ -415,6 +418,21 @@ static void apply_swap(refiner_t *r, int A, int B)
     }
 }
 
+/* With kinds, A and B may swap only when every slot pair holds ranks of
+ * the same kind (or is free on both sides). */
+static int same_kinds(const refiner_t *r, int A, int B)
+{
+    int fa, fb, cnt;
+    cm_tree_vertex_slots(r->t, A, &fa, &cnt);
+    cm_tree_vertex_slots(r->t, B, &fb, &cnt);
+    for (int i = 0; i < cnt; i++) {
+        int x = r->owner[fa + i], y = r->owner[fb + i];
+        if ((x < 0) != (y < 0) || (x >= 0 && r->kind[x] != r->kind[y]))
+            return 0;
+    }
+    return 1;
+}
+
 /* One sweep of group exchanges over every level: returns the number
  * applied. */
 static long group_pass(refiner_t *r)
@@ -493,6 +511,8 @@ static long group_pass(refiner_t *r)
             double best = 0;
             int bestB = -1;
             for (int a = 0; a < ntry; a++) {
+                if (r->kind && !same_kinds(r, A, try_[a]))
+                    continue;
                 double mag = 0;
                 double d = swap_delta(r, A, try_[a], l, &mag);
                 if (d < best && d < -1e-12 * mag) {
@@ -554,6 +574,12 @@ static int compute_shapes(refiner_t *r)
 
 double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *budget)
 {
+    return cm_refine_kinds(p, map, NULL, budget);
+}
+
+double cm_refine_kinds(const cm_problem_t *p, int *map, const int *kind,
+                       cm_budget_t *budget)
+{
     int n = p->n, ns = p->nslots;
     double J0 = cm_problem_cost(p, map);
     if (n < 2 || !cm_budget_left(budget))
@@ -565,6 +591,7 @@ double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *budget)
     r.t = t;
     r.map = map;
     r.budget = budget;
+    r.kind = kind;
     r.L = p->nlevels;
     r.leaf = p->leaf_level;
     r.nv = cm_tree_nvertices(t);

@@ -13,18 +13,9 @@
 
 #include "cluster_internal.h"
 #include "testdata.h"
+#include "testutil.h"
 
 #define BIG_BUDGET 400000000ULL
-
-static cm_matrix_t *finish(cm_builder_t *b)
-{
-    cm_error_t err = { "" };
-    cm_matrix_t *m = cm_builder_finish(b, &err);
-    if (!m)
-        fail_msg("cm_builder_finish: %s", err.msg);
-    cm_builder_free(b);
-    return m;
-}
 
 static void add(cm_builder_t *b, int i, int j, double bytes)
 {
@@ -44,25 +35,7 @@ static cm_matrix_t *cliques(int ncl, int size, int mult)
                 if (x != y)
                     add(b, (c * size + x) * mult % n, (c * size + y) * mult % n,
                         100.0);
-    return finish(b);
-}
-
-static cm_tree_t *hier(const char *h, const char *d)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_hierarchy(h, d, &err);
-    if (!t)
-        fail_msg("cm_tree_from_hierarchy(%s): %s", h, err.msg);
-    return t;
-}
-
-static void problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t)
-{
-    cm_error_t err = { "" };
-    cm_costs_t c;
-    cm_costs_from_tree(t, m, CM_WEIGHT_BYTES, &c);
-    if (cm_problem_init(p, m, t, &c, &err) != 0)
-        fail_msg("cm_problem_init: %s", err.msg);
+    return cm_test_finish(b);
 }
 
 static void map_cluster(const cm_problem_t *p, uint64_t seed, int *map)
@@ -87,9 +60,9 @@ static void test_cliques_on_nodes(void **state)
 {
     (void)state;
     cm_matrix_t *m = cliques(4, 8, 5);
-    cm_tree_t *t = hier("8:4", "1:10");
+    cm_tree_t *t = cm_test_hier("8:4", "1:10");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[32];
     map_cluster(&p, 1, map);
     for (int r = 0; r < 32; r++)
@@ -119,9 +92,9 @@ static void test_cliques_deep(void **state)
 {
     (void)state;
     cm_matrix_t *m = cliques(8, 4, 7);
-    cm_tree_t *t = hier("4:2:2:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:2:2", "1:2:10:20");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[32];
     map_cluster(&p, 3, map);
     assert_true(cm_problem_cost(&p, map) == 8 * 12 * 100.0);
@@ -178,9 +151,9 @@ static void test_heterogeneous_nodes(void **state)
                     add(b, (base + x) * 13 % 32, (base + y) * 13 % 32, 10.0);
         base += gsize[g];
     }
-    cm_matrix_t *m = finish(b);
+    cm_matrix_t *m = cm_test_finish(b);
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[32], count[4];
     map_cluster(&p, 1, map);
     per_node(t, map, 32, count);
@@ -207,10 +180,10 @@ static void test_fewer_ranks_than_slots(void **state)
     cm_builder_t *b = cm_builder_new(16, NULL);
     for (int r = 0; r < 16; r++)
         add(b, r, (r + 1) % 16, 5.0);
-    cm_matrix_t *m = finish(b);
+    cm_matrix_t *m = cm_test_finish(b);
     cm_tree_t *t = hetero(NULL);
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[16], count[4];
     map_cluster(&p, 1, map);
     per_node(t, map, 16, count);
@@ -226,7 +199,7 @@ static void test_fewer_ranks_than_slots(void **state)
 
     static const double speed[] = {4, 1, 1, 1};
     t = hetero(speed);
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     map_cluster(&p, 1, map);
     per_node(t, map, 16, count);
     assert_int_equal(count[0], 4);
@@ -246,9 +219,9 @@ static void test_deterministic(void **state)
                                     CM_FORMAT_AUTO, &err);
     if (!m)
         fail_msg("%s", err.msg);
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int a[64], b[64];
     map_cluster(&p, 9, a);
     map_cluster(&p, 9, b);
@@ -263,10 +236,10 @@ static void test_degenerate(void **state)
     (void)state;
     /* One rank. */
     cm_builder_t *b = cm_builder_new(1, NULL);
-    cm_matrix_t *m = finish(b);
-    cm_tree_t *t = hier("4:2", "1:10");
+    cm_matrix_t *m = cm_test_finish(b);
+    cm_tree_t *t = cm_test_hier("4:2", "1:10");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[8];
     map_cluster(&p, 1, map);
     assert_true(map[0] >= 0 && map[0] < 8);
@@ -275,8 +248,8 @@ static void test_degenerate(void **state)
 
     /* No communication at all: any valid mapping, J = 0. */
     b = cm_builder_new(8, NULL);
-    m = finish(b);
-    problem(&p, m, t);
+    m = cm_test_finish(b);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     map_cluster(&p, 1, map);
     assert_true(cm_problem_cost(&p, map) == 0.0);
     cm_problem_fini(&p);
@@ -290,8 +263,8 @@ static void test_degenerate(void **state)
     add(b, 1, 6, 1);
     add(b, 2, 3, 1);
     add(b, 3, 7, 1);
-    m = finish(b);
-    problem(&p, m, t);
+    m = cm_test_finish(b);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     map_cluster(&p, 1, map);
     assert_true(cm_problem_cost(&p, map) == 4.0);
     cm_problem_fini(&p);
@@ -306,10 +279,10 @@ static void test_ape_swaps_noise(void **state)
     cm_builder_t *b = cm_builder_new(4, NULL);
     add(b, 0, 1, 10);   /* 0 and 1 should share a node */
     add(b, 2, 3, 10);
-    cm_matrix_t *m = finish(b);
-    cm_tree_t *t = hier("2:2", "1:10");
+    cm_matrix_t *m = cm_test_finish(b);
+    cm_tree_t *t = cm_test_hier("2:2", "1:10");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[4] = {0, 2, 1, 3};           /* 0|2 on node 0, 1|3 on node 1 */
     int cluster[4] = {0, 1, 2, 3};
     cm_budget_t bud = {0, BIG_BUDGET};
@@ -341,9 +314,9 @@ static void test_real_matrix(void **state)
                                     CM_FORMAT_AUTO, &err);
     if (!m)
         fail_msg("%s", err.msg);
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[64], base[64];
     map_cluster(&p, 1, map);
     double J = cm_cost(m, t, map);
@@ -366,9 +339,9 @@ static void test_tiny_budget(void **state)
 {
     (void)state;
     cm_matrix_t *m = cliques(4, 8, 5);
-    cm_tree_t *t = hier("8:4", "1:10");
+    cm_tree_t *t = cm_test_hier("8:4", "1:10");
     cm_problem_t p;
-    problem(&p, m, t);
+    cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[32];
     cm_error_t err = { "" };
     cm_budget_t b = {0, 10};

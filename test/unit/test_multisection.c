@@ -12,15 +12,7 @@
 
 #include "engine_internal.h"
 #include "testdata.h"
-
-static cm_tree_t *hier(const char *h, const char *d)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_hierarchy(h, d, &err);
-    if (!t)
-        fail_msg("cm_tree_from_hierarchy(%s, %s): %s", h, d, err.msg);
-    return t;
-}
+#include "testutil.h"
 
 /* A 2-D grid of rows x cols ranks, 5-point. */
 static cm_matrix_t *grid(int rows, int cols)
@@ -46,8 +38,8 @@ static cm_matrix_t *grid(int rows, int cols)
     return m;
 }
 
-static int run_ms(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
-                  int *map)
+static int run_ms_variant(const cm_matrix_t *m, const cm_tree_t *t,
+                          uint64_t seed, int fast, int *map)
 {
     cm_error_t err = { "" };
     cm_costs_t c;
@@ -55,12 +47,18 @@ static int run_ms(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
     cm_costs_from_tree(t, m, CM_WEIGHT_MIXED, &c);
     if (cm_problem_init(&p, m, t, &c, &err) != 0)
         fail_msg("cm_problem_init: %s", err.msg);
-    int rc = cm_map_multisection(&p, seed, map, NULL, &err);
+    int rc = cm_map_multisection(&p, seed, fast, map, NULL, &err);
     if (rc != 0)
         fail_msg("cm_map_multisection: %s", err.msg);
     assert_int_equal(cm_mapping_check(t, map, cm_matrix_n(m), &err), 0);
     cm_problem_fini(&p);
     return rc;
+}
+
+static int run_ms(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
+                  int *map)
+{
+    return run_ms_variant(m, t, seed, 0, map);
 }
 
 /* Full machine: every node gets exactly its slots, and the grid is cut
@@ -69,7 +67,7 @@ static int run_ms(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
 static void test_full_machine(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("4:8:8", "1:10:100");
+    cm_tree_t *t = cm_test_hier("4:8:8", "1:10:100");
     cm_matrix_t *m = grid(16, 16);
     int map[256], cyc[256];
     cm_error_t err = { "" };
@@ -83,7 +81,7 @@ static void test_full_machine(void **state)
 static void test_determinism(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("4:2:4:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     cm_error_t err = { "" };
     char rel[] = "matrices/mg.S.64.mtx";
     cm_matrix_t *m = cm_matrix_read(cm_test_data_path(rel), CM_FORMAT_AUTO, &err);
@@ -103,7 +101,7 @@ static void test_determinism(void **state)
 static void test_wide_level(void **state)
 {
     (void)state;
-    cm_tree_t *t = hier("2:2:40", "1:10:100");
+    cm_tree_t *t = cm_test_hier("2:2:40", "1:10:100");
     cm_matrix_t *m = grid(16, 10);
     int map[160], again[160], cyc[160], cnt[40];
     cm_error_t err = { "" };
@@ -215,7 +213,7 @@ static void test_degenerate(void **state)
 {
     (void)state;
     cm_error_t err = { "" };
-    cm_tree_t *t = hier("4:2:2", "1:2:10");
+    cm_tree_t *t = cm_test_hier("4:2:2", "1:2:10");
     cm_builder_t *b = cm_builder_new(10, &err);
     cm_matrix_t *m = cm_builder_finish(b, &err);
     cm_builder_free(b);
@@ -230,6 +228,39 @@ static void test_degenerate(void **state)
     cm_tree_free(t);
 }
 
+/* The fast variant thins a dense graph (every rank talks to all 127
+ * others) to the heaviest partners: the groups of 4 that exchange 100x more
+ * must still land on one node each, capacities exact, deterministic. */
+static void test_fast_dense(void **state)
+{
+    (void)state;
+    enum { N = 128 };
+    cm_error_t err = { "" };
+    cm_builder_t *b = cm_builder_new(N, &err);
+    /* rank r belongs to group (r * 37 % N) / 4: groups scattered */
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            if (i != j)
+                assert_int_equal(cm_builder_add(b, i, j,
+                                                (i * 37 % N) / 4 == (j * 37 % N) / 4
+                                                    ? 100 : 1, 1, &err), 0);
+    cm_matrix_t *m = cm_test_finish(b);
+    cm_tree_t *t = cm_test_hier("4:8:4", "1:10:100");
+    int a[N], c[N];
+    for (int fast = 0; fast < 2; fast++) {
+        run_ms_variant(m, t, 3, fast, a);
+        run_ms_variant(m, t, 3, fast, c);
+        assert_memory_equal(a, c, sizeof a);
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                if ((i * 37 % N) / 4 == (j * 37 % N) / 4 && a[i] / 4 != a[j] / 4)
+                    fail_msg("fast=%d: ranks %d and %d of one group on nodes "
+                             "%d and %d", fast, i, j, a[i] / 4, a[j] / 4);
+    }
+    cm_matrix_free(m);
+    cm_tree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_shares),
         cmocka_unit_test(test_hetero_capacity),
         cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_fast_dense),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,15 +12,7 @@
 
 #include "clustermap.h"
 #include "testdata.h"
-
-static cm_tree_t *hier(const char *h, const char *d)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_hierarchy(h, d, &err);
-    if (!t)
-        fail_msg("cm_tree_from_hierarchy(%s, %s): %s", h, d, err.msg);
-    return t;
-}
+#include "testutil.h"
 
 static int plan(const cm_matrix_t *m, const cm_tree_t *t, const char *algo,
                 int *map, cm_plan_report_t *rep, cm_error_t *err)
@@ -72,7 +64,7 @@ static void test_auto_never_worse_than_block(void **state)
             fail_msg("%s: %s", e->d_name, err.msg);
         int n = cm_matrix_n(m);
         for (int k = 0; k < 2; k++) {
-            cm_tree_t *t = hier(n <= 64 ? "4:2:4:2" : "4:2:8:2", dists[k]);
+            cm_tree_t *t = cm_test_hier(n <= 64 ? "4:2:4:2" : "4:2:8:2", dists[k]);
             int *map = malloc(sizeof(int) * (size_t)n);
             int *blk = malloc(sizeof(int) * (size_t)n);
             cm_plan_report_t rep;
@@ -101,7 +93,7 @@ static void test_determinism(void **state)
 {
     (void)state;
     cm_error_t err = { "" };
-    cm_tree_t *t = hier("4:2:8:2", "1:2:10:20");
+    cm_tree_t *t = cm_test_hier("4:2:8:2", "1:2:10:20");
     cm_matrix_t *m = cm_matrix_read(cm_test_data_path("matrices/mg.S.128.mtx"),
                                     CM_FORMAT_AUTO, &err);
     assert_non_null(m);
@@ -134,7 +126,7 @@ static void test_degenerate(void **state)
 {
     (void)state;
     cm_error_t err = { "" };
-    cm_tree_t *t = hier("4:2:2", "1:2:10");
+    cm_tree_t *t = cm_test_hier("4:2:2", "1:2:10");
     static const char *algos[] = { "auto", "scotch-ms", "block", "scotch" };
     /* One rank. */
     cm_matrix_t *m = build(1, NULL, 0, 1);

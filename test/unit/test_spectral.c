@@ -13,17 +13,9 @@
 #include "clustermap.h"
 #include "spectral_internal.h"
 #include "testdata.h"
+#include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static cm_matrix_t *finish(cm_builder_t *b)
-{
-    cm_error_t err = { "" };
-    cm_matrix_t *m = cm_builder_finish(b, &err);
-    assert_non_null(m);
-    cm_builder_free(b);
-    return m;
-}
 
 static void add(cm_builder_t *b, int i, int j, double bytes)
 {
@@ -45,7 +37,7 @@ static cm_matrix_t *grid(int r, int c, cm_rng_t *rng)
             if (y + 1 < r)
                 add(b, v, v + c, rng ? 1.0 + cm_rng_double(rng) : 100.0);
         }
-    return finish(b);
+    return cm_test_finish(b);
 }
 
 /* Same partition: labels equal up to renaming (a bijection). */
@@ -101,7 +93,7 @@ static void test_similarity_values(void **state)
     add(b, 1, 0, 10);   /* A' (0,1) = 40 */
     add(b, 1, 2, 20);   /* A' (1,2) = 20 */
     add(b, 2, 2, 999);  /* self-send: ignored */
-    cm_matrix_t *m = finish(b);
+    cm_matrix_t *m = cm_test_finish(b);
     cm_matrix_t *sym = cm_matrix_symmetrize(m, &err);
     assert_non_null(sym);
     cm_matrix_t *s = cm_similarity(sym, 0.5, &err);
@@ -209,7 +201,7 @@ static cm_matrix_t *cliques(int *group, double weak)
     if (weak > 0)
         for (int q = 0; q + 1 < 4; q++)
             add(b, perm[8 * q], perm[8 * (q + 1)], weak);
-    return finish(b);
+    return cm_test_finish(b);
 }
 
 static void test_disjoint_cliques(void **state)
@@ -283,7 +275,7 @@ static void test_split_at_weak_edge(void **state)
                 add(b, i, j, 500 + 500 * cm_rng_double(&r));
     add(b, A - 1, A, 50);
     add(b, A, A - 1, 50);
-    cm_matrix_t *m = finish(b);
+    cm_matrix_t *m = cm_test_finish(b);
     int labels[N];
     assert_int_equal(cm_cpnsc(m, 2, 3, NULL, labels, &err), 0);
     for (int i = 0; i < N; i++)
@@ -402,7 +394,7 @@ static void test_components_fewer_than_k(void **state)
             if (x < 5) add(b, v, v + 1, 100);
             if (y < 5) add(b, v, v + 6, 100);
         }
-    cm_matrix_t *m = finish(b);
+    cm_matrix_t *m = cm_test_finish(b);
     for (int sparse = 0; sparse < 2; sparse++) {
         cm_spectral_opts_t o;
         cm_spectral_opts_default(&o);
@@ -431,7 +423,7 @@ static void test_clustered_eigenvalues(void **state)
     cm_builder_t *b = cm_builder_new(N, NULL);
     for (int i = 0; i < N; i += 2)
         add(b, i, i + 1, 100);
-    cm_matrix_t *m = finish(b);
+    cm_matrix_t *m = cm_test_finish(b);
     int labels[N];
     cm_spectral_opts_t o;
     cm_spectral_opts_default(&o);
@@ -465,7 +457,7 @@ static void test_degenerate(void **state)
     int labels[10];
 
     cm_builder_t *b = cm_builder_new(1, NULL);
-    cm_matrix_t *one = finish(b);
+    cm_matrix_t *one = cm_test_finish(b);
     labels[0] = 99;
     assert_int_equal(cm_cpnsc(one, 1, 0, NULL, labels, &err), 0);
     assert_int_equal(labels[0], 0);
@@ -475,7 +467,7 @@ static void test_degenerate(void **state)
 
     /* No communication at all: 10 isolated ranks, balanced clusters. */
     b = cm_builder_new(10, NULL);
-    cm_matrix_t *zero = finish(b);
+    cm_matrix_t *zero = cm_test_finish(b);
     assert_int_equal(cm_cpnsc(zero, 3, 0, NULL, labels, &err), 0);
     check_labels(labels, 10, 3);
     int count[3] = { 0 };
