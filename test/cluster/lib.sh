@@ -120,7 +120,7 @@ cm_daemons() {
 # cm_in_host NS HOSTNAME TMPDIR CMD...: run CMD as if on host HOSTNAME: in
 # network namespace NS, with new UTS and private mount namespaces, the
 # cluster's hosts file over /etc/hosts and, when TMPDIR is not empty, TMPDIR
-# over /tmp.  The shared directories under /tmp (cm_shared_under_tmp) are
+# over /tmp and a fresh tmpfs over /dev/shm.  The shared directories under /tmp (cm_shared_under_tmp) are
 # bound back at their own paths, so the daemons still see their
 # configuration, sockets and logs, and jobs see the source tree.  nsenter
 # rather than `ip netns exec`, which remounts /sys.  CM_EXEC=exec: replace
@@ -139,6 +139,10 @@ cm_in_host() {
             if [ -n "$tmpdir" ]; then
                 for rel in $rels; do mount --bind "/tmp/$rel" "$tmpdir/$rel"; done
                 mount --rbind "$tmpdir" /tmp
+                # A node-local /dev/shm too: Open MPI keeps shared-memory
+                # segments there, and one node cleaning up must not pull
+                # them from under another node of the same job.
+                mount -t tmpfs -o mode=1777,size=512m cm-shm /dev/shm
             fi
             hostname "$host"
             exec "$@"' cm-host "$CM_HOSTS" "$host" "$tmpdir" "$rels" "$@"

@@ -129,7 +129,7 @@ test_expect_success MPICC 'compile the MPI test program' '
 
 test_expect_success MPICC 'srun --mpi=pmix -n8: block fills n1 (8 cores)' '
     idle &&
-    run srun --mpi=pmix -n8 ./hello_hosts >mpi8.out &&
+    run_mpi mpi8.out mpi8.err srun --mpi=pmix -n8 ./hello_hosts &&
     for r in 0 1 2 3 4 5 6 7; do echo "$r n1"; done >expect &&
     ranks_hosts mpi8.out >actual &&
     test_cmp expect actual &&
@@ -139,7 +139,7 @@ test_expect_success MPICC 'srun --mpi=pmix -n8: block fills n1 (8 cores)' '
 
 test_expect_success MPICC 'srun --mpi=pmix -N2 -n8: 7 ranks on n1, 1 on n2' '
     idle &&
-    run srun --mpi=pmix -N2 -n8 ./hello_hosts >mpi28.out &&
+    run_mpi mpi28.out mpi28.err srun --mpi=pmix -N2 -n8 ./hello_hosts &&
     printf "0 n1\n1 n1\n2 n1\n3 n1\n4 n1\n5 n1\n6 n1\n7 n2\n" >expect &&
     ranks_hosts mpi28.out >actual &&
     test_cmp expect actual
@@ -148,8 +148,8 @@ test_expect_success MPICC 'srun --mpi=pmix -N2 -n8: 7 ranks on n1, 1 on n2' '
 test_expect_success MPICC 'SLURM_HOSTFILE: rank i runs on the node of line i' '
     printf "n4\nn3\nn2\nn1\nn4\nn3\nn1\n" >hostfile &&
     printf "0 n4\n1 n3\n2 n2\n3 n1\n4 n4\n5 n3\n" >expect &&
-    run salloc -N4 --exclusive \
-        env SLURM_HOSTFILE="$PWD/hostfile" srun --mpi=pmix -n6 ./hello_hosts >hf.out 2>hf.err &&
+    run_mpi hf.out hf.err salloc -N4 --exclusive \
+        env SLURM_HOSTFILE="$PWD/hostfile" srun --mpi=pmix -n6 ./hello_hosts &&
     ranks_hosts hf.out >actual &&
     test_cmp expect actual &&
     check_cpu_lists hf.out
@@ -162,7 +162,7 @@ test_expect_success MPICC 'SLURM_HOSTFILE exported in a batch script' '
 	EOF
     printf "0 n4\n1 n3\n2 n2\n3 n1\n4 n4\n5 n3\n6 n1\n" >expect &&
     idle &&
-    "$CLUSTER/sbatch-wait" -N4 --exclusive -o "$PWD/hfjob.out" hfjob.sh >/dev/null &&
+    sbatch_mpi -N4 --exclusive -o "$PWD/hfjob.out" hfjob.sh >/dev/null &&
     ranks_hosts hfjob.out >actual &&
     test_cmp expect actual
 '

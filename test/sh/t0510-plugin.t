@@ -87,9 +87,9 @@ test_expect_success 'first sbatch --mapping=cluster profiles the job' '
     grep -E "^halo +16 +1 " list1
 '
 
-test_expect_success 'the profile holds the halo: 16 x 4 x 10 messages + 15 lines' '
+test_expect_success 'the profile holds the halo: 16 x 4 x 10 messages + 32 connection openers + 15 lines' '
     "$CM" profile --store "$STORE" show halo --ntasks 16 >show &&
-    grep "^p2p.msgs=655$" show &&
+    grep "^p2p.msgs=687$" show &&
     grep "^runs=1$" show
 '
 
@@ -139,8 +139,8 @@ test_expect_success 'J of the applied placement is below block and below Slurm' 
 '
 
 test_expect_success 'salloc --mapping=cluster, then a plain srun is placed' '
-    run salloc -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
-        srun --mpi=pmix ./halo_scrambled >out/salloc.out 2>out/salloc.err &&
+    run_mpi out/salloc.out out/salloc.err salloc -J halo -N4 -n16 --exclusive \
+        --mapping=cluster,verbose srun --mpi=pmix ./halo_scrambled &&
     grep "^clustermap: placed 16 tasks" out/salloc.err &&
     check_plan_hosts out/salloc.err out/salloc.out 16
 '
@@ -165,8 +165,8 @@ test_expect_success 'srun --mapping=cluster -n8 in an allocation: 8 tasks, own p
 '
 
 test_expect_success 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
-    run salloc -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
-        srun --mpi=pmix -N2 ./halo_scrambled >out/n2.out 2>out/n2.err &&
+    run_mpi out/n2.out out/n2.err salloc -J halo -N4 -n16 --exclusive \
+        --mapping=cluster,verbose srun --mpi=pmix -N2 ./halo_scrambled &&
     test "$(ranks_hosts out/n2.out | wc -l)" -eq 16 &&
     ranks_hosts out/n2.out | awk "\$2 != \"n1\" && \$2 != \"n2\" {bad = 1} END {exit bad}" &&
     check_plan_hosts out/n2.err out/n2.out 16

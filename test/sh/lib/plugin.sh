@@ -7,7 +7,10 @@
 # plugin is configured with, inside STATE so that every node sees it), and
 # defines
 #   run CMD...              a Slurm client on the cluster's login host
-#   sbw [OPTION...] SCRIPT  sbatch and wait for the job (test/cluster/sbatch-wait)
+#   run_mpi OUT ERR CMD...  the same for an MPI launch (lib/cluster.sh)
+#   sbw [OPTION...] SCRIPT  sbatch and wait for the job (sbatch_mpi of
+#                           lib/cluster.sh: test/cluster/sbatch-wait, once
+#                           more after Open MPI's start-up race)
 #   plugin_cluster_up [PLUGSTACK-ARGS]
 #                           bring the cluster up with the plugin configured
 #   ranks_hosts FILE...     "rank host" of the halo/hello output lines
@@ -36,8 +39,9 @@ for f in "$CM" "$PLUGIN" "$PROFLIB"; do
     test -f "$f" || error "$f not built (run make, or set CLUSTERMAP_BUILD)"
 done
 
-run() { "$CLUSTER/run" "$@"; }
-sbw() { "$CLUSTER/sbatch-wait" "$@"; }
+# run, run_mpi, sbatch_mpi and the skip rules come from cluster.sh.
+. "$SHARNESS_TEST_DIRECTORY/lib/cluster.sh"
+sbw() { sbatch_mpi "$@"; }
 
 # sbw_as USER [OPTION...] SCRIPT: submit as USER (group users), wait as root.
 sbw_as() {
