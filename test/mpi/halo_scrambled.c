@@ -9,9 +9,8 @@
  * (the format of hello_hosts.c; rank 0 prints all lines in rank order).
  * Usage: halo_scrambled [STEPS]
  */
-#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_SET */
+#include "cpulist.h"
 #include <mpi.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,29 +29,6 @@ static int gcd(int a, int b)
     return a;
 }
 
-static void cpu_list(char *buf, size_t len)
-{
-    cpu_set_t set;
-    size_t used = 0;
-    buf[0] = '\0';
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        int end = c;
-        while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set))
-            end++;
-        int n = end > c ? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, end)
-                        : snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
-        if (n < 0 || (size_t)n >= len - used)
-            return;
-        used += (size_t)n;
-        c = end;
-    }
-}
 
 /* Open MPI 4.1.4's TCP transport sometimes crashes (a call through NULL in
  * its receive handler) when two ranks open connections to each other at

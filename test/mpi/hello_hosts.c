@@ -4,38 +4,14 @@
  * the virtual Slurm cluster can check where every rank ran and how it was
  * bound.  Rank 0 gathers the lines and prints them in rank order: the output
  * does not depend on how srun interleaves the tasks' streams. */
+#include "cpulist.h"
 #include <mpi.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #define LINE_MAX_LEN 512
 
-/* Format the affinity mask as a sorted list of ranges. */
-static void cpu_list(char *buf, size_t len)
-{
-    cpu_set_t set;
-    size_t used = 0;
-    buf[0] = '\0';
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        int end = c;
-        while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set))
-            end++;
-        int n = end > c ? snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, end)
-                        : snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
-        if (n < 0 || (size_t)n >= len - used)
-            return; /* truncated: keep what fits */
-        used += (size_t)n;
-        c = end;
-    }
-}
 
 int main(int argc, char **argv)
 {

@@ -9,16 +9,6 @@ H64="--hierarchy 4:2:4:2 --distances 1:2:10:20"
 CG64=$CM_MATRICES/cg.S.64.mtx
 CG16=$CM_MATRICES/cg.S.16.mtx
 
-# valid_mapping FILE N SLOTS: N lines, each an integer in [0, SLOTS), all
-# distinct.
-valid_mapping() {
-    test "$(wc -l <"$1")" -eq "$2" &&
-    awk -v slots="$3" '
-        !/^[0-9]+$/ || $1 >= slots { print "bad line " NR ": " $0; bad = 1 }
-        seen[$1]++ { print "slot " $1 " twice"; bad = 1 }
-        END { exit bad }' "$1"
-}
-
 for a in block cyclic random scotch; do
     test_expect_success "plan $a: 64 ranks on 64 slots, a permutation" '
         cm_run plan --matrix $CG64 $H64 --algorithm $a --output $a.map &&

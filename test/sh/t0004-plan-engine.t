@@ -10,14 +10,6 @@ H128="--hierarchy 4:2:8:2 --distances 1:2:10:20"
 CG64=$CM_MATRICES/cg.S.64.mtx
 MG64=$CM_MATRICES/mg.S.64.mtx
 
-valid_mapping() {
-    test "$(wc -l <"$1")" -eq "$2" &&
-    awk -v slots="$3" '
-        !/^[0-9]+$/ || $1 >= slots { print "bad line " NR ": " $0; bad = 1 }
-        seen[$1]++ { print "slot " $1 " twice"; bad = 1 }
-        END { exit bad }' "$1"
-}
-
 for a in auto scotch-ms; do
     test_expect_success "plan $a writes a valid mapping, reproducibly" '
         cm_run plan --matrix $MG64 $H64 --algorithm $a --output $a.map &&

@@ -8,8 +8,8 @@
 #   CM_DATA     $CM_ROOT/test/data
 #   CM_MATRICES, CM_GRAPHS  its matrices/ and graphs/
 #   JCOST       the independent cost calculator test/sh/lib/jcost.pl
-# and defines cm_run (run the command) and cm_value KEY FILE (the value of a
-# "KEY=value" line).
+# and defines cm_run (run the command), cm_value KEY FILE (the value of a
+# "KEY=value" line) and valid_mapping FILE N SLOTS.
 #
 # A test starts with
 #   test_description='...'
@@ -41,4 +41,14 @@ cm_run() {
 # cm_value KEY FILE: the value of the line "KEY=value" in FILE.
 cm_value() {
     sed -n "s/^$1=//p" "$2"
+}
+
+# valid_mapping FILE N SLOTS: N lines, each an integer in [0, SLOTS), all
+# distinct.
+valid_mapping() {
+    test "$(wc -l <"$1")" -eq "$2" &&
+    awk -v slots="$3" '
+        !/^[0-9]+$/ || $1 >= slots { print "bad line " NR ": " $0; bad = 1 }
+        seen[$1]++ { print "slot " $1 " twice"; bad = 1 }
+        END { exit bad }' "$1"
 }
