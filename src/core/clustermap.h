@@ -237,6 +237,36 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
                                    const char *topology_conf,
                                    const char *nodelist, cm_error_t *err);
 
+/** One switch for cm_tree_from_switches(): its Slurm level (leaf switches
+ *  0) and the index of its parent switch (-1 at the top; the parent's level
+ *  must be higher). */
+typedef struct cm_switch_desc {
+    const char *name;
+    int level;
+    int parent;
+} cm_switch_desc_t;
+
+/** One compute node for cm_tree_from_switches(): the index of the leaf
+ *  switch it hangs from (unused without switches) and its @p slots cores,
+ *  @p cores_per_socket (>= 1) to a socket, the last socket holding the
+ *  rest. */
+typedef struct cm_node_desc {
+    const char *name;
+    int leaf;
+    int cores_per_socket;
+    int slots;
+} cm_node_desc_t;
+
+/** The tree of @p nnodes (>= 1) nodes, in allocation order, under a Slurm
+ *  switch tree of @p nsw switches (0: all nodes under one switch).  Used by
+ *  cm_tree_from_slurm_conf() and by the plugin (from the controller), so
+ *  levels, names and costs are as described there: only switches above
+ *  some node are kept, one level per Slurm level present, "cluster" over
+ *  several top switches.  Labels: node and switch names. */
+cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
+                                 const cm_node_desc_t *nodes, int nnodes,
+                                 cm_error_t *err);
+
 /** Default latency of a level by name, in seconds per message
  *  (docs/machine-costs.md): core 0 (same slot), l2/l3 0.2 us, numa/socket
  *  0.3 us, node 0.4 us, "switch" (the leaf switch) 1.05 us, "switch<k>"

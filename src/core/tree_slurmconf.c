@@ -6,15 +6,13 @@
  * switches none of them sit under are pruned.
  *
  * Switch levels follow Slurm's topology/tree: a switch with Nodes= is level
- * 0, a switch with Switches= is one above its highest child.  Each Slurm
- * level present becomes one tree level, named "switch" for level 0 and
- * "switch<k>" above.  When the kept switches have several tops, an
- * artificial root of level "cluster" joins them.  A node in no switch is an
- * error (Slurm's topology/tree cannot place it either).  A switch listed under
- * several parents hangs under the first one in file order.
+ * 0, a switch with Switches= is one above its highest child.  A node in no
+ * switch is an error (Slurm's topology/tree cannot place it either).  A
+ * switch listed under several parents hangs under the first one in file
+ * order.
  *
- * Vertices are created when the first node below them is added, in node-list
- * order, so compute nodes keep the allocation order.
+ * This file only reads and links; cm_tree_from_switches() (tree_switches.c)
+ * turns the switches and nodes into the tree, as it does for the plugin.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,7 +22,6 @@
 #include <strings.h>
 
 #include "clustermap.h"
-#include "tree_internal.h"
 
 #define SC_MAX_LINE 65536
 #define SC_MAX_INCLUDE_DEPTH 8
@@ -587,14 +584,6 @@ static int topo_levels(topo_t *tp, const char *path, cm_error_t *err)
 
 /* ---- the tree ---- */
 
-static void level_name(int k, char *buf, size_t size)
-{
-    if (k == 0)
-        snprintf(buf, size, "switch");
-    else
-        snprintf(buf, size, "switch%d", k);
-}
-
 cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_conf,
                                    const char *nodelist, cm_error_t *err)
 {
@@ -607,18 +596,18 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
     cm_tree_t *t = NULL;
     char **names = NULL;
     int nnames = 0;
-    int *sel = NULL, *leaf_of = NULL, *level_of = NULL, *vertex_of = NULL, *chain = NULL;
+    cm_node_desc_t *nodes = NULL;
+    cm_switch_desc_t *sw = NULL;
     strmap_t seen = {0}, node_switch = {0};
 
     if (read_slurm_conf(&c, slurm_conf, 0, err) < 0)
-        goto fail;
+        goto out;
     cm_error_t herr;
     if (cm_hostlist_expand(nodelist, &names, &nnames, &herr) < 0) {
         cm_error_set(err, "node list: %s", herr.msg);
-        goto fail;
+        goto out;
     }
-    if (!(sel = malloc((size_t)nnames * sizeof(int))) ||
-        !(leaf_of = malloc((size_t)nnames * sizeof(int))))
+    if (!(nodes = calloc((size_t)nnames, sizeof *nodes)))
         goto oom;
     long total = 0;
     for (int i = 0; i < nnames; i++) {
@@ -626,30 +615,32 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
         if (!idx) {
             cm_error_set(err, "node list: node %s is not defined in %s", names[i],
                          slurm_conf);
-            goto fail;
+            goto out;
         }
         if (strmap_find(&seen, names[i])) {
             cm_error_set(err, "node list '%.200s': node %s appears twice", nodelist,
                          names[i]);
-            goto fail;
+            goto out;
         }
         if (strmap_put(&seen, names[i], i) < 0)
             goto oom;
-        sel[i] = *idx;
-        total += (long)c.nodes[*idx].sockets * c.nodes[*idx].cores;
+        const node_t *n = &c.nodes[*idx];
+        nodes[i].name = n->name;
+        nodes[i].leaf = -1;
+        nodes[i].cores_per_socket = n->cores;
+        nodes[i].slots = n->sockets * n->cores;
+        total += nodes[i].slots;
         if (total > SC_MAX_SLOTS) {
             cm_error_set(err, "node list '%.200s': more than %ld cores", nodelist,
                          SC_MAX_SLOTS);
-            goto fail;
+            goto out;
         }
     }
 
-    /* Tree levels: switch levels (top first), node, socket, core. */
-    int maxlevel = 0, cluster = 0;
     if (topology_conf) {
         if (read_topology(&tp, topology_conf, err) < 0 ||
             topo_levels(&tp, topology_conf, err) < 0)
-            goto fail;
+            goto out;
         for (int s = 0; s < tp.ns; s++)
             for (int k = 0; k < tp.sw[s].nnodes; k++) {
                 int *prev = strmap_find(&node_switch, tp.sw[s].nodes[k]);
@@ -657,7 +648,7 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
                     cm_error_set(err, "%s:%d: node %s is already in switch %s",
                                  topology_conf, tp.sw[s].line, tp.sw[s].nodes[k],
                                  tp.sw[*prev].name);
-                    goto fail;
+                    goto out;
                 }
                 if (strmap_put(&node_switch, tp.sw[s].nodes[k], s) < 0)
                     goto oom;
@@ -666,120 +657,23 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
             int *s = strmap_find(&node_switch, names[i]);
             if (!s) {
                 cm_error_set(err, "%s: node %s is in no switch", topology_conf, names[i]);
-                goto fail;
+                goto out;
             }
-            leaf_of[i] = *s;
+            nodes[i].leaf = *s;
         }
-        /* Which Slurm levels and how many tops do the kept switches have? */
-        int *used = calloc((size_t)tp.ns, sizeof(int));
-        if (!used)
+        if (tp.ns && !(sw = malloc((size_t)tp.ns * sizeof *sw)))
             goto oom;
-        for (int i = 0; i < nnames; i++)
-            for (int s = leaf_of[i]; s >= 0 && !used[s]; s = tp.sw[s].parent)
-                used[s] = 1;
-        int ntops = 0;
-        for (int s = 0; s < tp.ns; s++)
-            if (used[s]) {
-                if (tp.sw[s].parent < 0)
-                    ntops++;
-                if (tp.sw[s].level > maxlevel)
-                    maxlevel = tp.sw[s].level;
-            }
-        level_of = malloc(((size_t)maxlevel + 1) * sizeof(int));
-        if (!level_of) {
-            free(used);
-            goto oom;
-        }
-        for (int k = 0; k <= maxlevel; k++)
-            level_of[k] = -1;
-        for (int s = 0; s < tp.ns; s++)
-            if (used[s])
-                level_of[tp.sw[s].level] = 1;
-        free(used);
-        cluster = ntops > 1;
-    } else {
-        level_of = malloc(sizeof(int));
-        if (!level_of)
-            goto oom;
-        level_of[0] = 1;
-    }
-
-    if (!(t = cm_tree_new()))
-        goto oom;
-    char lname[32];
-    if (cluster) {
-        /* Joining the top switches is one more switch level up. */
-        level_name(maxlevel + 1, lname, sizeof lname);
-        if (cm_tree_add_default_level(t, "cluster", lname, err) < 0)
-            goto fail;
-    }
-    for (int k = maxlevel; k >= 0; k--) {
-        if (level_of[k] < 0)
-            continue;
-        level_name(k, lname, sizeof lname);
-        if ((level_of[k] = cm_tree_add_default_level(t, lname, lname, err)) < 0)
-            goto fail;
-    }
-    int node_level = cm_tree_add_default_level(t, "node", "node", err);
-    int socket_level = cm_tree_add_default_level(t, "socket", "socket", err);
-    int core_level = cm_tree_add_default_level(t, "core", "core", err);
-    if (node_level < 0 || socket_level < 0 || core_level < 0)
-        goto fail;
-
-    int root = -1;
-    if (cluster && (root = cm_tree_add_vertex(t, -1, 0, "cluster", err)) < 0)
-        goto fail;
-    if (!topology_conf && (root = cm_tree_add_vertex(t, -1, 0, "switch", err)) < 0)
-        goto fail;
-    if (tp.ns) {
-        if (!(vertex_of = malloc((size_t)tp.ns * sizeof(int))) ||
-            !(chain = malloc(((size_t)tp.ns + 1) * sizeof(int))))
-            goto oom;
-        for (int s = 0; s < tp.ns; s++)
-            vertex_of[s] = -1;
-    }
-    for (int i = 0; i < nnames; i++) {
-        int parent = root;
-        if (topology_conf) {
-            /* Create the missing switches from the top down. */
-            int len = 0;
-            for (int s = leaf_of[i]; s >= 0 && vertex_of[s] < 0; s = tp.sw[s].parent)
-                chain[len++] = s;
-            if (len > 0 && tp.sw[chain[len - 1]].parent >= 0)
-                parent = vertex_of[tp.sw[chain[len - 1]].parent];
-            else if (len == 0)
-                parent = vertex_of[leaf_of[i]];
-            while (len > 0) {
-                int s = chain[--len];
-                vertex_of[s] = cm_tree_add_vertex(t, parent, level_of[tp.sw[s].level],
-                                                  tp.sw[s].name, err);
-                if (vertex_of[s] < 0)
-                    goto fail;
-                parent = vertex_of[s];
-            }
-        }
-        const node_t *n = &c.nodes[sel[i]];
-        int nv = cm_tree_add_vertex(t, parent, node_level, n->name, err);
-        if (nv < 0)
-            goto fail;
-        for (int s = 0; s < n->sockets; s++) {
-            int sv = cm_tree_add_vertex(t, nv, socket_level, NULL, err);
-            if (sv < 0)
-                goto fail;
-            for (int k = 0; k < n->cores; k++)
-                if (cm_tree_add_vertex(t, sv, core_level, NULL, err) < 0)
-                    goto fail;
+        for (int s = 0; s < tp.ns; s++) {
+            sw[s].name = tp.sw[s].name;
+            sw[s].level = tp.sw[s].level;
+            sw[s].parent = tp.sw[s].parent;
         }
     }
-    if (cm_tree_finalize(t, err) < 0)
-        goto fail;
+    t = cm_tree_from_switches(sw, tp.ns, nodes, nnames, err);
     goto out;
 
 oom:
     cm_error_set(err, "%s: out of memory", slurm_conf);
-fail:
-    cm_tree_free(t);
-    t = NULL;
 out:
     for (int i = 0; i < c.nn; i++)
         free(c.nodes[i].name);
@@ -789,10 +683,7 @@ out:
     strmap_free(&seen);
     strmap_free(&node_switch);
     cm_hostlist_free(names, nnames);
-    free(sel);
-    free(leaf_of);
-    free(level_of);
-    free(vertex_of);
-    free(chain);
+    free(nodes);
+    free(sw);
     return t;
 }

@@ -3,8 +3,8 @@
  *
  * One slurm_load_topo() and one slurm_load_node() per srun: switches (with
  * Slurm's levels, leaf = 0), then per node its sockets and the slots the
- * step may use there.  Level names and default costs are those of
- * cm_tree_from_slurm_conf() ("cluster" over several top switches,
+ * step may use there.  cm_tree_from_switches() builds the tree, as it does
+ * for cm_tree_from_slurm_conf() ("cluster" over several top switches,
  * "switch<k>", "node", "socket", "core"), so `clustermap eval --slurm-conf`
  * prices a placement the same way.  Without any switch (TopologyPlugin
  * topology/none) the nodes hang under one "switch".  A node of the
@@ -36,25 +36,10 @@ static int lookup(const named_t *v, int n, const char *name)
     return hit ? hit->idx : -1;
 }
 
-static void level_name(int k, char *buf, size_t size)
-{
-    if (k == 0)
-        snprintf(buf, size, "switch");
-    else
-        snprintf(buf, size, "switch%d", k);
-}
-
-static int add_level(cm_tree_t *t, const char *name, const char *costs_of, cm_error_t *err)
-{
-    return cm_tree_add_level(t, name, cm_tree_default_cost(costs_of),
-                             cm_tree_default_latency(costs_of), err);
-}
-
 typedef struct topo {
     int ns;
     topo_info_t *sw;
     int *parent;      /* switch index, -1 at the top */
-    int *vertex;      /* tree vertex, -1 until created */
 } topo_t;
 
 /* parent[] from the child lists, leaf_of[] (per allocation node) from the
@@ -69,7 +54,6 @@ static int link_topology(topo_t *tp, const named_t *nodes, int nn, int *leaf_of,
         byname[s].name = tp->sw[s].name ? tp->sw[s].name : "";
         byname[s].idx = s;
         tp->parent[s] = -1;
-        tp->vertex[s] = -1;
     }
     qsort(byname, (size_t)tp->ns, sizeof *byname, cmp_named);
     int rc = 0;
@@ -113,7 +97,9 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
     topo_info_response_msg_t *topo = NULL;
     node_info_msg_t *ninfo = NULL;
     named_t *nodes = NULL, *known = NULL;
-    int *leaf_of = NULL, *info_of = NULL, *level_of = NULL;
+    int *leaf_of = NULL, *info_of = NULL;
+    cm_switch_desc_t *sw = NULL;
+    cm_node_desc_t *nd = NULL;
     topo_t tp = { 0 };
     cm_tree_t *t = NULL;
     int nn = a->nnodes;
@@ -122,15 +108,16 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
         cpus_per_task = 1;
     if (slurm_load_topo(&topo) != SLURM_SUCCESS) {
         cm_error_set(err, "slurm_load_topo: %s", slurm_strerror(slurm_get_errno()));
-        goto fail;
+        goto out;
     }
     if (slurm_load_node((time_t)0, &ninfo, SHOW_ALL) != SLURM_SUCCESS) {
         cm_error_set(err, "slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
-        goto fail;
+        goto out;
     }
     if (!(nodes = malloc((size_t)nn * sizeof *nodes)) ||
         !(leaf_of = malloc((size_t)nn * sizeof *leaf_of)) ||
         !(info_of = malloc((size_t)nn * sizeof *info_of)) ||
+        !(nd = malloc((size_t)nn * sizeof *nd)) ||
         !(known = malloc(((size_t)ninfo->record_count + 1) * sizeof *known)))
         goto oom;
     for (int i = 0; i < nn; i++) {
@@ -142,7 +129,7 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
     for (int i = 1; i < nn; i++)
         if (!strcmp(nodes[i - 1].name, nodes[i].name)) {
             cm_error_set(err, "node %s appears twice in the allocation", nodes[i].name);
-            goto fail;
+            goto out;
         }
     int nk = 0;
     for (uint32_t r = 0; r < ninfo->record_count; r++)
@@ -155,108 +142,33 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
         info_of[i] = lookup(known, nk, a->names[i]);
         if (info_of[i] < 0) {
             cm_error_set(err, "the controller does not describe node %s", a->names[i]);
-            goto fail;
+            goto out;
         }
     }
 
-    /* Switch levels used by the allocation's nodes. */
-    int maxlevel = 0, ntops = 1;
     tp.ns = (int)topo->record_count;
     tp.sw = topo->topo_array;
     if (tp.ns > 0) {
         if (!(tp.parent = malloc((size_t)tp.ns * sizeof(int))) ||
-            !(tp.vertex = malloc((size_t)tp.ns * sizeof(int))))
+            !(sw = malloc((size_t)tp.ns * sizeof *sw)))
             goto oom;
         if (link_topology(&tp, nodes, nn, leaf_of, err) < 0)
-            goto fail;
+            goto out;
         for (int i = 0; i < nn; i++)
             if (leaf_of[i] < 0) {
                 cm_error_set(err, "the controller's topology puts node %s in no switch",
                              a->names[i]);
-                goto fail;
+                goto out;
             }
-        ntops = 0;
-        int *used = calloc((size_t)tp.ns, sizeof(int));
-        if (!used)
-            goto oom;
-        for (int i = 0; i < nn; i++) {
-            int depth = 0;
-            for (int s = leaf_of[i]; s >= 0 && !used[s] && depth <= tp.ns;
-                 s = tp.parent[s], depth++) {
-                used[s] = 1;
-                if (tp.parent[s] < 0)
-                    ntops++;
-                if (tp.sw[s].level > maxlevel)
-                    maxlevel = tp.sw[s].level;
-            }
+        for (int s = 0; s < tp.ns; s++) {
+            sw[s].name = tp.sw[s].name;
+            sw[s].level = tp.sw[s].level;
+            sw[s].parent = tp.parent[s];
         }
-        if (!(level_of = malloc(((size_t)maxlevel + 1) * sizeof(int)))) {
-            free(used);
-            goto oom;
-        }
-        for (int k = 0; k <= maxlevel; k++)
-            level_of[k] = -1;
-        for (int s = 0; s < tp.ns; s++)
-            if (used[s])
-                level_of[tp.sw[s].level] = 1;
-        free(used);
-    } else {
-        if (!(level_of = malloc(sizeof(int))))
-            goto oom;
-        level_of[0] = 1;
     }
 
-    if (!(t = cm_tree_new()))
-        goto oom;
-    char lname[32], above[32];
-    if (ntops > 1) {
-        level_name(maxlevel + 1, above, sizeof above);
-        if (add_level(t, "cluster", above, err) < 0)
-            goto fail;
-    }
-    for (int k = maxlevel; k >= 0; k--) {
-        if (level_of[k] < 0)
-            continue;
-        level_name(k, lname, sizeof lname);
-        if ((level_of[k] = add_level(t, lname, lname, err)) < 0)
-            goto fail;
-    }
-    int node_level = add_level(t, "node", "node", err);
-    int socket_level = add_level(t, "socket", "socket", err);
-    int core_level = add_level(t, "core", "core", err);
-    if (node_level < 0 || socket_level < 0 || core_level < 0)
-        goto fail;
-
-    int root = -1;
-    if (ntops > 1 && (root = cm_tree_add_vertex(t, -1, 0, "cluster", err)) < 0)
-        goto fail;
-    if (tp.ns == 0 && (root = cm_tree_add_vertex(t, -1, 0, "switch", err)) < 0)
-        goto fail;
-    int *chain = tp.ns ? malloc((size_t)tp.ns * sizeof(int)) : NULL;
-    if (tp.ns && !chain)
-        goto oom;
+    /* Sockets hold the step's slots, cpus_per_task CPUs to a slot. */
     for (int i = 0; i < nn; i++) {
-        int parent = root;
-        if (tp.ns) {
-            int len = 0;   /* missing switches, created from the top down */
-            for (int s = leaf_of[i]; s >= 0 && tp.vertex[s] < 0 && len < tp.ns;
-                 s = tp.parent[s])
-                chain[len++] = s;
-            if (len == 0)
-                parent = tp.vertex[leaf_of[i]];
-            else if (tp.parent[chain[len - 1]] >= 0)
-                parent = tp.vertex[tp.parent[chain[len - 1]]];
-            while (len > 0) {
-                int s = chain[--len];
-                tp.vertex[s] = cm_tree_add_vertex(t, parent, level_of[tp.sw[s].level],
-                                                  tp.sw[s].name, err);
-                if (tp.vertex[s] < 0) {
-                    free(chain);
-                    goto fail;
-                }
-                parent = tp.vertex[s];
-            }
-        }
         const node_info_t *ni = &ninfo->node_array[info_of[i]];
         int sockets = ni->sockets > 0 ? ni->sockets : 1;
         int per_socket = ((ni->cores > 0 ? ni->cores : 1) *
@@ -265,34 +177,16 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
             per_socket = 1;
         if ((long)per_socket * sockets < a->slots[i])
             per_socket = (a->slots[i] + sockets - 1) / sockets;
-        int nv = cm_tree_add_vertex(t, parent, node_level, a->names[i], err);
-        if (nv < 0) {
-            free(chain);
-            goto fail;
-        }
-        for (int left = a->slots[i]; left > 0; left -= per_socket) {
-            int sv = cm_tree_add_vertex(t, nv, socket_level, NULL, err);
-            if (sv < 0) {
-                free(chain);
-                goto fail;
-            }
-            for (int k = 0; k < per_socket && k < left; k++)
-                if (cm_tree_add_vertex(t, sv, core_level, NULL, err) < 0) {
-                    free(chain);
-                    goto fail;
-                }
-        }
+        nd[i].name = a->names[i];
+        nd[i].leaf = leaf_of[i];
+        nd[i].cores_per_socket = per_socket;
+        nd[i].slots = a->slots[i];
     }
-    free(chain);
-    if (cm_tree_finalize(t, err) < 0)
-        goto fail;
+    t = cm_tree_from_switches(sw, tp.ns, nd, nn, err);
     goto out;
 
 oom:
     cm_error_set(err, "machine tree: out of memory");
-fail:
-    cm_tree_free(t);
-    t = NULL;
 out:
     if (topo)
         slurm_free_topo_info_msg(topo);
@@ -302,8 +196,8 @@ out:
     free(known);
     free(leaf_of);
     free(info_of);
-    free(level_of);
+    free(nd);
+    free(sw);
     free(tp.parent);
-    free(tp.vertex);
     return t;
 }

@@ -10,18 +10,8 @@
 #include <cmocka.h>
 
 #include "clustermap.h"
+#include "testutil.h"
 #include "testdata.h"
-
-static char *levels_of(const cm_tree_t *t, char *buf)
-{
-    buf[0] = '\0';
-    for (int l = 0; l < cm_tree_nlevels(t); l++) {
-        if (l)
-            strcat(buf, " ");
-        strcat(buf, cm_tree_level_name(t, l));
-    }
-    return buf;
-}
 
 /* Level @p l costs @p latency seconds per message and 1 / @p bandwidth
  * seconds per byte (the documented defaults, docs/machine-costs.md). */
@@ -49,7 +39,7 @@ static void test_interleaved(void **state)
     (void)state;
     char buf[256];
     cm_tree_t *t = load("slurm/topology.conf", "n[1-8]");
-    assert_string_equal(levels_of(t, buf), "switch1 switch node socket core");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf), "switch1 switch node socket core");
     assert_costs(t, 0, 2 * 1.05e-6, 6.25e9);
     assert_costs(t, 1, 1.05e-6, 12.5e9);
     assert_costs(t, 2, 0.4e-6, 14e9);
@@ -82,7 +72,7 @@ static void test_interleaved(void **state)
 
     /* A subset keeps the root (the common ancestor) but only s2. */
     t = load("slurm/topology.conf", "n[4,2]");
-    assert_string_equal(levels_of(t, buf), "switch1 switch node socket core");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf), "switch1 switch node socket core");
     assert_int_equal(cm_tree_nvertices(t), 2 + 2 * (1 + 2 + 8));
     assert_string_equal(cm_tree_vertex_label(t, cm_tree_node_vertex(t, 0)), "n4");
     assert_int_equal(cm_tree_lca_level(t, 0, 8), 1);
@@ -94,7 +84,7 @@ static void test_no_topology(void **state)
     (void)state;
     char buf[256];
     cm_tree_t *t = load(NULL, "gpu01,n[7-8],n5");
-    assert_string_equal(levels_of(t, buf), "switch node socket core");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf), "switch node socket core");
     assert_int_equal(cm_tree_nslots(t), 2 + 8 + 8 + 16);
     assert_int_equal(cm_tree_nnodes(t), 4);
     assert_string_equal(cm_tree_vertex_label(t, cm_tree_node_vertex(t, 0)), "gpu01");
@@ -112,7 +102,7 @@ static void test_disjoint_tops(void **state)
     (void)state;
     char buf[256];
     cm_tree_t *t = load("slurm/topology-disjoint.conf", "n[3-6]");
-    assert_string_equal(levels_of(t, buf), "cluster switch node socket core");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf), "cluster switch node socket core");
     /* The root over leaf switches costs what a "switch1" would. */
     assert_costs(t, 0, 2 * 1.05e-6, 6.25e9);
     assert_costs(t, 1, 1.05e-6, 12.5e9);
@@ -121,7 +111,7 @@ static void test_disjoint_tops(void **state)
     cm_tree_free(t);
     /* One top used: no artificial root. */
     t = load("slurm/topology-disjoint.conf", "n[1-2]");
-    assert_string_equal(levels_of(t, buf), "switch node socket core");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf), "switch node socket core");
     cm_tree_free(t);
 }
 
@@ -130,7 +120,7 @@ static void test_deep(void **state)
     (void)state;
     char buf[256];
     cm_tree_t *t = load("slurm/topology-deep.conf", "n[1,5,3,6]");
-    assert_string_equal(levels_of(t, buf), "switch2 switch1 switch node socket core");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf), "switch2 switch1 switch node socket core");
     assert_costs(t, 0, 3 * 1.05e-6, 3.125e9);
     assert_costs(t, 1, 2 * 1.05e-6, 6.25e9);
     /* DFS: c{a{n1} b{n3}} d{n5 n6} -> n1 0-7, n3 8-15, n5 16-31, n6 32-47 */

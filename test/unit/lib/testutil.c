@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -45,4 +46,14 @@ void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
     cm_costs_from_tree(t, m, weight, &c);
     if (cm_problem_init(p, m, t, &c, &err) != 0)
         fail_msg("cm_problem_init: %s", err.msg);
+}
+
+const char *cm_test_level_names(const cm_tree_t *t, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int l = 0; l < cm_tree_nlevels(t) && len < size; l++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", l ? " " : "",
+                                cm_tree_level_name(t, l));
+    return buf;
 }

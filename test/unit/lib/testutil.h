@@ -27,4 +27,8 @@ cm_matrix_t *cm_test_finish(cm_builder_t *b);
 void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
                      cm_weight_t weight);
 
+/** The level names of @p t from the root down, separated by spaces
+ *  ("switch node socket core"), in @p buf of @p size bytes. */
+const char *cm_test_level_names(const cm_tree_t *t, char *buf, size_t size);
+
 #endif /* CM_TESTUTIL_H */
