@@ -38,6 +38,14 @@ static cm_matrix_t *cliques(int ncl, int size, int mult)
     return cm_test_finish(b);
 }
 
+/* The end of every test: the problem, its tree and its matrix. */
+static void release(cm_problem_t *p, cm_tree_t *t, cm_matrix_t *m)
+{
+    cm_problem_fini(p);
+    cm_tree_free(t);
+    cm_matrix_free(m);
+}
+
 static void map_cluster(const cm_problem_t *p, uint64_t seed, int *map)
 {
     cm_error_t err = { "" };
@@ -81,9 +89,7 @@ static void test_cliques_on_nodes(void **state)
         }
     assert_true(cm_problem_cost(&p, map) == 4 * 56 * 100.0);
     assert_true(cm_cost(m, t, map) == 4 * 56 * 100.0);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 /* Two levels: 8 cliques of 4 on 2 switches x 2 nodes x 2 sockets x 4 cores:
@@ -98,9 +104,7 @@ static void test_cliques_deep(void **state)
     int map[32];
     map_cluster(&p, 3, map);
     assert_true(cm_problem_cost(&p, map) == 8 * 12 * 100.0);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 /* Nodes of 4, 8, 12 and 8 cores under one switch, built by hand. */
@@ -164,9 +168,7 @@ static void test_heterogeneous_nodes(void **state)
     /* Every group inside one node: J = sum g(g-1) x 10 x 2. */
     double want = (8 * 7 + 12 * 11 + 4 * 3 + 8 * 7) * 10.0 * 2;
     assert_true(cm_problem_cost(&p, map) == want);
-    cm_problem_fini(&p);
-    cm_matrix_free(m);
-    cm_tree_free(t);
+    release(&p, t, m);
 }
 
 /* Fewer ranks than slots: 16 ranks (a ring) on 32 slots.  Only the fewest
@@ -206,19 +208,13 @@ static void test_fewer_ranks_than_slots(void **state)
     assert_int_equal(count[1], 0);
     assert_int_equal(count[2], 12);
     assert_int_equal(count[3], 0);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 static void test_deterministic(void **state)
 {
     (void)state;
-    cm_error_t err = { "" };
-    cm_matrix_t *m = cm_matrix_read(cm_test_data_path("matrices/mg.S.64.mtx"),
-                                    CM_FORMAT_AUTO, &err);
-    if (!m)
-        fail_msg("%s", err.msg);
+    cm_matrix_t *m = cm_test_matrix("matrices/mg.S.64.mtx");
     cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     cm_problem_t p;
     cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
@@ -226,9 +222,7 @@ static void test_deterministic(void **state)
     map_cluster(&p, 9, a);
     map_cluster(&p, 9, b);
     assert_memory_equal(a, b, sizeof a);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 static void test_degenerate(void **state)
@@ -267,9 +261,7 @@ static void test_degenerate(void **state)
     cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     map_cluster(&p, 1, map);
     assert_true(cm_problem_cost(&p, map) == 4.0);
-    cm_problem_fini(&p);
-    cm_matrix_free(m);
-    cm_tree_free(t);
+    release(&p, t, m);
 }
 
 /* APE on a hand-made case: two singletons on the wrong nodes swap. */
@@ -299,9 +291,7 @@ static void test_ape_swaps_noise(void **state)
     assert_int_equal(map2[0], 0);
     assert_int_equal(map2[1], 2);
     assert_true(cm_problem_cost(&p, map2) <= before);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 /* A real matrix: valid, at least as good as cyclic; the ratios to block
@@ -310,10 +300,7 @@ static void test_real_matrix(void **state)
 {
     (void)state;
     cm_error_t err = { "" };
-    cm_matrix_t *m = cm_matrix_read(cm_test_data_path("matrices/cg.S.64.mtx"),
-                                    CM_FORMAT_AUTO, &err);
-    if (!m)
-        fail_msg("%s", err.msg);
+    cm_matrix_t *m = cm_test_matrix("matrices/cg.S.64.mtx");
     cm_tree_t *t = cm_test_hier("4:2:4:2", "1:2:10:20");
     cm_problem_t p;
     cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
@@ -329,9 +316,7 @@ static void test_real_matrix(void **state)
     double Js = cm_cost(m, t, base);
     print_message("cg.S.64 on 4:2:4:2: J/J_block %.3f  J/J_scotch %.3f  "
                   "J/J_cyclic %.3f\n", J / Jb, J / Js, J / Jc);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 /* A budget too small for any spectral step still gives a valid mapping. */
@@ -347,9 +332,7 @@ static void test_tiny_budget(void **state)
     cm_budget_t b = {0, 10};
     assert_int_equal(cm_map_cluster(&p, NULL, &b, map, &err), 0);
     assert_int_equal(cm_mapping_check(t, map, 32, &err), 0);
-    cm_problem_fini(&p);
-    cm_tree_free(t);
-    cm_matrix_free(m);
+    release(&p, t, m);
 }
 
 int main(void)

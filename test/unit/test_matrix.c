@@ -9,23 +9,7 @@
 #include <cmocka.h>
 
 #include "clustermap.h"
-
-/* Check row i against parallel arrays of expected entries. */
-static void check_row(const cm_matrix_t *m, int i, int len, const int *cols,
-                      const double *bytes, const double *msgs)
-{
-    const int *c;
-    const double *b, *g;
-    int n;
-    cm_matrix_row(m, i, &c, &b, &g, &n);
-    assert_int_equal(n, len);
-    for (int k = 0; k < len; k++) {
-        assert_int_equal(c[k], cols[k]);
-        assert_true(b[k] == bytes[k]);
-        if (msgs)
-            assert_true(g[k] == msgs[k]);
-    }
-}
+#include "testutil.h"
 
 static void test_builder_basic(void **state)
 {
@@ -46,11 +30,11 @@ static void test_builder_basic(void **state)
     assert_int_equal(cm_matrix_nnz(m), 4);
     assert_int_equal(cm_matrix_has_msgs(m), 1);
 
-    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 40 }, (double[]){ 4 });
-    check_row(m, 1, 0, NULL, NULL, NULL);
-    check_row(m, 2, 3, (int[]){ 0, 2, 3 }, (double[]){ 7, 1, 5 },
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 40 }, (double[]){ 4 });
+    cm_test_check_row(m, 1, 0, NULL, NULL, NULL);
+    cm_test_check_row(m, 2, 3, (int[]){ 0, 2, 3 }, (double[]){ 7, 1, 5 },
               (double[]){ 2, 1, 1 });
-    check_row(m, 3, 0, NULL, NULL, NULL);
+    cm_test_check_row(m, 3, 0, NULL, NULL, NULL);
 
     double tb = -1, tm = -1;
     cm_matrix_totals(m, &tb, &tm);
@@ -63,7 +47,7 @@ static void test_builder_basic(void **state)
     cm_matrix_t *m2 = cm_builder_finish(b, &err);
     assert_non_null(m2);
     assert_int_equal(cm_matrix_nnz(m2), 4);
-    check_row(m2, 2, 3, (int[]){ 0, 2, 3 }, (double[]){ 7, 1, 5 }, NULL);
+    cm_test_check_row(m2, 2, 3, (int[]){ 0, 2, 3 }, (double[]){ 7, 1, 5 }, NULL);
     cm_matrix_free(m2);
     cm_matrix_free(m);
     cm_builder_free(b);
@@ -90,7 +74,7 @@ static void test_builder_empty(void **state)
     assert_int_equal(cm_matrix_n(m), 3);
     assert_int_equal(cm_matrix_nnz(m), 0);
     for (int i = 0; i < 3; i++)
-        check_row(m, i, 0, NULL, NULL, NULL);
+        cm_test_check_row(m, i, 0, NULL, NULL, NULL);
     cm_matrix_t *s = cm_matrix_symmetrize(m, NULL);
     assert_int_equal(cm_matrix_nnz(s), 0);
     cm_matrix_free(s);
@@ -226,9 +210,9 @@ static void test_symmetrize_3x3(void **state)
     assert_int_equal(cm_matrix_n(s), 3);
     assert_int_equal(cm_matrix_nnz(s), 6);
     assert_int_equal(cm_matrix_has_msgs(s), 1);
-    check_row(s, 0, 2, (int[]){ 1, 2 }, (double[]){ 2, 4 }, (double[]){ 1, 4 });
-    check_row(s, 1, 2, (int[]){ 0, 2 }, (double[]){ 2, 9 }, (double[]){ 1, 10 });
-    check_row(s, 2, 2, (int[]){ 0, 1 }, (double[]){ 4, 9 }, (double[]){ 4, 10 });
+    cm_test_check_row(s, 0, 2, (int[]){ 1, 2 }, (double[]){ 2, 4 }, (double[]){ 1, 4 });
+    cm_test_check_row(s, 1, 2, (int[]){ 0, 2 }, (double[]){ 2, 9 }, (double[]){ 1, 10 });
+    cm_test_check_row(s, 2, 2, (int[]){ 0, 1 }, (double[]){ 4, 9 }, (double[]){ 4, 10 });
     double tb, tm;
     cm_matrix_totals(s, &tb, &tm);
     assert_true(tb == 30);   /* 2 * (2 + 3 + 4 + 6) */
@@ -256,9 +240,9 @@ static void test_sub(void **state)
     assert_non_null(s);
     assert_int_equal(cm_matrix_n(s), 3);
     assert_int_equal(cm_matrix_nnz(s), 4);
-    check_row(s, 0, 2, (int[]){ 1, 2 }, (double[]){ 130, 34 }, (double[]){ 2, 1 });
-    check_row(s, 1, 1, (int[]){ 1 }, (double[]){ 100 }, (double[]){ 2 });
-    check_row(s, 2, 1, (int[]){ 1 }, (double[]){ 140 }, (double[]){ 2 });
+    cm_test_check_row(s, 0, 2, (int[]){ 1, 2 }, (double[]){ 130, 34 }, (double[]){ 2, 1 });
+    cm_test_check_row(s, 1, 1, (int[]){ 1 }, (double[]){ 100 }, (double[]){ 2 });
+    cm_test_check_row(s, 2, 1, (int[]){ 1 }, (double[]){ 140 }, (double[]){ 2 });
     cm_matrix_free(s);
 
     assert_null(cm_matrix_sub(a, (int[]){ 1, 1 }, 2, &err));

@@ -12,6 +12,7 @@
 
 #include "clustermap.h"
 #include "testdata.h"
+#include "testutil.h"
 
 static char *tmpdir;
 
@@ -28,22 +29,6 @@ static int teardown(void **state)
     cm_test_rmtree(tmpdir);
     tmpdir = NULL;
     return 0;
-}
-
-static void check_row(const cm_matrix_t *m, int i, int len, const int *cols,
-                      const double *bytes, const double *msgs)
-{
-    const int *c;
-    const double *b, *g;
-    int n;
-    cm_matrix_row(m, i, &c, &b, &g, &n);
-    assert_int_equal(n, len);
-    for (int k = 0; k < len; k++) {
-        assert_int_equal(c[k], cols[k]);
-        assert_true(b[k] == bytes[k]);
-        if (msgs)
-            assert_true(g[k] == msgs[k]);
-    }
 }
 
 static cm_matrix_t *read_ok(const char *path, cm_format_t fmt)
@@ -94,7 +79,7 @@ static void test_mtx_cg(void **state)
     cm_matrix_totals(m, &tb, &tm);
     assert_true(tb == 56131584.0);
     assert_true(tm == 0);
-    check_row(m, 0, 3, (int[]){ 0, 1, 2 },
+    cm_test_check_row(m, 0, 3, (int[]){ 0, 1, 2 },
               (double[]){ 1164800, 1171712, 1171712 }, (double[]){ 0, 0, 0 });
 
     cm_matrix_t *s = cm_matrix_symmetrize(m, NULL);
@@ -124,10 +109,10 @@ static void test_mtx_symmetric(void **state)
     double tb;
     cm_matrix_totals(m, &tb, NULL);
     assert_true(tb == 232);
-    check_row(m, 0, 2, (int[]){ 1, 2 }, (double[]){ 10, 2.5 }, NULL);
-    check_row(m, 1, 2, (int[]){ 0, 3 }, (double[]){ 10, 100 }, NULL);
-    check_row(m, 2, 2, (int[]){ 0, 2 }, (double[]){ 2.5, 7 }, NULL);
-    check_row(m, 3, 1, (int[]){ 1 }, (double[]){ 100 }, NULL);
+    cm_test_check_row(m, 0, 2, (int[]){ 1, 2 }, (double[]){ 10, 2.5 }, NULL);
+    cm_test_check_row(m, 1, 2, (int[]){ 0, 3 }, (double[]){ 10, 100 }, NULL);
+    cm_test_check_row(m, 2, 2, (int[]){ 0, 2 }, (double[]){ 2.5, 7 }, NULL);
+    cm_test_check_row(m, 3, 1, (int[]){ 1 }, (double[]){ 100 }, NULL);
     cm_matrix_free(m);
 }
 
@@ -145,8 +130,8 @@ static void test_mtx_pattern_and_duplicates(void **state)
     cm_matrix_t *m = read_ok(p, CM_FORMAT_AUTO);
     assert_int_equal(cm_matrix_n(m), 3);
     assert_int_equal(cm_matrix_nnz(m), 2);
-    check_row(m, 0, 1, (int[]){ 2 }, (double[]){ 2 }, NULL);
-    check_row(m, 2, 1, (int[]){ 1 }, (double[]){ 1 }, NULL);
+    cm_test_check_row(m, 0, 1, (int[]){ 2 }, (double[]){ 2 }, NULL);
+    cm_test_check_row(m, 2, 1, (int[]){ 1 }, (double[]){ 1 }, NULL);
     cm_matrix_free(m);
 }
 
@@ -229,9 +214,9 @@ static void test_metis_weighted(void **state)
     double tb;
     cm_matrix_totals(m, &tb, NULL);
     assert_true(tb == 816);
-    check_row(m, 0, 2, (int[]){ 1, 4 }, (double[]){ 3, 6 }, NULL);
-    check_row(m, 5, 4, (int[]){ 1, 4, 6, 9 }, (double[]){ 8, 11, 13, 16 }, NULL);
-    check_row(m, 15, 2, (int[]){ 11, 14 }, (double[]){ 28, 31 }, NULL);
+    cm_test_check_row(m, 0, 2, (int[]){ 1, 4 }, (double[]){ 3, 6 }, NULL);
+    cm_test_check_row(m, 5, 4, (int[]){ 1, 4, 6, 9 }, (double[]){ 8, 11, 13, 16 }, NULL);
+    cm_test_check_row(m, 15, 2, (int[]){ 11, 14 }, (double[]){ 28, 31 }, NULL);
     cm_matrix_free(m);
 }
 
@@ -245,7 +230,7 @@ static void test_metis_unweighted(void **state)
     double tb;
     cm_matrix_totals(m, &tb, NULL);
     assert_true(tb == 48);
-    check_row(m, 5, 4, (int[]){ 1, 4, 6, 9 }, (double[]){ 1, 1, 1, 1 }, NULL);
+    cm_test_check_row(m, 5, 4, (int[]){ 1, 4, 6, 9 }, (double[]){ 1, 1, 1, 1 }, NULL);
     cm_matrix_free(m);
 }
 
@@ -264,15 +249,15 @@ static void test_metis_vertex_weights(void **state)
     cm_matrix_t *m = read_ok(p, CM_FORMAT_AUTO);
     assert_int_equal(cm_matrix_n(m), 3);
     assert_int_equal(cm_matrix_nnz(m), 2);
-    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 7 }, NULL);
-    check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 7 }, NULL);
-    check_row(m, 2, 0, NULL, NULL, NULL);
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 7 }, NULL);
+    cm_test_check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 7 }, NULL);
+    cm_test_check_row(m, 2, 0, NULL, NULL, NULL);
     cm_matrix_free(m);
 
     p = cm_test_write_file(tmpdir, "vw10.graph", "3 1 10\n4 2\n5 1\n6\n");
     m = read_ok(p, CM_FORMAT_METIS);
     assert_int_equal(cm_matrix_nnz(m), 2);
-    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 1 }, NULL);
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 1 }, NULL);
     cm_matrix_free(m);
 }
 
@@ -324,9 +309,9 @@ static void test_triplets_msgs(void **state)
     cm_matrix_totals(m, &tb, &tm);
     assert_true(tb == 10024);
     assert_true(tm == 102);
-    check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 1024 }, (double[]){ 12 });
-    check_row(m, 3, 1, (int[]){ 0 }, (double[]){ 4000 }, (double[]){ 40 });
-    check_row(m, 5, 0, NULL, NULL, NULL);
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 1024 }, (double[]){ 12 });
+    cm_test_check_row(m, 3, 1, (int[]){ 0 }, (double[]){ 4000 }, (double[]){ 40 });
+    cm_test_check_row(m, 5, 0, NULL, NULL, NULL);
     cm_matrix_free(m);
 }
 
@@ -344,9 +329,9 @@ static void test_triplets_plain(void **state)
     assert_int_equal(cm_matrix_n(m), 5);   /* max index + 1 */
     assert_int_equal(cm_matrix_nnz(m), 3);
     assert_int_equal(cm_matrix_has_msgs(m), 0);
-    check_row(m, 0, 1, (int[]){ 4 }, (double[]){ 2000 }, NULL);
-    check_row(m, 2, 1, (int[]){ 2 }, (double[]){ 8 }, NULL);
-    check_row(m, 4, 1, (int[]){ 0 }, (double[]){ 1.5 }, NULL);
+    cm_test_check_row(m, 0, 1, (int[]){ 4 }, (double[]){ 2000 }, NULL);
+    cm_test_check_row(m, 2, 1, (int[]){ 2 }, (double[]){ 8 }, NULL);
+    cm_test_check_row(m, 4, 1, (int[]){ 0 }, (double[]){ 1.5 }, NULL);
     cm_matrix_free(m);
 }
 
@@ -449,7 +434,7 @@ static void test_read_stream_and_missing(void **state)
     cm_matrix_t *m = cm_matrix_read_stream(f, "mem.graph", CM_FORMAT_AUTO, &err);
     fclose(f);
     assert_non_null(m);   /* the banner beats the .graph name */
-    check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 9 }, NULL);
+    cm_test_check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 9 }, NULL);
     cm_matrix_free(m);
 
     char bad[] = "0 1 x\n";
@@ -490,8 +475,8 @@ static void test_write_roundtrip(void **state)
     assert_int_equal(cm_matrix_nnz(r), NV + 1);
     assert_int_equal(cm_matrix_has_msgs(r), 0);
     for (int k = 0; k < NV; k++)
-        check_row(r, k, 1, (int[]){ k + 1 }, (double[]){ vals[k] }, NULL);
-    check_row(r, NV, 1, (int[]){ NV }, (double[]){ 7 }, NULL);
+        cm_test_check_row(r, k, 1, (int[]){ k + 1 }, (double[]){ vals[k] }, NULL);
+    cm_test_check_row(r, NV, 1, (int[]){ NV }, (double[]){ 7 }, NULL);
     cm_matrix_free(r);
     cm_matrix_free(m);
 

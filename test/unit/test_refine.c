@@ -14,6 +14,30 @@
 #include "testdata.h"
 #include "testutil.h"
 
+/* Map the @p n ranks of @p m on @p t by block (@p seed 0) or at random
+ * (@p seed), run @p refine with an unlimited budget, and check that the
+ * mapping stays valid, J does not grow and @p refine returns the J it
+ * leaves; the J before and after go to @p J0 and @p J. */
+static void refine_from(const cm_problem_t *p, const cm_matrix_t *m,
+                        const cm_tree_t *t, int n, uint64_t seed,
+                        double (*refine)(const cm_problem_t *, int *,
+                                         cm_budget_t *),
+                        int *map, double *J0, double *J)
+{
+    cm_error_t err = { "" };
+    if (seed == 0)
+        assert_int_equal(cm_map_block(t, n, map, &err), 0);
+    else
+        assert_int_equal(cm_map_random(t, n, seed, map, &err), 0);
+    *J0 = cm_cost(m, t, map);
+    cm_budget_t b = { 0, UINT64_MAX };
+    double J1 = refine(p, map, &b);
+    assert_int_equal(cm_mapping_check(t, map, n, &err), 0);
+    *J = cm_cost(m, t, map);
+    assert_true(*J <= *J0);
+    assert_true(fabs(J1 - *J) <= 1e-9 * (*J > 1 ? *J : 1));
+}
+
 static void test_never_worse_real(void **state)
 {
     (void)state;
@@ -33,18 +57,8 @@ static void test_never_worse_real(void **state)
             cm_problem_t p;
             cm_test_problem(&p, m, t, CM_WEIGHT_MIXED);
             for (uint64_t seed = 0; seed < 4; seed++) {
-                cm_error_t err = { "" };
-                if (seed == 0)
-                    assert_int_equal(cm_map_block(t, n, map, &err), 0);
-                else
-                    assert_int_equal(cm_map_random(t, n, seed, map, &err), 0);
-                double J0 = cm_cost(m, t, map);
-                cm_budget_t b = { 0, UINT64_MAX };
-                double J1 = cm_refine(&p, map, &b);
-                assert_int_equal(cm_mapping_check(t, map, n, &err), 0);
-                double J = cm_cost(m, t, map);
-                assert_true(J <= J0);
-                assert_true(fabs(J1 - J) <= 1e-9 * (J > 1 ? J : 1));
+                double J0, J;
+                refine_from(&p, m, t, n, seed, cm_refine, map, &J0, &J);
                 /* From a random start there is always something to gain
                  * (except for ft's uniform all-to-all: every mapping of
                  * 64 ranks on 64 slots costs the same). */
@@ -184,18 +198,8 @@ static void test_vcycle_never_worse(void **state)
             cm_problem_t p;
             cm_test_problem(&p, m, t, CM_WEIGHT_MIXED);
             for (uint64_t seed = 0; seed < 3; seed++) {
-                cm_error_t err = { "" };
-                if (seed == 0)
-                    assert_int_equal(cm_map_block(t, n, map, &err), 0);
-                else
-                    assert_int_equal(cm_map_random(t, n, seed, map, &err), 0);
-                double J0 = cm_cost(m, t, map);
-                cm_budget_t b = { 0, UINT64_MAX };
-                double J1 = cm_refine_vcycle(&p, map, &b);
-                assert_int_equal(cm_mapping_check(t, map, n, &err), 0);
-                double J = cm_cost(m, t, map);
-                assert_true(J <= J0);
-                assert_true(fabs(J1 - J) <= 1e-9 * (J > 1 ? J : 1));
+                double J0, J;
+                refine_from(&p, m, t, n, seed, cm_refine_vcycle, map, &J0, &J);
             }
             cm_problem_fini(&p);
             free(map);

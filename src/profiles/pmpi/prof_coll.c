@@ -264,305 +264,188 @@ void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
 
 #define IP(buf) ((buf) == MPI_IN_PLACE)
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_bcast(comm, count, type, root);
-    return PMPI_Bcast(buf, count, type, root, comm);
+/* A collective wrapper records with HOOK while recording, then calls
+ * PMPI_NAME.  PARAMS/ARGS: the full parameter and argument lists, as in
+ * mpi.h; the non-blocking twin of a collective records the same traffic,
+ * when it is called. */
+#define COLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                               \
+int MPI_##NAME PARAMS                                                        \
+{                                                                            \
+    if (cmp_active)                                                          \
+        HOOK;                                                                \
+    return PMPI_##NAME ARGS;                                                 \
 }
 
-int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root,
-               MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_bcast(comm, count, type, root);
-    return PMPI_Ibcast(buf, count, type, root, comm, req);
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-               MPI_Op op, int root, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_reduce(comm, count, type, root);
-    return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-}
-
-int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_reduce(comm, count, type, root);
-    return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                  MPI_Op op, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_allreduce(comm, count, type);
-    return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
-}
-
-int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_allreduce(comm, count, type);
-    return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
-}
-
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                 int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_alltoall(comm, rcount, rtype);
-    return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-}
-
-int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype,
-                  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
-                  MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_alltoall(comm, rcount, rtype);
-    return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-}
-
-int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                  MPI_Datatype stype, void *rbuf, const int rcounts[],
-                  const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts, rtype);
-    return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                          rdispls, rtype, comm);
-}
-
-int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                   MPI_Datatype stype, void *rbuf, const int rcounts[],
-                   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-                   MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts, rtype);
-    return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                           rdispls, rtype, comm, req);
-}
-
-int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-                  const MPI_Datatype stypes[], void *rbuf,
-                  const int rcounts[], const int rdispls[],
-                  const MPI_Datatype rtypes[], MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts, rtypes);
-    return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
-                          rdispls, rtypes, comm);
-}
-
-int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-                   const MPI_Datatype stypes[], void *rbuf,
-                   const int rcounts[], const int rdispls[],
-                   const MPI_Datatype rtypes[], MPI_Comm comm,
-                   MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts, rtypes);
-    return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
-                           rdispls, rtypes, comm, req);
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype,
-                  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_allgather(comm, rcount, rtype);
-    return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-}
-
-int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype,
-                   void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
-                   MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_allgather(comm, rcount, rtype);
-    return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
-                           req);
-}
-
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
-                   void *rbuf, const int rcounts[], const int displs[],
-                   MPI_Datatype rtype, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_allgatherv(comm, rcounts, rtype);
-    return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-                           comm);
-}
-
-int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype,
-                    void *rbuf, const int rcounts[], const int displs[],
-                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_allgatherv(comm, rcounts, rtype);
-    return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-                            comm, req);
-}
-
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-               int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_gather(comm, scount, stype, root);
-    return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-}
-
-int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-                MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_gather(comm, scount, stype, root);
-    return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
-                        req);
-}
-
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                const int rcounts[], const int displs[], MPI_Datatype rtype,
-                int root, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_gather(comm, scount, stype, root);
-    return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-                        root, comm);
-}
-
-int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                 const int rcounts[], const int displs[], MPI_Datatype rtype,
-                 int root, MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_gather(comm, scount, stype, root);
-    return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-                         root, comm, req);
-}
-
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_scatter(comm, scount, stype, root);
-    return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-}
-
-int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-                 MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_scatter(comm, scount, stype, root);
-    return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
-                         req);
-}
-
-int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-                 MPI_Datatype stype, void *rbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_scatterv(comm, scounts, stype, root);
-    return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype,
-                         root, comm);
-}
-
-int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
-                  MPI_Datatype stype, void *rbuf, int rcount,
-                  MPI_Datatype rtype, int root, MPI_Comm comm,
-                  MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_scatterv(comm, scounts, stype, root);
-    return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype,
-                          root, comm, req);
-}
-
-int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
-                       MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_reduce_scatter(comm, rcounts, type);
-    return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
-}
-
-int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
-                        MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                        MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_reduce_scatter(comm, rcounts, type);
-    return PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req);
-}
-
-int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
-                             MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_reduce_scatter_block(comm, rcount, type);
-    return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
-}
-
-int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
-                              MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_reduce_scatter_block(comm, rcount, type);
-    return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req);
-}
-
-int MPI_Barrier(MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_barrier(comm);
-    return PMPI_Barrier(comm);
-}
-
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_barrier(comm);
-    return PMPI_Ibarrier(comm, req);
-}
-
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-             MPI_Op op, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_scan(comm, count, type);
-    return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
-}
-
-int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-              MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_scan(comm, count, type);
-    return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req);
-}
-
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+/* The parameter lists most collectives share, blocking and with a request
+ * (I). */
+#define P_RED (const void *sbuf, void *rbuf, int count, MPI_Datatype type,   \
                MPI_Op op, MPI_Comm comm)
-{
-    if (cmp_active)
-        cmp_coll_scan(comm, count, type);
-    return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
-}
-
-int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+#define A_RED (sbuf, rbuf, count, type, op, comm)
+#define P_IRED (const void *sbuf, void *rbuf, int count, MPI_Datatype type,  \
                 MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    if (cmp_active)
-        cmp_coll_scan(comm, count, type);
-    return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req);
-}
+#define A_IRED (sbuf, rbuf, count, type, op, comm, req)
+#define P_A2A (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, \
+               int rcount, MPI_Datatype rtype, MPI_Comm comm)
+#define A_A2A (sbuf, scount, stype, rbuf, rcount, rtype, comm)
+#define P_IA2A (const void *sbuf, int scount, MPI_Datatype stype,            \
+                void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,   \
+                MPI_Request *req)
+#define A_IA2A (sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
+#define P_ROOTED (const void *sbuf, int scount, MPI_Datatype stype,          \
+                  void *rbuf, int rcount, MPI_Datatype rtype, int root,      \
+                  MPI_Comm comm)
+#define A_ROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm)
+#define P_IROOTED (const void *sbuf, int scount, MPI_Datatype stype,         \
+                   void *rbuf, int rcount, MPI_Datatype rtype, int root,     \
+                   MPI_Comm comm, MPI_Request *req)
+#define A_IROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req)
+
+COLL_WRAPPER(Bcast,
+             (void *buf, int count, MPI_Datatype type, int root,
+              MPI_Comm comm),
+             (buf, count, type, root, comm),
+             cmp_coll_bcast(comm, count, type, root))
+COLL_WRAPPER(Ibcast,
+             (void *buf, int count, MPI_Datatype type, int root,
+              MPI_Comm comm, MPI_Request *req),
+             (buf, count, type, root, comm, req),
+             cmp_coll_bcast(comm, count, type, root))
+
+COLL_WRAPPER(Reduce,
+             (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+              MPI_Op op, int root, MPI_Comm comm),
+             (sbuf, rbuf, count, type, op, root, comm),
+             cmp_coll_reduce(comm, count, type, root))
+COLL_WRAPPER(Ireduce,
+             (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+              MPI_Op op, int root, MPI_Comm comm, MPI_Request *req),
+             (sbuf, rbuf, count, type, op, root, comm, req),
+             cmp_coll_reduce(comm, count, type, root))
+
+COLL_WRAPPER(Allreduce, P_RED, A_RED, cmp_coll_allreduce(comm, count, type))
+COLL_WRAPPER(Iallreduce, P_IRED, A_IRED,
+             cmp_coll_allreduce(comm, count, type))
+
+COLL_WRAPPER(Alltoall, P_A2A, A_A2A, cmp_coll_alltoall(comm, rcount, rtype))
+COLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
+             cmp_coll_alltoall(comm, rcount, rtype))
+
+#define P_A2AV (const void *sbuf, const int scounts[], const int sdispls[],  \
+                MPI_Datatype stype, void *rbuf, const int rcounts[],         \
+                const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+#define A_A2AV (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
+                comm)
+#define P_IA2AV (const void *sbuf, const int scounts[], const int sdispls[], \
+                 MPI_Datatype stype, void *rbuf, const int rcounts[],        \
+                 const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,     \
+                 MPI_Request *req)
+#define A_IA2AV (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,      \
+                 rtype, comm, req)
+
+COLL_WRAPPER(Alltoallv, P_A2AV, A_A2AV,
+             cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
+                                rtype))
+COLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
+             cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
+                                rtype))
+
+#define P_A2AW (const void *sbuf, const int scounts[], const int sdispls[],  \
+                const MPI_Datatype stypes[], void *rbuf,                     \
+                const int rcounts[], const int rdispls[],                    \
+                const MPI_Datatype rtypes[], MPI_Comm comm)
+#define A_A2AW (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,      \
+                rtypes, comm)
+#define P_IA2AW (const void *sbuf, const int scounts[], const int sdispls[], \
+                 const MPI_Datatype stypes[], void *rbuf,                    \
+                 const int rcounts[], const int rdispls[],                   \
+                 const MPI_Datatype rtypes[], MPI_Comm comm,                 \
+                 MPI_Request *req)
+#define A_IA2AW (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,     \
+                 rtypes, comm, req)
+
+COLL_WRAPPER(Alltoallw, P_A2AW, A_A2AW,
+             cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
+                                rtypes))
+COLL_WRAPPER(Ialltoallw, P_IA2AW, A_IA2AW,
+             cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
+                                rtypes))
+
+COLL_WRAPPER(Allgather, P_A2A, A_A2A, cmp_coll_allgather(comm, rcount, rtype))
+COLL_WRAPPER(Iallgather, P_IA2A, A_IA2A,
+             cmp_coll_allgather(comm, rcount, rtype))
+
+COLL_WRAPPER(Allgatherv,
+             (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+              const int rcounts[], const int displs[], MPI_Datatype rtype,
+              MPI_Comm comm),
+             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm),
+             cmp_coll_allgatherv(comm, rcounts, rtype))
+COLL_WRAPPER(Iallgatherv,
+             (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+              const int rcounts[], const int displs[], MPI_Datatype rtype,
+              MPI_Comm comm, MPI_Request *req),
+             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req),
+             cmp_coll_allgatherv(comm, rcounts, rtype))
+
+COLL_WRAPPER(Gather, P_ROOTED, A_ROOTED,
+             cmp_coll_gather(comm, scount, stype, root))
+COLL_WRAPPER(Igather, P_IROOTED, A_IROOTED,
+             cmp_coll_gather(comm, scount, stype, root))
+
+COLL_WRAPPER(Gatherv,
+             (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+              const int rcounts[], const int displs[], MPI_Datatype rtype,
+              int root, MPI_Comm comm),
+             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm),
+             cmp_coll_gather(comm, scount, stype, root))
+COLL_WRAPPER(Igatherv,
+             (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+              const int rcounts[], const int displs[], MPI_Datatype rtype,
+              int root, MPI_Comm comm, MPI_Request *req),
+             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
+              req),
+             cmp_coll_gather(comm, scount, stype, root))
+
+COLL_WRAPPER(Scatter, P_ROOTED, A_ROOTED,
+             cmp_coll_scatter(comm, scount, stype, root))
+COLL_WRAPPER(Iscatter, P_IROOTED, A_IROOTED,
+             cmp_coll_scatter(comm, scount, stype, root))
+
+COLL_WRAPPER(Scatterv,
+             (const void *sbuf, const int scounts[], const int displs[],
+              MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+              int root, MPI_Comm comm),
+             (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm),
+             cmp_coll_scatterv(comm, scounts, stype, root))
+COLL_WRAPPER(Iscatterv,
+             (const void *sbuf, const int scounts[], const int displs[],
+              MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+              int root, MPI_Comm comm, MPI_Request *req),
+             (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+              req),
+             cmp_coll_scatterv(comm, scounts, stype, root))
+
+COLL_WRAPPER(Reduce_scatter,
+             (const void *sbuf, void *rbuf, const int rcounts[],
+              MPI_Datatype type, MPI_Op op, MPI_Comm comm),
+             (sbuf, rbuf, rcounts, type, op, comm),
+             cmp_coll_reduce_scatter(comm, rcounts, type))
+COLL_WRAPPER(Ireduce_scatter,
+             (const void *sbuf, void *rbuf, const int rcounts[],
+              MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req),
+             (sbuf, rbuf, rcounts, type, op, comm, req),
+             cmp_coll_reduce_scatter(comm, rcounts, type))
+
+COLL_WRAPPER(Reduce_scatter_block, P_RED, A_RED,
+             cmp_coll_reduce_scatter_block(comm, count, type))
+COLL_WRAPPER(Ireduce_scatter_block, P_IRED, A_IRED,
+             cmp_coll_reduce_scatter_block(comm, count, type))
+
+COLL_WRAPPER(Barrier, (MPI_Comm comm), (comm), cmp_coll_barrier(comm))
+COLL_WRAPPER(Ibarrier, (MPI_Comm comm, MPI_Request *req), (comm, req),
+             cmp_coll_barrier(comm))
+
+COLL_WRAPPER(Scan, P_RED, A_RED, cmp_coll_scan(comm, count, type))
+COLL_WRAPPER(Iscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))
+COLL_WRAPPER(Exscan, P_RED, A_RED, cmp_coll_scan(comm, count, type))
+COLL_WRAPPER(Iexscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))

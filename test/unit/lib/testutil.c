@@ -38,6 +38,22 @@ cm_matrix_t *cm_test_finish(cm_builder_t *b)
     return m;
 }
 
+void cm_test_check_row(const cm_matrix_t *m, int i, int len, const int *cols,
+                       const double *bytes, const double *msgs)
+{
+    const int *c;
+    const double *b, *g;
+    int n;
+    cm_matrix_row(m, i, &c, &b, &g, &n);
+    assert_int_equal(n, len);
+    for (int k = 0; k < len; k++) {
+        assert_int_equal(c[k], cols[k]);
+        assert_true(b[k] == bytes[k]);
+        if (msgs)
+            assert_true(g[k] == msgs[k]);
+    }
+}
+
 void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
                      cm_weight_t weight)
 {

@@ -22,6 +22,12 @@ cm_matrix_t *cm_test_matrix(const char *rel);
 /** cm_builder_finish(@p b), then cm_builder_free(@p b). */
 cm_matrix_t *cm_test_finish(cm_builder_t *b);
 
+/** Assert that row @p i of @p m has exactly @p len entries with columns
+ *  @p cols and byte weights @p bytes, in that order; @p msgs (message
+ *  counts) is checked too unless NULL. */
+void cm_test_check_row(const cm_matrix_t *m, int i, int len, const int *cols,
+                       const double *bytes, const double *msgs);
+
 /** cm_problem_init() of @p m on @p t with the costs cm_costs_from_tree()
  *  gives for @p weight.  Release with cm_problem_fini(). */
 void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
