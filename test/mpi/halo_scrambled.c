@@ -9,15 +9,10 @@
  * (the format of hello_hosts.c; rank 0 prints all lines in rank order).
  * Usage: halo_scrambled [STEPS]
  */
-#include "cpulist.h"
-#include <mpi.h>
-#include <stdio.h>
+#include "report_host.h"
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #define HALO_DOUBLES 4096 /* 32 KiB per message */
-#define LINE_LEN 512
 
 static int gcd(int a, int b)
 {
@@ -86,23 +81,7 @@ int main(int argc, char **argv)
         MPI_Waitall(8, rq, MPI_STATUSES_IGNORE);
     }
 
-    char host[256], cpus[256], line[LINE_LEN];
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "?");
-    host[sizeof host - 1] = '\0';
-    cpu_list(cpus, sizeof cpus);
-    memset(line, 0, sizeof line);
-    snprintf(line, sizeof line, "rank %d size %d host %s cpus %s", r, n, host, cpus);
-    if (r == 0) {
-        puts(line);
-        for (int k = 1; k < n; k++) {
-            MPI_Recv(line, LINE_LEN, MPI_CHAR, k, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            puts(line);
-        }
-        fflush(stdout);
-    } else {
-        MPI_Send(line, LINE_LEN, MPI_CHAR, 0, 99, MPI_COMM_WORLD);
-    }
+    report_host();
     free(out);
     free(in);
     free(rank_of);
