@@ -4,7 +4,11 @@
  * For every instance: J of block, cyclic, random, Scotch's static mapping
  * and each clustermap algorithm (scotch-ms, auto, cluster when the library
  * has it), as ratios to Scotch (/S) and to block (/B), with each tool's
- * wall time (t_*, seconds; auto's CPU time too).
+ * wall time (t_*, seconds; auto's CPU time too), and LB/S: a proven lower
+ * bound on J over all mappings (cm_cost_lower_bound, plus the edge-isoperimetry
+ * of the generated stencils and FFTs, lib/gridbound.c) over J_scotch -- no
+ * mapper can show a lower ratio.  The means add that bound ("bound") and how
+ * far auto is above it ("auto/LB").
  * Instances:
  *   real   every matrix of the data directory on 4:2:4:2 (<= 64 ranks) or
  *          4:2:8:2 (128 ranks), distances 1:2:10:20 and 1:10:100:1000;
@@ -26,6 +30,7 @@
 #include <time.h>
 
 #include "clustermap.h"
+#include "gridbound.h"
 #include "patterns.h"
 
 #define SCRAMBLE_SEED 20240611ULL
@@ -43,6 +48,7 @@ typedef struct result {
     double cpu[NTOOLS];
     int ok[NTOOLS];
     char winner[32];
+    double lb;            /* cm_cost_lower_bound: no mapping does better */
 } result_t;
 
 /* Geometric-mean accumulators per family and tool (ratio to Scotch and to
@@ -51,6 +57,7 @@ typedef struct family {
     char name[48];
     int count;
     double lrs[NTOOLS], lrb[NTOOLS];
+    double lrs_lb;        /* log(LB / J_scotch): the best any mapper can show */
 } family_t;
 
 #define MAX_FAMILIES 32
@@ -97,9 +104,10 @@ static void account(const char *name, const result_t *r)
 {
     family_t *f = family(name);
     if (!f || !r->ok[T_SCOTCH] || !r->ok[T_BLOCK] || !(r->J[T_SCOTCH] > 0) ||
-        !(r->J[T_BLOCK] > 0))
+        !(r->J[T_BLOCK] > 0) || !(r->lb > 0))
         return;
     f->count++;
+    f->lrs_lb += log(r->lb / r->J[T_SCOTCH]);
     for (int k = 0; k < NTOOLS; k++) {
         f->lrs[k] += log(r->J[k] / r->J[T_SCOTCH]);
         f->lrb[k] += log(r->J[k] / r->J[T_BLOCK]);
@@ -121,11 +129,17 @@ static int run_plan(const cm_matrix_t *m, const cm_tree_t *t, const char *algo,
     return 0;
 }
 
-static void measure(const cm_matrix_t *m, const cm_tree_t *t, result_t *r)
+/* @p cut_lb: per-level cut bounds the pattern's geometry gives, or NULL. */
+static void measure(const cm_matrix_t *m, const cm_tree_t *t,
+                    const double *cut_lb, result_t *r)
 {
     int n = cm_matrix_n(m);
     int *map = malloc(sizeof(int) * (size_t)n);
     memset(r, 0, sizeof *r);
+    cm_error_t berr = {""};
+    r->lb = cm_cost_lower_bound(m, t, cut_lb, &berr);
+    if (r->lb < 0)
+        fprintf(stderr, "mapbench: lower bound: %s\n", berr.msg);
     for (int k = 0; k < NTOOLS; k++) {
         cm_error_t err = {""};
         double t0 = now(), c0 = cpu_now();
@@ -153,9 +167,9 @@ static void measure(const cm_matrix_t *m, const cm_tree_t *t, result_t *r)
 
 static void header(void)
 {
-    printf("%-34s %6s | %6s %6s %6s | %9s %7s | %6s %6s %7s | %6s %6s %7s | "
+    printf("%-34s %6s | %6s %6s %6s | %9s %7s %6s | %6s %6s %7s | %6s %6s %7s | "
            "%6s %6s %7s %7s %s\n",
-           "instance", "n", "blk/S", "cyc/S", "rnd/S", "J_scotch", "t_S",
+           "instance", "n", "blk/S", "cyc/S", "rnd/S", "J_scotch", "t_S", "LB/S",
            "ms/S", "ms/B", "t_ms", "cl/S", "cl/B", "t_cl", "auto/S", "auto/B",
            "t_auto", "cpu_aut", "winner");
 }
@@ -165,9 +179,10 @@ static void row(const char *name, int n, const result_t *r)
     double S = r->J[T_SCOTCH], B = r->J[T_BLOCK];
 #define RS(k) (r->ok[k] && S > 0 ? r->J[k] / S : NAN)
 #define RB(k) (r->ok[k] && B > 0 ? r->J[k] / B : NAN)
-    printf("%-34s %6d | %6.3f %6.3f %6.3f | %9.3g %7.3f | %6.3f %6.3f %7.3f | "
+    printf("%-34s %6d | %6.3f %6.3f %6.3f | %9.3g %7.3f %6.3f | %6.3f %6.3f %7.3f | "
            "%6.3f %6.3f %7.3f | %6.3f %6.3f %7.3f %7.3f %s\n",
            name, n, RS(T_BLOCK), RS(T_CYCLIC), RS(T_RANDOM), S, r->sec[T_SCOTCH],
+           S > 0 && r->lb >= 0 ? r->lb / S : NAN,
            RS(T_MS), RB(T_MS), r->sec[T_MS], RS(T_CLUSTER), RB(T_CLUSTER),
            r->sec[T_CLUSTER], RS(T_AUTO), RB(T_AUTO), r->sec[T_AUTO],
            r->cpu[T_AUTO], r->winner);
@@ -227,7 +242,7 @@ static void bench_real(const char *dir)
                 continue;
             }
             result_t r;
-            measure(m, t, &r);
+            measure(m, t, NULL, &r);
             char label[128];
             snprintf(label, sizeof label, "%s@%s", names[i], h);
             row(label, n, &r);
@@ -318,7 +333,11 @@ static void bench_gen(const int *sizes, int nsizes, speed_t *sp)
                 continue;
             }
             result_t r;
-            measure(m, t, &r);
+            double *cut_lb = calloc((size_t)cm_tree_nlevels(t), sizeof *cut_lb);
+            int geo = cut_lb &&
+                      bench_grid_cut_lb((bench_pattern_t)p, n, m, t, cut_lb) == 0;
+            measure(m, t, geo ? cut_lb : NULL, &r);
+            free(cut_lb);
             char label[128], fname[64];
             snprintf(label, sizeof label, "%s.%d", bench_pattern_name((bench_pattern_t)p),
                      n);
@@ -357,7 +376,11 @@ static void bench_frag(void)
         if (!m)
             continue;
         result_t r;
-        measure(m, t, &r);
+        double *cut_lb = calloc((size_t)cm_tree_nlevels(t), sizeof *cut_lb);
+        int geo = cut_lb &&
+                  bench_grid_cut_lb((bench_pattern_t)p, 1024, m, t, cut_lb) == 0;
+        measure(m, t, geo ? cut_lb : NULL, &r);
+        free(cut_lb);
         char label[128];
         snprintf(label, sizeof label, "frag %s.1024", bench_pattern_name((bench_pattern_t)p));
         row(label, 1024, &r);
@@ -373,6 +396,7 @@ static void summary(void)
     printf("%-22s %4s", "family", "inst");
     for (int k = 0; k < NTOOLS; k++)
         printf(" %9s", tool_name[k]);
+    printf(" %9s %9s", "bound", "auto/LB");
     printf("   |");
     for (int k = T_MS; k < NTOOLS; k++)
         printf(" %9s/B", tool_name[k]);
@@ -386,6 +410,8 @@ static void summary(void)
         printf("%-22s %4d", f->name, f->count);
         for (int k = 0; k < NTOOLS; k++)
             printf(" %9.3f", exp(f->lrs[k] / f->count));
+        printf(" %9.3f %9.3f", exp(f->lrs_lb / f->count),
+               exp((f->lrs[T_AUTO] - f->lrs_lb) / f->count));
         printf("   |");
         for (int k = T_MS; k < NTOOLS; k++)
             printf(" %11.3f", exp(f->lrb[k] / f->count));

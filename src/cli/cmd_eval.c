@@ -10,7 +10,13 @@
 
 static const char *const CMD = "eval";
 
-enum { OPT_MAPPING = CM_OPT_PLACE_END };
+enum { OPT_MAPPING = CM_OPT_PLACE_END, OPT_BOUND };
+
+/* eval's own options. */
+typedef struct eval_opts {
+    const char *mapping;
+    int bound;
+} eval_opts_t;
 
 static void usage(FILE *f)
 {
@@ -18,7 +24,7 @@ static void usage(FILE *f)
 
     fprintf(f,
 "Usage: clustermap eval --matrix FILE <machine> --mapping FILE|ALGORITHM\n"
-"                       [--seed N] [--weight W] [--verbose]\n"
+"                       [--seed N] [--weight W] [--bound] [--verbose]\n"
 "\n"
 "Print the cost of placing the ranks of a communication matrix on a machine:\n"
 "  J=<cost>                 sum over matrix entries of bytes x byte cost +\n"
@@ -28,6 +34,8 @@ static void usage(FILE *f)
 "  level.<name>=<bytes>     bytes whose endpoints meet first at that level,\n"
 "                           one line per level, root level first\n"
 "  max_node_out=<bytes>     most bytes any one node sends to other nodes\n"
+"  lower_bound=<cost>       with --bound: no mapping of this matrix onto this\n"
+"                           machine has a lower J (docs/machine-costs.md)\n"
 "\n"
 "Options:\n");
     cm_machine_opts_help(f, CM_MACHINE_NEED_MATRIX);
@@ -42,6 +50,7 @@ static void usage(FILE *f)
 "  --seed N               seed of random and scotch (default 1)\n"
 "  --weight W             price J as plan --weight W does: mixed, bytes or\n"
 "                         msgs (default: the machine's level costs as given)\n"
+"  --bound                also print a lower bound on J over all mappings\n"
 "  -v, --verbose          describe the inputs on stderr\n"
 "  -h, --help             this text\n"
 "\n"
@@ -89,7 +98,7 @@ static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
 }
 
 static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
-                  int verbose)
+                  int bound, int verbose)
 {
     cm_error_t err = { "" };
     cm_cost_report_t r;
@@ -119,6 +128,17 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
     fputs("\nmax_node_out=", stdout);
     cm_cli_print_number(stdout, r.max_node_out);
     fputc('\n', stdout);
+    if (bound) {
+        double lb = cm_cost_lower_bound(m, t, NULL, &err);
+        if (lb < 0) {
+            free(r.level_bytes);
+            free(r.level_msgs);
+            return cm_cli_fail(CM_EXIT_FAIL, CMD, "lower bound: %s", err.msg);
+        }
+        fputs("lower_bound=", stdout);
+        cm_cli_print_number(stdout, lb);
+        fputc('\n', stdout);
+    }
 
     if (verbose) {
         for (int l = 0; l < nlevels; l++) {
@@ -134,16 +154,19 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                                : cm_cli_fail(CM_EXIT_FAIL, CMD, "writing stdout failed");
 }
 
-/* eval's own option: --mapping. */
 static int eval_option(void *ctx, int code, const char *arg)
 {
-    const char **mapping = ctx;
+    eval_opts_t *eo = ctx;
 
+    if (code == OPT_BOUND) {
+        eo->bound = 1;
+        return 0;
+    }
     if (code != OPT_MAPPING)
         return cm_cli_usage_error(CMD, "internal: unexpected option code %d", code);
-    if (*mapping)
+    if (eo->mapping)
         return cm_cli_usage_error(CMD, "--mapping given twice");
-    *mapping = arg;
+    eo->mapping = arg;
     return 0;
 }
 
@@ -152,19 +175,22 @@ int cm_cmd_eval(int argc, char **argv)
     static const struct option longopts[] = {
         CM_PLACE_LONGOPTS,
         { "mapping", required_argument, NULL, OPT_MAPPING },
+        { "bound", no_argument, NULL, OPT_BOUND },
         { NULL, 0, NULL, 0 }
     };
     cm_place_opts_t po;
-    const char *mapping = NULL;
+    eval_opts_t eo = { NULL, 0 };
+    const char *mapping;
     int status;
     cm_matrix_t *m = NULL;
     cm_tree_t *t = NULL;
     int *map;
 
     status = cm_place_opts_parse(&po, CMD, argc, argv, ":hv", longopts,
-                                 CM_MACHINE_NEED_MATRIX, eval_option, &mapping, usage);
+                                 CM_MACHINE_NEED_MATRIX, eval_option, &eo, usage);
     if (status != 0)
         return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
+    mapping = eo.mapping;
     if (!mapping) {
         char names[256];
         return cm_cli_usage_error(CMD, "missing --mapping FILE|%s",
@@ -187,7 +213,7 @@ int cm_cmd_eval(int argc, char **argv)
     if (!map)
         status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
     else if ((status = get_mapping(mapping, m, t, po.seed, map)) == 0)
-        status = report(m, t, map, po.verbose);
+        status = report(m, t, map, eo.bound, po.verbose);
     free(map);
     cm_matrix_free(m);
     cm_tree_free(t);

@@ -372,6 +372,18 @@ typedef struct cm_cost_report {
 int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                    cm_cost_report_t *r, cm_error_t *err);
 
+/** A lower bound on J(pi) over every valid mapping pi of @p m onto @p t
+ *  (one rank per slot): no mapper can do better.  Built per level from the
+ *  heaviest partners each rank could keep inside a group and from the
+ *  cheapest cut of a maximum spanning forest into group-sized pieces
+ *  (docs/machine-costs.md).  @p cut_lb (may be NULL, else
+ *  cm_tree_nlevels() entries) adds what the caller knows: a lower bound on
+ *  the byte volume (both directions) between different groups of each level,
+ *  e.g. from the geometry of a stencil.  Returns the bound, or -1 with
+ *  @p err set. */
+double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
+                           const double *cut_lb, cm_error_t *err);
+
 /* ------------------------------------------------------------------------ */
 /* Baseline mappings                                                        */
 /* ------------------------------------------------------------------------ */

@@ -53,6 +53,25 @@ test_expect_success '--verbose writes to stderr only' '
     grep "^matrix .*cg.S.64.mtx: 64 ranks" verbose.err
 '
 
+test_expect_success '--bound adds lower_bound, at most J of every mapping' '
+    cm_run eval --matrix $CG64 $H64 --mapping block --bound >bound.out &&
+    head -n 7 bound.out >bound.head &&
+    test_cmp out bound.head &&
+    lb=$(sed -n "s/^lower_bound=//p" bound.out) &&
+    test -n "$lb" &&
+    for a in block cyclic random scotch auto; do
+        j=$(cm_run eval --matrix $CG64 $H64 --mapping $a | sed -n "s/^J=//p") &&
+        awk -v lb="$lb" -v j="$j" "BEGIN { exit !(lb > 0 && lb <= j) }" || return 1
+    done
+'
+
+test_expect_success '--bound is exact where every mapping costs the same (ft)' '
+    cm_run eval --matrix $CM_MATRICES/ft.S.64.mtx $H64 --mapping random --bound >ft.out &&
+    j=$(sed -n "s/^J=//p" ft.out) &&
+    lb=$(sed -n "s/^lower_bound=//p" ft.out) &&
+    test "$j" = "$lb"
+'
+
 # A hand-computed case.  Slots 0..3: sockets of 1 slot, nodes of 2 sockets,
 # 2 nodes.  Ranks 0,1,2,3 on slots 0,3,1,2.
 #   0->1 100 bytes: slots 0,3, different nodes  -> switch, 100 * 10
