@@ -1,4 +1,5 @@
 /* gridbound.c -- see gridbound.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,18 +49,47 @@ static void dfs(search_t *st, int i, int j, int left, int edges)
         dfs(st, i + 1, 0, left, edges);
 }
 
-int bench_grid_max_inside(int d, int s)
+/* Above MAXS the search is out of reach; Loomis-Whitney still bounds it.
+ * A set of s cells has projections of sizes p_k along each axis with
+ * prod p_k >= s^(d-1), and at least 2 p_k boundary edges along axis k, so
+ * E <= d s - sum p_k at the least sum the product allows (searched over
+ * integers). */
+static long grid_inside_lw(int d, long s)
 {
-    if ((d != 2 && d != 3) || s < 1 || s > MAXS)
+    double need = d == 2 ? (double)s : (double)s * (double)s;
+    long best = -1;
+    for (long a = 1; a <= s; a++) {
+        if (d == 2) {
+            long b = (long)ceil(need / (double)a);
+            if (best < 0 || a + b < best)
+                best = a + b;
+            continue;
+        }
+        for (long b = a; b <= s; b++) {
+            long c = (long)ceil(need / ((double)a * (double)b));
+            if (c < b)
+                break;
+            if (best < 0 || a + b + c < best)
+                best = a + b + c;
+        }
+    }
+    return (long)d * s - best;
+}
+
+long bench_grid_max_inside(int d, long s)
+{
+    if ((d != 2 && d != 3) || s < 1)
         return -1;
+    if (s > MAXS)
+        return grid_inside_lw(d, s);
     search_t *st = calloc(1, sizeof *st);
     if (!st)
         return -1;
-    st->s = s;
+    st->s = (int)s;
     st->hmax = d == 3 ? s : 1;
     st->best = -1;
-    dfs(st, 0, 0, s, 0);
-    int best = st->best;
+    dfs(st, 0, 0, (int)s, 0);
+    long best = st->best;
     free(st);
     return best;
 }
