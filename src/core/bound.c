@@ -163,6 +163,19 @@ static double inside_by_degree(const ugraph_t *g, int s, cm_error_t *err)
     return sum / 2;
 }
 
+/* The knapsack table of a vertex before any child joins: its piece is
+ * itself alone, at no cost. */
+static double *single_piece(int *size)
+{
+    double *f = malloc(sizeof(double) * 2);
+    if (f) {
+        f[0] = INFINITY;
+        f[1] = 0;
+        *size = 1;
+    }
+    return f;
+}
+
 /* Cheapest cut of the maximum spanning forest into pieces of <= s vertices
  * (tree knapsack); -1 on error, -2 when the table would be too large. */
 static double forest_cut(const ugraph_t *g, int s, cm_error_t *err)
@@ -246,14 +259,9 @@ static double forest_cut(const ugraph_t *g, int s, cm_error_t *err)
         size[i] = 0;
     for (int idx = n - 1; idx >= 0; idx--) {
         int v = order[idx];
-        if (!f[v]) {
-            if (!(f[v] = malloc(sizeof(double) * 2))) {
-                cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
-                goto out;
-            }
-            f[v][0] = INFINITY;
-            f[v][1] = 0;
-            size[v] = 1;
+        if (!f[v] && !(f[v] = single_piece(&size[v]))) {
+            cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
+            goto out;
         }
         int p = parent[v];
         double best = INFINITY;
@@ -266,14 +274,9 @@ static double forest_cut(const ugraph_t *g, int s, cm_error_t *err)
             f[v] = NULL;
             continue;
         }
-        if (!f[p]) {
-            if (!(f[p] = malloc(sizeof(double) * 2))) {
-                cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
-                goto out;
-            }
-            f[p][0] = INFINITY;
-            f[p][1] = 0;
-            size[p] = 1;
+        if (!f[p] && !(f[p] = single_piece(&size[p]))) {
+            cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
+            goto out;
         }
         int sp = size[p], sv = size[v];
         int ns = sp + sv < s ? sp + sv : s;
