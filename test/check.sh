@@ -1,6 +1,6 @@
 #!/bin/sh
 # The whole test suite: what `make check` and .ci/run execute.
-#  1. build everything and the unit tests, run them;
+#  1. build everything, the unit tests and the benchmarks, run the unit tests;
 #  2. rebuild the unit tests with -fsanitize=address,undefined and run them;
 #  3. run the shell tests (sharness, TAP through prove): CLI, profiles, and
 #     the integration tests on the virtual Slurm cluster.
@@ -19,7 +19,7 @@ count() {   # add "label: N passed, M failed" of a log to the totals
 
 log=$(mktemp -d)
 echo "== build"
-if ! make -s -j"$jobs" tests; then echo "check: build failed"; echo "check: 0 passed, 1 failed"; exit 1; fi
+if ! make -s -j"$jobs" tests benches; then echo "check: build failed"; echo "check: 0 passed, 1 failed"; exit 1; fi
 
 echo "== unit tests"
 test/run-unit.sh build unit | tee "$log/unit"; [ $? -eq 0 ] || status=1

@@ -7,8 +7,9 @@
  * wall time (t_*, seconds; auto's CPU time too), and LB/S: a proven lower
  * bound on J over all mappings (cm_cost_lower_bound, plus the edge-isoperimetry
  * of the generated stencils and FFTs, lib/gridbound.c) over J_scotch -- no
- * mapper can show a lower ratio.  The means add that bound ("bound") and how
- * far auto is above it ("auto/LB").
+ * mapper can show a lower ratio.  Up to 16 ranks it is the exact optimum
+ * instead (lib/exact.c, marked *).  The means add that floor ("bound") and
+ * how far auto is above it ("auto/LB").
  * Instances:
  *   real   every matrix of the data directory on 4:2:4:2 (<= 64 ranks) or
  *          4:2:8:2 (128 ranks), distances 1:2:10:20 and 1:10:100:1000;
@@ -30,10 +31,15 @@
 #include <time.h>
 
 #include "clustermap.h"
+#include "exact.h"
 #include "gridbound.h"
 #include "patterns.h"
 
 #define SCRAMBLE_SEED 20240611ULL
+/* The exact optimum replaces the bound up to this many ranks, within this
+ * much work (lib/exact.h: about 0.1 s for 16 ranks on 4:2:4:2). */
+#define EXACT_MAX_N 16
+#define EXACT_WORK 5e8
 #define MAX_SIZES 8
 
 enum tool { T_BLOCK, T_CYCLIC, T_RANDOM, T_SCOTCH, T_MS, T_CLUSTER, T_AUTO,
@@ -48,7 +54,9 @@ typedef struct result {
     double cpu[NTOOLS];
     int ok[NTOOLS];
     char winner[32];
-    double lb;            /* cm_cost_lower_bound: no mapping does better */
+    double lb;            /* no mapping does better: the exact optimum when
+                             proven (small n), else cm_cost_lower_bound */
+    int lb_exact;         /* lb is the proven optimum */
 } result_t;
 
 /* Geometric-mean accumulators per family and tool (ratio to Scotch and to
@@ -140,6 +148,12 @@ static void measure(const cm_matrix_t *m, const cm_tree_t *t,
     r->lb = cm_cost_lower_bound(m, t, cut_lb, &berr);
     if (r->lb < 0)
         fprintf(stderr, "mapbench: lower bound: %s\n", berr.msg);
+    double opt;
+    if (n <= EXACT_MAX_N && bench_exact_optimum(m, t, EXACT_WORK, map, &opt) == 0 &&
+        opt >= r->lb) {
+        r->lb = opt;
+        r->lb_exact = 1;
+    }
     for (int k = 0; k < NTOOLS; k++) {
         cm_error_t err = {""};
         double t0 = now(), c0 = cpu_now();
@@ -179,10 +193,10 @@ static void row(const char *name, int n, const result_t *r)
     double S = r->J[T_SCOTCH], B = r->J[T_BLOCK];
 #define RS(k) (r->ok[k] && S > 0 ? r->J[k] / S : NAN)
 #define RB(k) (r->ok[k] && B > 0 ? r->J[k] / B : NAN)
-    printf("%-34s %6d | %6.3f %6.3f %6.3f | %9.3g %7.3f %6.3f | %6.3f %6.3f %7.3f | "
+    printf("%-34s %6d | %6.3f %6.3f %6.3f | %9.3g %7.3f %5.3f%c | %6.3f %6.3f %7.3f | "
            "%6.3f %6.3f %7.3f | %6.3f %6.3f %7.3f %7.3f %s\n",
            name, n, RS(T_BLOCK), RS(T_CYCLIC), RS(T_RANDOM), S, r->sec[T_SCOTCH],
-           S > 0 && r->lb >= 0 ? r->lb / S : NAN,
+           S > 0 && r->lb >= 0 ? r->lb / S : NAN, r->lb_exact ? '*' : ' ',
            RS(T_MS), RB(T_MS), r->sec[T_MS], RS(T_CLUSTER), RB(T_CLUSTER),
            r->sec[T_CLUSTER], RS(T_AUTO), RB(T_AUTO), r->sec[T_AUTO],
            r->cpu[T_AUTO], r->winner);

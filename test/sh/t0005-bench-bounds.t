@@ -1,0 +1,53 @@
+#!/bin/sh
+test_description='the benchmark'"'"'s yardsticks: the exact solver against brute
+force, and no measured J below the proven floor (lower bound or optimum)'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
+
+BENCH=$CM_ROOT/build/bench
+test -x "$BENCH/mapbench" && test -x "$BENCH/exactcheck" ||
+    error "$BENCH/mapbench or exactcheck not built (make benches)"
+export OPENBLAS_NUM_THREADS=1
+
+test_expect_success 'exact solver = brute force on random cases; real 16-rank optimum within block, Scotch and the bound' '
+    "$BENCH/exactcheck" --real "$CM_MATRICES" >exact.out 2>&1 ||
+    { cat exact.out; false; }
+'
+
+# floor_holds FILE: every instance row has its floor (LB/S) at or below each
+# tool'"'"'s J/J_scotch (1.000 for Scotch itself), and auto/B <= 1.
+floor_holds() {
+    awk -F"|" "
+        NF >= 6 && \$1 !~ /instance/ {
+            split(\$2, a, \" \"); split(\$3, s, \" \"); split(\$4, ms, \" \");
+            split(\$5, cl, \" \"); split(\$6, au, \" \");
+            lb = s[3]; sub(/\\*/, \"\", lb);
+            if (lb == \"nan\") next;
+            rows++;
+            n = split(a[1] \" \" a[2] \" \" a[3] \" 1 \" ms[1] \" \" cl[1] \" \" au[1], v, \" \");
+            for (k = 1; k <= n; k++)
+                if (v[k] != \"nan\" && lb > v[k] + 0.0005) { print \"floor above J: \" \$0; bad = 1 }
+            if (au[2] > 1.0005) { print \"auto worse than block: \" \$0; bad = 1 }
+        }
+        END { if (!rows) { print \"no rows\"; bad = 1 } exit bad }" "$1"
+}
+
+test_expect_success 'generated patterns at 256 and 1024 ranks: floor below every tool' '
+    "$BENCH/mapbench" --gen --sizes 256,1024 >gen.out 2>gen.err &&
+    floor_holds gen.out &&
+    test $(grep -c "^stencil2d\|^stencil3d\|^bintree\|^a2a64\|^fft2d" gen.out) = 10
+'
+
+test_expect_success 'fragmented allocation: floor below every tool' '
+    "$BENCH/mapbench" --frag >frag.out 2>frag.err &&
+    floor_holds frag.out
+'
+
+test_expect_success 'real matrices: floor below every tool, 16-rank optima marked' '
+    "$BENCH/mapbench" --real --data "$CM_MATRICES" >real.out 2>real.err &&
+    floor_holds real.out &&
+    grep -q "^cg.S.16.mtx@4:2:4:2 .*\*" real.out
+'
+
+test_done
