@@ -58,6 +58,12 @@ static int map_cluster(const cm_matrix_t *m, const cm_tree_t *t,
     return map_engine("cluster", m, t, seed, map, err);
 }
 
+static int map_treecut(const cm_matrix_t *m, const cm_tree_t *t,
+                       uint64_t seed, int *map, cm_error_t *err)
+{
+    return map_engine("treecut", m, t, seed, map, err);
+}
+
 static int map_auto(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
                     int *map, cm_error_t *err)
 {
@@ -71,6 +77,7 @@ static const cm_cli_algorithm_t algorithms[] = {
     { "scotch", cm_map_scotch, "Scotch static mapping onto the machine tree (--seed)" },
     { "scotch-ms", map_scotch_ms, "Scotch multisection level by level, refined" },
     { "cluster", map_cluster,  "spectral clustering packed level by level, refined" },
+    { "treecut", map_treecut,  "heaviest spanning forest cut into the levels' shares, refined" },
     { "auto",   map_auto,      "best of the above within --time-budget, never "
                                "worse than block" },
 };

@@ -110,6 +110,9 @@ typedef struct cm_budget {
  *  candidate cluster counts to the budget): it starts when at least its
  *  cheapest path -- one spectral embedding -- fits. */
 #define CM_CLUSTER_UNITS(n, nnz) (2000.0 * (n) + 50.0 * (nnz))
+/** The spanning-tree placement: its dynamic program's table per rank (one
+ *  unit a cell) and the sort of the entries, at every level. */
+#define CM_TREECUT_UNITS(n, nnz) (100.0 * (n) + 10.0 * (nnz))
 /** What the default "auto" run spends at most although its budget may
  *  allow more: a launch-time figure per rank and per matrix entry (0.1 s at
  *  1024 ranks of a sparse pattern on the development machine). */
@@ -173,6 +176,21 @@ double cm_refine_vcycle(const cm_problem_t *p, int *map, cm_budget_t *b);
  *  @p seed.  Units spent are added to @p b (may be NULL). */
 int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
                         int *map, cm_budget_t *b, cm_error_t *err);
+
+/** Spanning-tree placement (map_treecut.c): from the root down, the ranks
+ *  of a tree vertex are split among its children with exact shares
+ *  (cm_child_shares) by cutting a maximum spanning forest of their
+ *  subgraph (edges weighted by what cutting them there costs) into
+ *  connected pieces of at most the largest share with the least cut (a
+ *  dynamic program over the forest, exact on it; Kundu and Misra's greedy
+ *  rule for shares too wide for its table), then packing the pieces onto
+ *  the children, largest first, carving a piece that fits nowhere with a
+ *  second exact program.  Best on tree-shaped patterns (reductions,
+ *  broadcasts), where the forest is the whole graph.  Deterministic; no
+ *  refinement (the caller runs cm_refine).  Units spent are added to
+ *  @p b (may be NULL). */
+int cm_map_treecut(const cm_problem_t *p, int *map, cm_budget_t *b,
+                   cm_error_t *err);
 
 /** How many ranks each child of @p v should receive when @p count ranks
  *  go to @p v: cm_capacity_shares() (pack.c: every child full when the

@@ -8,6 +8,10 @@
  *                    best on meshes and FFTs, a third of Scotch's cost
  *                    (its fast variant on a thinned graph when the full
  *                    one does not fit: dense patterns at large sizes)
+ *   treecut          a maximum spanning forest cut into the children's
+ *                    shares by a dynamic program (map_treecut.c): wins on
+ *                    tree-shaped patterns; sparse patterns only, refined
+ *                    only when its start is near the best so far
  *   cluster          CP-NSC clustering packed level by level
  *                    (cluster_map.c): wins on trees and irregular patterns;
  *                    above small sizes only when refining the multisection
@@ -120,7 +124,7 @@ static int fits(const planner_t *pl, double units)
 }
 
 enum construct { C_BLOCK, C_CYCLIC, C_RANDOM, C_SCOTCH, C_MS, C_MS_FAST,
-                 C_CLUSTER, C_INITIAL };
+                 C_CLUSTER, C_INITIAL, C_TREECUT };
 
 /* Build a starting mapping into pl->work. */
 static int construct(planner_t *pl, enum construct c, cm_error_t *err)
@@ -156,6 +160,8 @@ static int construct(planner_t *pl, enum construct c, cm_error_t *err)
     case C_INITIAL:
         memcpy(pl->work, pl->o->initial, sizeof(int) * (size_t)n);
         return 0;
+    case C_TREECUT:
+        return cm_map_treecut(p, pl->work, &pl->budget, err);
     }
     return cm_error_set(err, "internal: unknown construction %d", (int)c);
 }
@@ -204,6 +210,12 @@ static int run_candidate(planner_t *pl, const char *name, enum construct c,
  * stencils 0 %, a2a64+ring and fft2d < 1 %).  Above this size it runs only
  * when that gain reached CLUSTER_GAIN of J. */
 #define CLUSTER_ALWAYS_N 512
+/* The spanning-tree placement pays where the graph is nearly a tree:
+ * sparse patterns only (mean partners per rank), and its start is refined
+ * only when it is near the best so far (on meshes it starts 40-60 % above
+ * the multisection and refining it does not catch up: mapbench). */
+#define TREECUT_MAX_DEG 8
+#define TREECUT_REFINE_RATIO 1.1
 #define CLUSTER_GAIN 0.02
 
 /* Estimated units of a construction (CM_*_UNITS). */
@@ -218,6 +230,8 @@ static double estimate(enum construct c, double n, double nnz)
         return CM_SCOTCH_UNITS(n, nnz);
     case C_CLUSTER:
         return CM_CLUSTER_UNITS(n, nnz);
+    case C_TREECUT:
+        return CM_TREECUT_UNITS(n, nnz);
     default:
         return 0;
     }
@@ -239,6 +253,7 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
     } stages[] = {
         {"initial+refine", C_INITIAL},
         {"scotch-ms", C_MS},
+        {"treecut", C_TREECUT},
         {"cluster", C_CLUSTER},
         {"block+refine", C_BLOCK},
         {"scotch+refine", C_SCOTCH},
@@ -288,6 +303,8 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
             continue;          /* reported with ok = 0 */
         if (c == C_BLOCK && !(Jblock <= BLOCK_REFINE_RATIO * pl->bestJ))
             continue;
+        if (c == C_TREECUT && nnz > TREECUT_MAX_DEG * n)
+            continue;
         if (c == C_CLUSTER && n > CLUSTER_ALWAYS_N &&
             !(strong_gain >= CLUSTER_GAIN * pl->bestJ))
             continue;
@@ -318,8 +335,12 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
         /* Refinements share what is left of the hard budget with the
          * stages still to come; a converged refinement leaves the rest. */
         pl->nrefine_left = nstages - k;
+        for (int j = k + 1; j < nstages; j++)   /* a stage that will not run */
+            if (stages[j].c == C_TREECUT && nnz > TREECUT_MAX_DEG * n)
+                pl->nrefine_left--;
         double J0 = cm_problem_cost(p, pl->work);
-        double J = refine_share(pl, 0);
+        double J = c == C_TREECUT && !(J0 <= TREECUT_REFINE_RATIO * pl->bestJ)
+                       ? J0 : refine_share(pl, 0);
         if (c == C_MS || c == C_MS_FAST)
             strong_gain = J0 - J;
         if (cand) {
@@ -341,6 +362,7 @@ static const struct {
     {"block", C_BLOCK, 0},     {"cyclic", C_CYCLIC, 0},
     {"random", C_RANDOM, 0},   {"scotch", C_SCOTCH, 0},
     {"scotch-ms", C_MS, 1},    {"cluster", C_CLUSTER, 1},
+    {"treecut", C_TREECUT, 1},
 };
 
 int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
@@ -370,8 +392,8 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
             which = (int)k;
     if (which < 0 && strcmp(algo, "auto") != 0)
         return cm_error_set(err, "cm_plan: unknown algorithm \"%s\" (expected "
-                            "auto, cluster, scotch-ms, block, cyclic, random "
-                            "or scotch)", algo);
+                            "auto, cluster, scotch-ms, treecut, block, cyclic, "
+                            "random or scotch)", algo);
     if (o->initial && cm_mapping_check(t, o->initial, n, err) < 0)
         return -1;
 

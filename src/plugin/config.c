@@ -78,15 +78,15 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                                 "or cyclic, got '%s'", v);
         c->default_mode = r.mode;
     } else if (!strcmp(key, "algorithm")) {
-        static const char *const algs[] = { "auto", "cluster", "scotch-ms", "scotch",
-                                            "block", "cyclic", "random" };
+        static const char *const algs[] = { "auto", "cluster", "scotch-ms", "treecut",
+                                            "scotch", "block", "cyclic", "random" };
         size_t i;
         for (i = 0; i < sizeof algs / sizeof algs[0]; i++)
             if (!strcmp(v, algs[i]))
                 break;
         if (i == sizeof algs / sizeof algs[0])
             return cm_error_set(err, "algorithm=: expected auto, cluster, scotch-ms, "
-                                "scotch, block, cyclic or random, got '%s'", v);
+                                "treecut, scotch, block, cyclic or random, got '%s'", v);
         copy(c->algorithm, sizeof c->algorithm, v);
     } else if (!strcmp(key, "budget")) {
         if (parse_double(v, 0.001, 60, &c->budget) < 0)
