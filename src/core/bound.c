@@ -22,7 +22,16 @@
  *    within one group, so of size <= s.  For any spanning forest T of G,
  *    F n T does the same to T, so w(F) >= the cheapest way to cut T into
  *    pieces of size <= s, which a tree knapsack computes exactly in
- *    O(n s).  T = a maximum spanning forest (heavy edges make cutting dear);
+ *    O(n s).  T = a maximum spanning forest (heavy edges make cutting dear).
+ *    When every group of the level is filled exactly (one rank per slot,
+ *    equal groups), the pieces must also pack into bins of exactly s: a
+ *    piece of s - t .. s - 1 ranks (t < s/2, so one per bin) shares its bin
+ *    only with pieces of at most t ranks, at least one.  So with
+ *    phi = +1 for such big pieces and -1 for pieces of at most t ranks,
+ *    every bin has sum phi <= 0, and for lambda >= 0 the knapsack that adds
+ *    lambda phi(size) per piece is still a lower bound (Lagrangian
+ *    relaxation); the best of a few t and lambda is kept.  On a binary tree
+ *    this lifts the bound on 4-slot groups by a quarter;
  *  - whatever the caller knows (cut_lb: e.g. edge-isoperimetry of a grid).
  * Bytes and messages are bounded separately (the minimum of a sum is at
  * least the sum of the minima). */
@@ -31,38 +40,15 @@
 #include <string.h>
 
 #include "clustermap.h"
+#include "forest_internal.h"
 
 /* Largest n * s for which the tree knapsack runs (its table is O(n s)). */
 #define FOREST_DP_MAX_CELLS 50000000.0
-
-typedef struct edge {
-    int u, v;
-    double w;
-} edge_t;
-
-static int edge_heavier_first(const void *a, const void *b)
-{
-    const edge_t *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w > y->w ? -1 : 1;
-    if (x->u != y->u)
-        return x->u < y->u ? -1 : 1;
-    return (x->v > y->v) - (x->v < y->v);
-}
 
 static int double_desc(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x < y) - (x > y);
-}
-
-static int uf_find(int *p, int x)
-{
-    while (p[x] != x) {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    return x;
 }
 
 /* The undirected weighted graph of one volume (bytes or msgs): upper
@@ -71,7 +57,7 @@ static int uf_find(int *p, int x)
 typedef struct ugraph {
     int n;
     size_t m;
-    edge_t *e;
+    cm_wedge_t *e;
     double diag;  /* volume a rank sends to itself (priced at the leaf) */
     double total; /* off-diagonal volume */
 } ugraph_t;
@@ -99,7 +85,7 @@ static int ugraph_build(const cm_matrix_t *m, int use_msgs, ugraph_t *g,
             continue;
         for (int k = 0; k < len; k++) {
             if (cols[k] > i && w[k] > 0) {
-                g->e[g->m++] = (edge_t){i, cols[k], w[k]};
+                g->e[g->m++] = (cm_wedge_t){i, cols[k], w[k]};
                 g->total += w[k];
             }
         }
@@ -176,161 +162,135 @@ static double *single_piece(int *size)
     return f;
 }
 
-/* Cheapest cut of the maximum spanning forest into pieces of <= s vertices
- * (tree knapsack); -1 on error, -2 when the table would be too large. */
-static double forest_cut(const ugraph_t *g, int s, cm_error_t *err)
+/* Cheapest cut of forest @p f into pieces of <= s vertices, a closed piece
+ * of k vertices adding pen[k] (pen may be NULL: no penalty); -1 on error,
+ * -2 when the table would be too large. */
+static double forest_cut(const cm_forest_t *f, int s, const double *pen,
+                         cm_error_t *err)
 {
-    int n = g->n;
+    int n = f->m;
     if ((double)n * (s + 1) > FOREST_DP_MAX_CELLS)
         return -2;
-    edge_t *e = malloc((g->m + 1) * sizeof *e);
-    int *uf = malloc(sizeof(int) * (size_t)n);
-    int *adj_start = calloc((size_t)n + 1, sizeof(int));
-    int *adj = malloc(sizeof(int) * 2 * (size_t)n);
-    double *adj_w = malloc(sizeof(double) * 2 * (size_t)n);
-    int *order = malloc(sizeof(int) * (size_t)n);
-    int *parent = malloc(sizeof(int) * (size_t)n);
-    double *parent_w = malloc(sizeof(double) * (size_t)n);
-    int *size = malloc(sizeof(int) * (size_t)n);
-    double **f = calloc((size_t)n, sizeof *f);
+    int *size = calloc((size_t)n + 1, sizeof(int));
+    double **tab = calloc((size_t)n + 1, sizeof *tab);
     double *tmp = malloc(sizeof(double) * ((size_t)s + 1));
-    edge_t *tree = malloc(sizeof(edge_t) * (size_t)n);
-    double result = -1;
-    if (!e || !uf || !adj_start || !adj || !adj_w || !order || !parent ||
-        !parent_w || !size || !f || !tmp || !tree) {
-        cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
-        goto out;
-    }
-    /* Kruskal, heaviest first. */
-    memcpy(e, g->e, g->m * sizeof *e);
-    qsort(e, g->m, sizeof *e, edge_heavier_first);
-    for (int i = 0; i < n; i++)
-        uf[i] = i;
-    int nt = 0;
-    for (size_t k = 0; k < g->m; k++) {
-        int a = uf_find(uf, e[k].u), b = uf_find(uf, e[k].v);
-        if (a == b)
-            continue;
-        uf[a] = b;
-        tree[nt++] = e[k];
-    }
-    for (int k = 0; k < nt; k++) {
-        adj_start[tree[k].u + 1]++;
-        adj_start[tree[k].v + 1]++;
-    }
-    for (int i = 0; i < n; i++)
-        adj_start[i + 1] += adj_start[i];
-    {
-        int *fill = order; /* borrowed as a cursor before the traversal */
-        for (int i = 0; i < n; i++)
-            fill[i] = adj_start[i];
-        for (int k = 0; k < nt; k++) {
-            adj[fill[tree[k].u]] = tree[k].v;
-            adj_w[fill[tree[k].u]++] = tree[k].w;
-            adj[fill[tree[k].v]] = tree[k].u;
-            adj_w[fill[tree[k].v]++] = tree[k].w;
-        }
-    }
-    /* Breadth-first order from each root; children come after parents. */
-    for (int i = 0; i < n; i++)
-        parent[i] = -2;
-    int head = 0, tail = 0;
-    for (int r = 0; r < n; r++) {
-        if (parent[r] != -2)
-            continue;
-        parent[r] = -1;
-        parent_w[r] = 0;
-        order[tail++] = r;
-        while (head < tail) {
-            int v = order[head++];
-            for (int k = adj_start[v]; k < adj_start[v + 1]; k++)
-                if (parent[adj[k]] == -2) {
-                    parent[adj[k]] = v;
-                    parent_w[adj[k]] = adj_w[k];
-                    order[tail++] = adj[k];
-                }
-        }
-    }
-    /* f[v][k]: cheapest cut inside v's subtree with v's piece of size k.
-     * Processed in reverse BFS order; a child's table is merged into its
-     * parent's and freed, so live tables stay within O(n s). */
-    double total = 0;
-    for (int i = 0; i < n; i++)
-        size[i] = 0;
+    double total = 0, result = -1;
+    if (!size || !tab || !tmp)
+        goto oom;
+    /* tab[v][k]: cheapest cut inside v's subtree with v's open piece of k
+     * vertices.  Children come after parents in f->order, so a reverse
+     * scan merges each child into its parent before the parent closes;
+     * merged tables are freed, so live ones stay within O(n s). */
     for (int idx = n - 1; idx >= 0; idx--) {
-        int v = order[idx];
-        if (!f[v] && !(f[v] = single_piece(&size[v]))) {
-            cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
-            goto out;
-        }
-        int p = parent[v];
+        int v = f->order[idx], p = f->parent[v];
+        if (!tab[v] && !(tab[v] = single_piece(&size[v])))
+            goto oom;
         double best = INFINITY;
-        for (int k = 1; k <= size[v]; k++)
-            if (f[v][k] < best)
-                best = f[v][k];
+        for (int k = 1; k <= size[v]; k++) {
+            double x = tab[v][k] + (pen ? pen[k] : 0);
+            if (x < best)
+                best = x;
+        }
         if (p < 0) {
             total += best;
-            free(f[v]);
-            f[v] = NULL;
+            free(tab[v]);
+            tab[v] = NULL;
             continue;
         }
-        if (!f[p] && !(f[p] = single_piece(&size[p]))) {
-            cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
-            goto out;
-        }
+        if (!tab[p] && !(tab[p] = single_piece(&size[p])))
+            goto oom;
         int sp = size[p], sv = size[v];
         int ns = sp + sv < s ? sp + sv : s;
         for (int k = 0; k <= ns; k++)
             tmp[k] = INFINITY;
-        double cut = best + parent_w[v];
+        double cut = best + f->pw[v];
         for (int a = 1; a <= sp; a++) {
-            if (f[p][a] == INFINITY)
+            if (tab[p][a] == INFINITY)
                 continue;
-            /* Cut the edge to v: v's subtree closes at its best. */
-            if (f[p][a] + cut < tmp[a])
-                tmp[a] = f[p][a] + cut;
+            /* Cut the edge to v: v's piece closes at its best. */
+            if (tab[p][a] + cut < tmp[a])
+                tmp[a] = tab[p][a] + cut;
             /* Keep it: the pieces join. */
             for (int b = 1; b <= sv && a + b <= s; b++)
-                if (f[p][a] + f[v][b] < tmp[a + b])
-                    tmp[a + b] = f[p][a] + f[v][b];
+                if (tab[p][a] + tab[v][b] < tmp[a + b])
+                    tmp[a + b] = tab[p][a] + tab[v][b];
         }
-        double *grown = realloc(f[p], sizeof(double) * ((size_t)ns + 1));
-        if (!grown) {
-            cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
-            goto out;
-        }
-        f[p] = grown;
-        memcpy(f[p], tmp, sizeof(double) * ((size_t)ns + 1));
+        double *grown = realloc(tab[p], sizeof(double) * ((size_t)ns + 1));
+        if (!grown)
+            goto oom;
+        tab[p] = grown;
+        memcpy(tab[p], tmp, sizeof(double) * ((size_t)ns + 1));
         size[p] = ns;
-        free(f[v]);
-        f[v] = NULL;
+        free(tab[v]);
+        tab[v] = NULL;
     }
     result = total;
+    goto out;
+oom:
+    cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
 out:
-    if (f)
+    if (tab)
         for (int i = 0; i < n; i++)
-            free(f[i]);
-    free(f);
-    free(e);
-    free(uf);
-    free(adj_start);
-    free(adj);
-    free(adj_w);
-    free(order);
-    free(parent);
-    free(parent_w);
+            free(tab[i]);
+    free(tab);
     free(size);
     free(tmp);
-    free(tree);
     return result;
 }
 
-/* Largest number of slots in one level-l group (see the top comment). */
-static void group_sizes(const cm_tree_t *t, int *smax)
+/* Penalties tried when groups are filled exactly (see the top comment):
+ * t up to PACK_T_MAX, lambda in PACK_LAMBDA x the mean forest edge. */
+#define PACK_T_MAX 8
+static const double PACK_LAMBDA[] = { 0.25, 0.5, 0.75, 1.0 };
+
+/* The best forest bound on the cut between groups of @p s (exactly @p s
+ * each when @p exact_fill); -1 on error, -2 when too large. */
+static double forest_bound(const cm_forest_t *f, int s, int exact_fill,
+                           cm_error_t *err)
+{
+    double best = forest_cut(f, s, NULL, err);
+    if (best < 0 || !exact_fill || s < 3)
+        return best;
+    double wsum = 0;
+    int nw = 0;
+    for (int v = 0; v < f->m; v++)
+        if (f->parent[v] >= 0) {
+            wsum += f->pw[v];
+            nw++;
+        }
+    if (!nw)
+        return best;
+    double *pen = malloc(sizeof(double) * ((size_t)s + 1));
+    if (!pen) {
+        cm_error_set(err, "out of memory bounding a %d-rank matrix", f->m);
+        return -1;
+    }
+    for (int t = 1; 2 * t < s && t <= PACK_T_MAX; t++)
+        for (size_t li = 0; li < sizeof PACK_LAMBDA / sizeof *PACK_LAMBDA; li++) {
+            double lambda = PACK_LAMBDA[li] * wsum / nw;
+            for (int k = 0; k <= s; k++)
+                pen[k] = k >= s - t && k < s ? lambda : k <= t ? -lambda : 0;
+            double x = forest_cut(f, s, pen, err);
+            if (x == -1) {
+                free(pen);
+                return -1;
+            }
+            if (x > best)
+                best = x;
+        }
+    free(pen);
+    return best;
+}
+
+/* Largest and smallest number of slots in one level-l group (see the top
+ * comment). */
+static void group_sizes(const cm_tree_t *t, int *smax, int *smin)
 {
     int nlev = cm_tree_nlevels(t), nv = cm_tree_nvertices(t);
-    for (int l = 0; l < nlev; l++)
+    for (int l = 0; l < nlev; l++) {
         smax[l] = 1;
+        smin[l] = cm_tree_nslots(t);
+    }
     smax[0] = cm_tree_nslots(t);
     for (int v = 0; v < nv; v++) {
         int lv = cm_tree_vertex_level(t, v), p = cm_tree_vertex_parent(t, v);
@@ -338,21 +298,35 @@ static void group_sizes(const cm_tree_t *t, int *smax)
         int first, count;
         cm_tree_vertex_slots(t, v, &first, &count);
         /* v is the level-l group of its slots for every l in (plev, lv]. */
-        for (int l = plev + 1; l <= lv; l++)
+        for (int l = plev + 1; l <= lv; l++) {
             if (l > 0 && count > smax[l])
                 smax[l] = count;
+            if (count < smin[l])
+                smin[l] = count;
+        }
     }
 }
 
-/* The bound for one volume under per-level costs c[]. */
+/* The bound for one volume under per-level costs c[]; @p exact_fill[l]:
+ * every level-l group holds exactly smax[l] ranks. */
 static int bound_volume(const cm_matrix_t *m, const cm_tree_t *t, int use_msgs,
-                        const double *c, const int *smax, const double *cut_lb,
-                        double *out, cm_error_t *err)
+                        const double *c, const int *smax, const int *exact_fill,
+                        const double *cut_lb, double *out, cm_error_t *err)
 {
     ugraph_t g;
+    cm_forest_t f;
     int nlev = cm_tree_nlevels(t);
     if (ugraph_build(m, use_msgs, &g, err) < 0)
         return -1;
+    /* The forest sorts its edges: give it a copy, the degree bound reads
+     * them as they are. */
+    cm_wedge_t *e = malloc((g.m + 1) * sizeof *e);
+    if (!e || (memcpy(e, g.e, g.m * sizeof *e), cm_forest_build(g.n, e, g.m, &f)) < 0) {
+        free(e);
+        free(g.e);
+        return cm_error_set(err, "out of memory bounding a %d-rank matrix", g.n);
+    }
+    free(e);
     double j = c[0] * g.total + c[nlev - 1] * g.diag;
     for (int l = 1; l < nlev && g.total > 0; l++) {
         double gain = c[l - 1] - c[l];
@@ -367,7 +341,7 @@ static int bound_volume(const cm_matrix_t *m, const cm_tree_t *t, int use_msgs,
                 goto fail;
             if (d < inside)
                 inside = d;
-            double fc = forest_cut(&g, smax[l], err);
+            double fc = forest_bound(&f, smax[l], exact_fill[l], err);
             if (fc == -1)
                 goto fail;
             if (fc >= 0 && g.total - fc < inside)
@@ -379,10 +353,12 @@ static int bound_volume(const cm_matrix_t *m, const cm_tree_t *t, int use_msgs,
         }
         j -= gain * inside;
     }
+    cm_forest_free(&f);
     free(g.e);
     *out = j;
     return 0;
 fail:
+    cm_forest_free(&f);
     free(g.e);
     return -1;
 }
@@ -391,7 +367,7 @@ double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
                            const double *cut_lb, cm_error_t *err)
 {
     int nlev = cm_tree_nlevels(t), n = cm_matrix_n(m);
-    int *smax = NULL;
+    int *smax = NULL, *smin = NULL, *exact = NULL;
     double *c = NULL;
     if (n > cm_tree_nslots(t)) {
         cm_error_set(err, "%d ranks do not fit the tree's %d slots", n,
@@ -399,31 +375,39 @@ double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
         return -1;
     }
     smax = calloc((size_t)nlev + 1, sizeof(int));
+    smin = calloc((size_t)nlev + 1, sizeof(int));
+    exact = calloc((size_t)nlev + 1, sizeof(int));
     c = calloc((size_t)nlev + 1, sizeof(double));
     double jb = 0, jm = 0;
     int rc = -1;
-    if (!smax || !c) {
+    if (!smax || !smin || !exact || !c) {
         cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
         goto out;
     }
-    group_sizes(t, smax);
+    group_sizes(t, smax, smin);
+    /* Groups are filled exactly only when every slot holds a rank and the
+     * level's groups are all alike. */
+    for (int l = 0; l < nlev; l++)
+        exact[l] = n == cm_tree_nslots(t) && smin[l] == smax[l];
     int any_msg = 0;
     for (int l = 0; l < nlev; l++) {
         c[l] = cm_tree_level_byte_cost(t, l);
         if (cm_tree_level_msg_cost(t, l) != 0)
             any_msg = 1;
     }
-    if (bound_volume(m, t, 0, c, smax, cut_lb, &jb, err) < 0)
+    if (bound_volume(m, t, 0, c, smax, exact, cut_lb, &jb, err) < 0)
         goto out;
     if (any_msg && cm_matrix_has_msgs(m)) {
         for (int l = 0; l < nlev; l++)
             c[l] = cm_tree_level_msg_cost(t, l);
-        if (bound_volume(m, t, 1, c, smax, NULL, &jm, err) < 0)
+        if (bound_volume(m, t, 1, c, smax, exact, NULL, &jm, err) < 0)
             goto out;
     }
     rc = 0;
 out:
     free(smax);
+    free(smin);
+    free(exact);
     free(c);
     return rc < 0 ? -1 : jb + jm;
 }

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "forest_internal.h"
 
 /* Largest dynamic-programming table (ranks x (share + 1) cells) per split:
  * beyond it the greedy rule cuts.  Bounds the memory to a few megabytes. */
@@ -58,51 +59,6 @@ static void charge(tc_t *c, double units)
 
 /* ---- the forest ---------------------------------------------------------- */
 
-typedef struct edge {
-    int u, v;
-    double w;
-} edge_t;
-
-static int by_weight(const void *a, const void *b)
-{
-    const edge_t *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w > y->w ? -1 : 1;
-    if (x->u != y->u)
-        return x->u < y->u ? -1 : 1;
-    return (x->v > y->v) - (x->v < y->v);
-}
-
-static int uf_find(int *uf, int x)
-{
-    while (uf[x] != x) {
-        uf[x] = uf[uf[x]];
-        x = uf[x];
-    }
-    return x;
-}
-
-/* A maximum spanning forest in breadth-first order: order[] lists the
- * vertices, each after its parent; the children of a vertex are
- * consecutive in order[] (cfirst/ccount index into it). */
-typedef struct forest {
-    int m;
-    int *order, *pos;    /* order[pos[v]] == v */
-    int *parent;         /* -1 for a root */
-    double *pw;          /* weight of the edge to the parent */
-    int *cfirst, *ccount;
-} forest_t;
-
-static void forest_free(forest_t *f)
-{
-    free(f->order);
-    free(f->pos);
-    free(f->parent);
-    free(f->pw);
-    free(f->cfirst);
-    free(f->ccount);
-}
-
 /* Weight of cutting an edge at tree level @p l rather than one level down:
  * the split's objective. */
 static double cut_weight(const cm_problem_t *p, double b, double m, int l)
@@ -114,13 +70,13 @@ static double cut_weight(const cm_problem_t *p, double b, double m, int l)
 }
 
 static int build_forest(tc_t *c, int level, const int *ranks, int m,
-                        forest_t *f)
+                        cm_forest_t *f)
 {
     const cm_problem_t *p = c->p;
     memset(f, 0, sizeof *f);
     f->m = m;
     size_t ne = 0, cap = 0;
-    edge_t *e = NULL;
+    cm_wedge_t *e = NULL;
     for (int i = 0; i < m; i++)
         c->local[ranks[i]] = i;
     for (int i = 0; i < m; i++) {
@@ -134,103 +90,28 @@ static int build_forest(tc_t *c, int level, const int *ranks, int m,
                 continue;
             if (ne == cap) {
                 size_t nc = cap ? 2 * cap : 1024;
-                edge_t *ee = realloc(e, sizeof *e * nc);
+                cm_wedge_t *ee = realloc(e, sizeof *e * nc);
                 if (!ee)
                     goto oom;
                 e = ee;
                 cap = nc;
             }
-            e[ne++] = (edge_t){i, j, cut_weight(p, b[k], ms[k], level)};
+            e[ne++] = (cm_wedge_t){i, j, cut_weight(p, b[k], ms[k], level)};
         }
         charge(c, len);
     }
     for (int i = 0; i < m; i++)
         c->local[ranks[i]] = -1;
-    if (ne > 1)
-        qsort(e, ne, sizeof *e, by_weight);
     charge(c, TC_UNITS_PER_EDGE * (double)ne);
-
-    int *uf = malloc(sizeof(int) * (size_t)m);
-    int *deg = calloc((size_t)m + 1, sizeof(int));
-    f->order = malloc(sizeof(int) * (size_t)m);
-    f->pos = malloc(sizeof(int) * (size_t)m);
-    f->parent = malloc(sizeof(int) * (size_t)m);
-    f->pw = malloc(sizeof(double) * (size_t)m);
-    f->cfirst = malloc(sizeof(int) * (size_t)m);
-    f->ccount = calloc((size_t)m, sizeof(int));
-    int *adj = malloc(sizeof(int) * 2 * (size_t)(m ? m : 1));
-    double *adjw = malloc(sizeof(double) * 2 * (size_t)(m ? m : 1));
-    if (!uf || !deg || !f->order || !f->pos || !f->parent || !f->pw ||
-        !f->cfirst || !f->ccount || !adj || !adjw) {
-        free(uf);
-        free(deg);
-        free(adj);
-        free(adjw);
-        goto oom;
-    }
-    /* Kruskal: the kept edges overwrite the front of e[]. */
-    for (int i = 0; i < m; i++)
-        uf[i] = i;
-    size_t nt = 0;
-    for (size_t k = 0; k < ne && nt + 1 < (size_t)m; k++) {
-        int a = uf_find(uf, e[k].u), b = uf_find(uf, e[k].v);
-        if (a == b)
-            continue;
-        uf[a < b ? b : a] = a < b ? a : b;
-        e[nt++] = e[k];
-    }
-    /* Adjacency of the forest (CSR), neighbours in the order kept. */
-    for (size_t k = 0; k < nt; k++) {
-        deg[e[k].u + 1]++;
-        deg[e[k].v + 1]++;
-    }
-    for (int i = 0; i < m; i++)
-        deg[i + 1] += deg[i];
-    for (size_t k = 0; k < nt; k++) {
-        adj[deg[e[k].u]] = e[k].v;
-        adjw[deg[e[k].u]++] = e[k].w;
-        adj[deg[e[k].v]] = e[k].u;
-        adjw[deg[e[k].v]++] = e[k].w;
-    }
-    for (int i = m; i > 0; i--)   /* deg[i] was the end of row i: shift back */
-        deg[i] = deg[i - 1];
-    deg[0] = 0;
-    /* Breadth-first from the lowest unvisited vertex of each component. */
-    int tail = 0;
-    for (int i = 0; i < m; i++)
-        f->pos[i] = -1;
-    for (int r = 0; r < m; r++) {
-        if (f->pos[r] >= 0)
-            continue;
-        f->pos[r] = tail;
-        f->order[tail++] = r;
-        f->parent[r] = -1;
-        f->pw[r] = 0;
-        for (int head = tail - 1; head < tail; head++) {
-            int v = f->order[head];
-            f->cfirst[v] = tail;
-            for (int a = deg[v]; a < deg[v + 1]; a++) {
-                int w = adj[a];
-                if (f->pos[w] >= 0)
-                    continue;
-                f->pos[w] = tail;
-                f->order[tail++] = w;
-                f->parent[w] = v;
-                f->pw[w] = adjw[a];
-                f->ccount[v]++;
-            }
-        }
-    }
-    free(uf);
-    free(deg);
-    free(adj);
-    free(adjw);
+    int rc = cm_forest_build(m, e, ne, f);
     free(e);
+    if (rc < 0)
+        return cm_error_set(c->err, "%s:%d: out of memory (m=%d)", __FILE__,
+                            __LINE__, m);
     charge(c, 4.0 * m);
     return 0;
 oom:
     free(e);
-    forest_free(f);
     return cm_error_set(c->err, "%s:%d: out of memory (m=%d)", __FILE__,
                         __LINE__, m);
 }
@@ -240,7 +121,7 @@ oom:
 /* Exact: piece[v] for every vertex, pieces numbered in breadth-first order
  * of their topmost vertex.  Returns the number of pieces, -1 when out of
  * memory. */
-static int cut_dp(tc_t *c, const forest_t *f, int S, int *piece)
+static int cut_dp(tc_t *c, const cm_forest_t *f, int S, int *piece)
 {
     int m = f->m;
     int *sub = malloc(sizeof(int) * (size_t)m);
@@ -378,7 +259,7 @@ static int by_open(const void *a, const void *b)
 }
 
 /* Kundu and Misra's rule for shares too wide for the table. */
-static int cut_greedy(tc_t *c, const forest_t *f, int S, int *piece)
+static int cut_greedy(tc_t *c, const cm_forest_t *f, int S, int *piece)
 {
     int m = f->m;
     int *open = malloc(sizeof(int) * (size_t)m);
@@ -427,7 +308,7 @@ static int cut_greedy(tc_t *c, const forest_t *f, int S, int *piece)
  * with the least forest weight between chosen and not chosen: sel[i] = 1
  * for the chosen.  @p where is [m] scratch holding -1, left so.  A table
  * too large for TC_DP_CELLS takes the first @p want in order instead. */
-static int carve(tc_t *c, const forest_t *f, const int *rest, int L, int want,
+static int carve(tc_t *c, const cm_forest_t *f, const int *rest, int L, int want,
                  int *where, char *sel)
 {
     if ((double)L * (want + 1) > TC_DP_CELLS / 2) {
@@ -600,7 +481,7 @@ static int by_size(const void *a, const void *b)
 }
 
 /* part[v] in 0..k-1 with exactly size[j] vertices in part j. */
-static int pack(tc_t *c, const forest_t *f, const int *piece, int np,
+static int pack(tc_t *c, const cm_forest_t *f, const int *piece, int np,
                 const int *size, int k, int *part)
 {
     int m = f->m, rc = -1;
@@ -702,7 +583,7 @@ out:
 static int split(tc_t *c, int level, const int *ranks, int count,
                  const int *size, int k, int *part)
 {
-    forest_t f;
+    cm_forest_t f;
     if (build_forest(c, level, ranks, count, &f) < 0)
         return -1;
     int S = 0;
@@ -721,7 +602,7 @@ static int split(tc_t *c, int level, const int *ranks, int count,
     rc = pack(c, &f, piece, np, size, k, part);
 out:
     free(piece);
-    forest_free(&f);
+    cm_forest_free(&f);
     return rc;
 }
 

@@ -118,6 +118,43 @@ static void test_brute_force_messages(void **state)
     cm_tree_free(t);
 }
 
+/* A random tree (rank i > 0 hangs under a random earlier rank) with random
+ * weights: the shape where the packing-aware forest cut does the work. */
+static cm_matrix_t *random_tree(int n, uint64_t seed)
+{
+    cm_error_t err = { "" };
+    cm_rng_t r;
+    cm_rng_seed(&r, seed);
+    cm_builder_t *b = cm_builder_new(n, &err);
+    assert_non_null(b);
+    for (int i = 1; i < n; i++) {
+        int p = (int)cm_rng_below(&r, (uint64_t)i);
+        double w = (double)(1 + cm_rng_below(&r, 4));
+        assert_int_equal(cm_builder_add(b, i, p, w, 1, &err), 0);
+        assert_int_equal(cm_builder_add(b, p, i, w, 1, &err), 0);
+    }
+    return cm_test_finish(b);
+}
+
+static void test_brute_force_trees(void **state)
+{
+    (void)state;
+    static const char *hier[][2] = { { "4:2", "1:10" }, { "2:2:2", "1:10:100" },
+                                     { "8", "1" } };
+    for (size_t h = 0; h < sizeof hier / sizeof *hier; h++) {
+        cm_tree_t *t = cm_test_hier(hier[h][0], hier[h][1]);
+        for (uint64_t seed = 1; seed <= 8; seed++) {
+            cm_matrix_t *m = random_tree(8, seed);
+            double lb = bound(m, t, NULL), opt = optimum(m, t);
+            if (!(lb <= opt * (1 + 1e-12)))
+                fail_msg("%s seed %llu: bound %.17g above the optimum %.17g",
+                         hier[h][0], (unsigned long long)seed, lb, opt);
+            cm_matrix_free(m);
+        }
+        cm_tree_free(t);
+    }
+}
+
 /* root -> { switch -> 2 nodes, node directly under the root }: the lone
  * node skips the switch level, so its slots form their own switch-level
  * group. */
@@ -279,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_brute_force_spare_slots),
         cmocka_unit_test(test_brute_force_messages),
         cmocka_unit_test(test_brute_force_skipped_level),
+        cmocka_unit_test(test_brute_force_trees),
         cmocka_unit_test(test_exact_all_to_all),
         cmocka_unit_test(test_exact_path),
         cmocka_unit_test(test_caller_cut_bound),

@@ -14,6 +14,11 @@
 #include "testdata.h"
 #include "testutil.h"
 
+/* 3 nodes of 4, 8 and 2 cores, speeds 1, 2, 1: shares of 7 ranks follow
+ * slots x speed = 4 : 16 : 2. */
+static const int HETERO_CORES[3] = { 4, 8, 2 };
+static const double HETERO_SPEED[3] = { 1, 2, 1 };
+
 /* A 2-D grid of rows x cols ranks, 5-point. */
 static cm_matrix_t *grid(int rows, int cols)
 {
@@ -133,37 +138,11 @@ static void test_wide_level(void **state)
     cm_matrix_free(m);
     cm_tree_free(t);
 }
-
-/* cluster -> 3 nodes of 4, 8 and 2 cores (one socket level), speeds 1, 2,
- * 1: shares of 7 ranks follow slots x speed = 4 : 16 : 2. */
-static cm_tree_t *hetero(void)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_new();
-    static const int cores[3] = { 4, 8, 2 };
-    static const double speed[3] = { 1, 2, 1 };
-    assert_true(cm_tree_add_level(t, "switch", 10, 0, &err) >= 0);
-    assert_true(cm_tree_add_level(t, "node", 2, 0, &err) >= 0);
-    assert_true(cm_tree_add_level(t, "core", 0, 0, &err) >= 0);
-    int root = cm_tree_add_vertex(t, -1, 0, "s1", &err);
-    for (int k = 0; k < 3; k++) {
-        char l[8];
-        snprintf(l, sizeof l, "n%d", k + 1);
-        int nd = cm_tree_add_vertex(t, root, 1, l, &err);
-        assert_true(nd >= 0);
-        assert_int_equal(cm_tree_set_speed(t, nd, speed[k], &err), 0);
-        for (int c = 0; c < cores[k]; c++)
-            assert_true(cm_tree_add_vertex(t, nd, 2, NULL, &err) >= 0);
-    }
-    assert_int_equal(cm_tree_finalize(t, &err), 0);
-    return t;
-}
-
 static void test_shares(void **state)
 {
     (void)state;
     cm_error_t err = { "" };
-    cm_tree_t *t = hetero();
+    cm_tree_t *t = cm_test_nodes(3, HETERO_CORES, HETERO_SPEED);
     int sh[3];
     assert_int_equal(cm_child_shares(t, 0, 14, sh, &err), 0);   /* full */
     assert_int_equal(sh[0], 4);
@@ -192,7 +171,7 @@ static void test_shares(void **state)
 static void test_hetero_capacity(void **state)
 {
     (void)state;
-    cm_tree_t *t = hetero();
+    cm_tree_t *t = cm_test_nodes(3, HETERO_CORES, HETERO_SPEED);
     for (int n = 1; n <= 14; n++) {
         cm_matrix_t *m = grid(1, n);
         int map[14], cnt[3] = { 0, 0, 0 }, sh[3];

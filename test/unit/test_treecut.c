@@ -16,6 +16,9 @@
 #include "testdata.h"
 #include "testutil.h"
 
+/* Nodes of 4, 8, 12 and 8 cores under one switch. */
+static const int HETERO_CORES[4] = { 4, 8, 12, 8 };
+
 static void add(cm_builder_t *b, int i, int j, double bytes)
 {
     cm_error_t err = { "" };
@@ -86,44 +89,12 @@ static void test_wide_shares(void **state)
     path_optimum("1024:4", "1:10", 4096);
 }
 
-/* Nodes of 4, 8, 12 and 8 cores under one switch, built by hand. */
-static cm_tree_t *hetero(const double *speed)
-{
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_new();
-    assert_int_equal(cm_tree_add_level(t, "switch", 10, 0, &err), 0);
-    assert_int_equal(cm_tree_add_level(t, "node", 2, 0, &err), 1);
-    assert_int_equal(cm_tree_add_level(t, "core", 0, 0, &err), 2);
-    int root = cm_tree_add_vertex(t, -1, 0, "s0", &err);
-    static const int cores[] = {4, 8, 12, 8};
-    for (int i = 0; i < 4; i++) {
-        char label[8];
-        snprintf(label, sizeof label, "n%d", i);
-        int v = cm_tree_add_vertex(t, root, 1, label, &err);
-        assert_true(v >= 0);
-        if (speed)
-            assert_int_equal(cm_tree_set_speed(t, v, speed[i], &err), 0);
-        for (int c = 0; c < cores[i]; c++)
-            assert_true(cm_tree_add_vertex(t, v, 2, NULL, &err) >= 0);
-    }
-    if (cm_tree_finalize(t, &err) != 0)
-        fail_msg("finalize: %s", err.msg);
-    return t;
-}
-
-static void per_node(const cm_tree_t *t, const int *map, int n, int *count)
-{
-    memset(count, 0, sizeof(int) * 4);
-    for (int r = 0; r < n; r++)
-        count[cm_tree_slot_node(t, map[r])]++;
-}
-
 /* Cliques of 8, 12, 4 and 8 ranks (scrambled) on nodes of 4, 8, 12 and 8
  * cores: every clique lands whole on the node of its size. */
 static void test_heterogeneous_nodes(void **state)
 {
     (void)state;
-    cm_tree_t *t = hetero(NULL);
+    cm_tree_t *t = cm_test_nodes(4, HETERO_CORES, NULL);
     static const int gsize[] = {8, 12, 4, 8};
     cm_builder_t *b = cm_builder_new(32, NULL);
     int base = 0;
@@ -138,7 +109,7 @@ static void test_heterogeneous_nodes(void **state)
     cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[32], count[4];
     map_treecut(&p, map);
-    per_node(t, map, 32, count);
+    cm_test_per_node(t, map, 32, count);
     assert_int_equal(count[0], 4);
     assert_int_equal(count[1], 8);
     assert_int_equal(count[2], 12);
@@ -157,12 +128,12 @@ static void test_fewer_ranks_than_slots(void **state)
     for (int r = 0; r < 16; r++)
         add(b, scr(r, 16, 5), scr((r + 1) % 16, 16, 5), 5.0);
     cm_matrix_t *m = cm_test_finish(b);
-    cm_tree_t *t = hetero(NULL);
+    cm_tree_t *t = cm_test_nodes(4, HETERO_CORES, NULL);
     cm_problem_t p;
     cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     int map[16], count[4];
     map_treecut(&p, map);
-    per_node(t, map, 16, count);
+    cm_test_per_node(t, map, 16, count);
     assert_int_equal(count[0], 0);
     assert_int_equal(count[1], 6);
     assert_int_equal(count[2], 10);
@@ -173,10 +144,10 @@ static void test_fewer_ranks_than_slots(void **state)
 
     /* Node 0 four times as fast: nodes 0 and 2 take 4 and 12. */
     static const double speed[] = {4, 1, 1, 1};
-    t = hetero(speed);
+    t = cm_test_nodes(4, HETERO_CORES, speed);
     cm_test_problem(&p, m, t, CM_WEIGHT_BYTES);
     map_treecut(&p, map);
-    per_node(t, map, 16, count);
+    cm_test_per_node(t, map, 16, count);
     assert_int_equal(count[0], 4);
     assert_int_equal(count[1], 0);
     assert_int_equal(count[2], 12);

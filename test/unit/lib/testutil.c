@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -72,4 +73,35 @@ const char *cm_test_level_names(const cm_tree_t *t, char *buf, size_t size)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", l ? " " : "",
                                 cm_tree_level_name(t, l));
     return buf;
+}
+
+cm_tree_t *cm_test_nodes(int nnodes, const int *cores, const double *speed)
+{
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_tree_new();
+    if (!t || cm_tree_add_level(t, "switch", 10, 0, &err) < 0 ||
+        cm_tree_add_level(t, "node", 2, 0, &err) < 0 ||
+        cm_tree_add_level(t, "core", 0, 0, &err) < 0)
+        fail_msg("cm_test_nodes: %s", err.msg);
+    int root = cm_tree_add_vertex(t, -1, 0, "s0", &err);
+    for (int i = 0; i < nnodes; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "n%d", i);
+        int v = cm_tree_add_vertex(t, root, 1, label, &err);
+        if (v < 0 || (speed && cm_tree_set_speed(t, v, speed[i], &err) < 0))
+            fail_msg("cm_test_nodes: %s", err.msg);
+        for (int k = 0; k < cores[i]; k++)
+            if (cm_tree_add_vertex(t, v, 2, NULL, &err) < 0)
+                fail_msg("cm_test_nodes: %s", err.msg);
+    }
+    if (cm_tree_finalize(t, &err) != 0)
+        fail_msg("cm_test_nodes: %s", err.msg);
+    return t;
+}
+
+void cm_test_per_node(const cm_tree_t *t, const int *map, int n, int *count)
+{
+    memset(count, 0, sizeof(int) * (size_t)cm_tree_nnodes(t));
+    for (int r = 0; r < n; r++)
+        count[cm_tree_slot_node(t, map[r])]++;
 }

@@ -33,6 +33,15 @@ void cm_test_check_row(const cm_matrix_t *m, int i, int len, const int *cols,
 void cm_test_problem(cm_problem_t *p, const cm_matrix_t *m, const cm_tree_t *t,
                      cm_weight_t weight);
 
+/** A switch (cost 10 per byte) over @p nnodes nodes (cost 2) labelled
+ *  n0, n1, ... with @p cores[i] cores each (cost 0); @p speed (may be NULL)
+ *  sets the nodes' relative speeds.  For heterogeneous-capacity tests. */
+cm_tree_t *cm_test_nodes(int nnodes, const int *cores, const double *speed);
+
+/** @p count[node] = how many of the @p n ranks @p map puts on each node
+ *  (allocation order); @p count has cm_tree_nnodes(@p t) entries. */
+void cm_test_per_node(const cm_tree_t *t, const int *map, int n, int *count);
+
 /** The level names of @p t from the root down, separated by spaces
  *  ("switch node socket core"), in @p buf of @p size bytes. */
 const char *cm_test_level_names(const cm_tree_t *t, char *buf, size_t size);
