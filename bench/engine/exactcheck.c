@@ -9,6 +9,9 @@
  *    on 4:2:4:2, distances 1:2:10:20 and 1:10:100:1000: the optimum must lie
  *    between cm_cost_lower_bound() and the J of block and Scotch.  Prints
  *    time, work units and opt/S, opt/B per matrix.
+ * 3. The geometric bounds of lib/gridbound.c: the most edges among s cells
+ *    of Z^2, Z^3 and of a rook's graph, against every s-subset of a grid
+ *    large enough to hold the best shape (4x4 and 5x5, 3x3x3, K4 x K4).
  * Exit status 1 on any mismatch. */
 #include <dirent.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 
 #include "clustermap.h"
 #include "exact.h"
+#include "gridbound.h"
 
 #define MAXN 8
 #define MAXSLOTS 16
@@ -306,6 +310,58 @@ static int check_real(const char *dir, double limit)
     return bad;
 }
 
+/* Most induced edges over every s-subset of an a x b x c grid (rook: all
+ * cells of a row, or of a column, are adjacent; c must be 1). */
+static int best_subset(int a, int b, int c, int rook, int s)
+{
+    int n = a * b * c, best = -1;
+    for (unsigned mask = 0; mask < (1u << n); mask++) {
+        if (__builtin_popcount(mask) != s)
+            continue;
+        int e = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                if (!(mask >> i & 1) || !(mask >> j & 1))
+                    continue;
+                int xi = i / (b * c), yi = i / c % b, zi = i % c;
+                int xj = j / (b * c), yj = j / c % b, zj = j % c;
+                int d = abs(xi - xj) + abs(yi - yj) + abs(zi - zj);
+                if (rook ? (xi == xj) != (yi == yj) : d == 1)
+                    e++;
+            }
+        if (e > best)
+            best = e;
+    }
+    return best;
+}
+
+static int check_grid_bounds(void)
+{
+    int bad = 0;
+    for (int s = 1; s <= 8; s++) {
+        struct { const char *what; long got; int want; } c[] = {
+            { "Z^2 (5x5)", bench_grid_max_inside(2, s), best_subset(5, 5, 1, 0, s) },
+            { "Z^3 (3x3x3)", bench_grid_max_inside(3, s), best_subset(3, 3, 3, 0, s) },
+            { "rook 4x4", bench_rook_max_inside(4, 4, s), best_subset(4, 4, 1, 1, s) },
+        };
+        for (size_t k = 0; k < sizeof c / sizeof *c; k++)
+            if (c[k].got != c[k].want) {
+                printf("MISMATCH grid bound %s, %d cells: %ld, brute force %d\n",
+                       c[k].what, s, c[k].got, c[k].want);
+                bad = 1;
+            }
+    }
+    /* Loomis-Whitney above the exhaustive range never undercuts the shapes
+     * it must allow (a 2 x 2 x 2 cube per 8 cells: 8 x 8 x 8 = 512 cells
+     * keep 3 x 8 x 8 x 7 = 1344 edges; 16 x 16 = 256 cells keep 480). */
+    if (bench_grid_max_inside(3, 512) < 1344 || bench_grid_max_inside(2, 256) < 480) {
+        printf("MISMATCH grid bound: Loomis-Whitney below a real shape\n");
+        bad = 1;
+    }
+    printf("grid bounds: %s\n", bad ? "MISMATCH" : "ok");
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = "test/data/matrices";
@@ -322,5 +378,6 @@ int main(int argc, char **argv)
     }
     int bad = check_random();
     bad |= check_real(dir, limit);
+    bad |= check_grid_bounds();
     return bad ? 1 : 0;
 }
