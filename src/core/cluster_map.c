@@ -660,30 +660,10 @@ out:
 static int place_vertex(cmap_t *cm, int v, const int *ranks, int m)
 {
     const cm_tree_t *t = cm->t;
-    if (m == 0)
-        return 0;
+    int only, direct = cm_place_direct(t, v, ranks, m, cm->map, &only, cm->err);
+    if (direct != 0)
+        return direct < 0 ? -1 : 0;
     int nch = cm_tree_vertex_nchildren(t, v);
-    int first, count;
-    cm_tree_vertex_slots(t, v, &first, &count);
-    if (m > count)
-        return cm_error_set(cm->err, "%s:%d: vertex %d: %d ranks for %d slots",
-                            __FILE__, __LINE__, v, m, count);
-    if (nch == 0) {
-        cm->map[ranks[0]] = first;
-        return 0;
-    }
-    int all_leaves = 1;
-    for (int i = 0; i < nch && all_leaves; i++)
-        all_leaves = cm_tree_vertex_nchildren(t, cm_tree_vertex_child(t, v, i)) == 0;
-    if (all_leaves) {
-        /* Every slot of an innermost group is as good as another. */
-        for (int i = 0; i < m; i++) {
-            int s0, c0;
-            cm_tree_vertex_slots(t, cm_tree_vertex_child(t, v, i), &s0, &c0);
-            cm->map[ranks[i]] = s0;
-        }
-        return 0;
-    }
     int *kids = malloc(sizeof(int) * (size_t)nch);
     int *cap = malloc(sizeof(int) * (size_t)nch);
     int *share = malloc(sizeof(int) * (size_t)nch);

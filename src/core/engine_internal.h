@@ -192,6 +192,16 @@ int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
 int cm_map_treecut(const cm_problem_t *p, int *map, cm_budget_t *b,
                    cm_error_t *err);
 
+/** The steps of a top-down placement (multisection, treecut, cluster) that
+ *  need no split of the @p count ranks given to vertex @p v: none, a slot,
+ *  or a vertex whose children are all slots (every pair meets at v, so any
+ *  order costs the same) -- placed into @p map, returns 1.  A vertex with
+ *  one child: *@p only = that child (descend), returns 0.  Otherwise
+ *  *@p only = -1, returns 0: the caller splits.  -1 when count exceeds the
+ *  slots of v. */
+int cm_place_direct(const cm_tree_t *t, int v, const int *ranks, int count,
+                    int *map, int *only, cm_error_t *err);
+
 /** How many ranks each child of @p v should receive when @p count ranks
  *  go to @p v: cm_capacity_shares() (pack.c: every child full when the
  *  vertex is full; otherwise the fewest children that hold them, by slots

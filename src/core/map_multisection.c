@@ -88,6 +88,34 @@ static double vertex_capacity(const cm_tree_t *t, int v, double speed)
     return s;
 }
 
+int cm_place_direct(const cm_tree_t *t, int v, const int *ranks, int count,
+                    int *map, int *only, cm_error_t *err)
+{
+    int nc = cm_tree_vertex_nchildren(t, v), first, nslots;
+    *only = -1;
+    if (count == 0)
+        return 1;
+    cm_tree_vertex_slots(t, v, &first, &nslots);
+    if (count > nslots)
+        return cm_error_set(err, "%s:%d: vertex %d: %d ranks for %d slots",
+                            __FILE__, __LINE__, v, count, nslots);
+    if (nc == 0) {
+        map[ranks[0]] = first;
+        return 1;
+    }
+    int all_leaves = 1;
+    for (int k = 0; k < nc && all_leaves; k++)
+        all_leaves = cm_tree_vertex_nchildren(t, cm_tree_vertex_child(t, v, k)) == 0;
+    if (all_leaves) {
+        for (int i = 0; i < count; i++)
+            map[ranks[i]] = first + i;
+        return 1;
+    }
+    if (nc == 1)
+        *only = cm_tree_vertex_child(t, v, 0);
+    return 0;
+}
+
 int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
                     cm_error_t *err)
 {
@@ -395,25 +423,12 @@ static int split(ms_t *s, int v, int *ranks, int count, int k, const int *size,
 static int place(ms_t *s, int v, int *ranks, int count, cm_error_t *err)
 {
     const cm_tree_t *t = s->t;
-    if (count == 0)
-        return 0;
-    int nc = cm_tree_vertex_nchildren(t, v), first, nslots;
-    cm_tree_vertex_slots(t, v, &first, &nslots);
-    if (nc == 0) {
-        s->map[ranks[0]] = first;
-        return 0;
-    }
-    int all_leaves = 1;
-    for (int k = 0; k < nc && all_leaves; k++)
-        all_leaves = cm_tree_vertex_nchildren(t, cm_tree_vertex_child(t, v, k)) == 0;
-    if (all_leaves) {
-        /* Every pair of slots here meets at v: order does not matter. */
-        for (int i = 0; i < count; i++)
-            s->map[ranks[i]] = first + i;
-        return 0;
-    }
-    if (nc == 1)
-        return place(s, cm_tree_vertex_child(t, v, 0), ranks, count, err);
+    int only, direct = cm_place_direct(t, v, ranks, count, s->map, &only, err);
+    if (direct != 0)
+        return direct < 0 ? -1 : 0;
+    if (only >= 0)
+        return place(s, only, ranks, count, err);
+    int nc = cm_tree_vertex_nchildren(t, v);
 
     int *share = malloc(sizeof(int) * (size_t)nc);
     int *used = malloc(sizeof(int) * (size_t)nc);   /* part -> child */

@@ -611,28 +611,12 @@ out:
 static int place(tc_t *c, int v, int *ranks, int count)
 {
     const cm_tree_t *t = c->t;
-    if (count == 0)
-        return 0;
-    int nc = cm_tree_vertex_nchildren(t, v), first, nslots;
-    cm_tree_vertex_slots(t, v, &first, &nslots);
-    if (count > nslots)
-        return cm_error_set(c->err, "%s:%d: vertex %d: %d ranks for %d slots",
-                            __FILE__, __LINE__, v, count, nslots);
-    if (nc == 0) {
-        c->map[ranks[0]] = first;
-        return 0;
-    }
-    int all_leaves = 1;
-    for (int j = 0; j < nc && all_leaves; j++)
-        all_leaves = cm_tree_vertex_nchildren(t, cm_tree_vertex_child(t, v, j)) == 0;
-    if (all_leaves) {
-        /* Every pair of slots here meets at v: the order does not matter. */
-        for (int i = 0; i < count; i++)
-            c->map[ranks[i]] = first + i;
-        return 0;
-    }
-    if (nc == 1)
-        return place(c, cm_tree_vertex_child(t, v, 0), ranks, count);
+    int only, direct = cm_place_direct(t, v, ranks, count, c->map, &only, c->err);
+    if (direct != 0)
+        return direct < 0 ? -1 : 0;
+    if (only >= 0)
+        return place(c, only, ranks, count);
+    int nc = cm_tree_vertex_nchildren(t, v);
     int *share = malloc(sizeof(int) * (size_t)nc);
     int *used = malloc(sizeof(int) * (size_t)nc);
     int *size = malloc(sizeof(int) * (size_t)nc);
