@@ -52,45 +52,63 @@ static int double_desc(const void *a, const void *b)
 }
 
 /* The undirected weighted graph of one volume (bytes or msgs): upper
- * triangle edges with w_uv = a_uv + a_vu > 0, plus what ranks send to
- * themselves. */
+ * triangle edges with w_uv = a_uv + a_vu > 0, each rank's partners'
+ * weights heaviest first as running sums (for the degree bound at every
+ * group size), and what ranks send to themselves. */
 typedef struct ugraph {
     int n;
     size_t m;
     cm_wedge_t *e;
+    size_t *row;  /* [n + 1]: rank i's sums are top[row[i] .. row[i + 1]) */
+    double *top;  /* top[row[i] + k]: i's k + 1 heaviest weights summed */
     double diag;  /* volume a rank sends to itself (priced at the leaf) */
     double total; /* off-diagonal volume */
 } ugraph_t;
 
-static int ugraph_build(const cm_matrix_t *m, int use_msgs, ugraph_t *g,
-                        cm_error_t *err)
+static void ugraph_free(ugraph_t *g)
 {
-    cm_matrix_t *s = cm_matrix_symmetrize(m, err);
+    free(g->e);
+    free(g->row);
+    free(g->top);
+}
+
+/* @p sym is A + A^T of @p m (diagonal dropped), shared by both volumes. */
+static int ugraph_build(const cm_matrix_t *m, const cm_matrix_t *sym,
+                        int use_msgs, ugraph_t *g, cm_error_t *err)
+{
     memset(g, 0, sizeof *g);
-    if (!s)
-        return -1;
-    g->n = cm_matrix_n(s);
-    g->e = malloc((cm_matrix_nnz(s) / 2 + 1) * sizeof *g->e);
-    if (!g->e) {
-        cm_matrix_free(s);
+    g->n = cm_matrix_n(sym);
+    size_t nnz = cm_matrix_nnz(sym);
+    g->e = malloc((nnz / 2 + 1) * sizeof *g->e);
+    g->row = malloc(((size_t)g->n + 1) * sizeof *g->row);
+    g->top = malloc((nnz + 1) * sizeof *g->top);
+    if (!g->e || !g->row || !g->top) {
+        ugraph_free(g);
         return cm_error_set(err, "out of memory bounding a %d-rank matrix", g->n);
     }
+    g->row[0] = 0;
     for (int i = 0; i < g->n; i++) {
         const int *cols;
         const double *bytes, *msgs;
         int len;
-        cm_matrix_row(s, i, &cols, &bytes, &msgs, &len);
+        cm_matrix_row(sym, i, &cols, &bytes, &msgs, &len);
         const double *w = use_msgs ? msgs : bytes;
-        if (!w)
-            continue;
-        for (int k = 0; k < len; k++) {
-            if (cols[k] > i && w[k] > 0) {
+        double *top = g->top + g->row[i];
+        size_t kept = 0;
+        for (int k = 0; w && k < len; k++) {
+            if (w[k] <= 0)
+                continue;
+            top[kept++] = w[k];
+            if (cols[k] > i) {
                 g->e[g->m++] = (cm_wedge_t){i, cols[k], w[k]};
                 g->total += w[k];
             }
         }
+        qsort(top, kept, sizeof *top, double_desc);
+        for (size_t k = 1; k < kept; k++)
+            top[k] += top[k - 1];
+        g->row[i + 1] = g->row[i] + kept;
     }
-    cm_matrix_free(s);
     /* The symmetric volume drops the diagonal: take it from m itself. */
     for (int i = 0; i < g->n; i++) {
         const int *cols;
@@ -106,46 +124,15 @@ static int ugraph_build(const cm_matrix_t *m, int use_msgs, ugraph_t *g,
 }
 
 /* Degree bound on the volume inside groups of at most s ranks. */
-static double inside_by_degree(const ugraph_t *g, int s, cm_error_t *err)
+static double inside_by_degree(const ugraph_t *g, int s)
 {
-    size_t *deg = calloc((size_t)g->n + 1, sizeof *deg);
-    double *w = malloc((2 * g->m + 1) * sizeof *w);
     double sum = 0;
-    if (!deg || !w) {
-        free(deg);
-        free(w);
-        cm_error_set(err, "out of memory bounding a %d-rank matrix", g->n);
-        return -1;
-    }
-    for (size_t k = 0; k < g->m; k++) {
-        deg[g->e[k].u + 1]++;
-        deg[g->e[k].v + 1]++;
-    }
-    for (int i = 0; i < g->n; i++)
-        deg[i + 1] += deg[i];
-    size_t *pos = malloc(((size_t)g->n + 1) * sizeof *pos);
-    if (!pos) {
-        free(deg);
-        free(w);
-        cm_error_set(err, "out of memory bounding a %d-rank matrix", g->n);
-        return -1;
-    }
-    memcpy(pos, deg, ((size_t)g->n + 1) * sizeof *pos);
-    for (size_t k = 0; k < g->m; k++) {
-        w[pos[g->e[k].u]++] = g->e[k].w;
-        w[pos[g->e[k].v]++] = g->e[k].w;
-    }
     for (int i = 0; i < g->n; i++) {
-        size_t len = deg[i + 1] - deg[i];
+        size_t len = g->row[i + 1] - g->row[i];
         size_t keep = (size_t)(s - 1) < len ? (size_t)(s - 1) : len;
-        if (keep < len)
-            qsort(w + deg[i], len, sizeof *w, double_desc);
-        for (size_t k = 0; k < keep; k++)
-            sum += w[deg[i] + k];
+        if (keep)
+            sum += g->top[g->row[i] + keep - 1];
     }
-    free(pos);
-    free(deg);
-    free(w);
     return sum / 2;
 }
 
@@ -309,21 +296,22 @@ static void group_sizes(const cm_tree_t *t, int *smax, int *smin)
 
 /* The bound for one volume under per-level costs c[]; @p exact_fill[l]:
  * every level-l group holds exactly smax[l] ranks. */
-static int bound_volume(const cm_matrix_t *m, const cm_tree_t *t, int use_msgs,
-                        const double *c, const int *smax, const int *exact_fill,
+static int bound_volume(const cm_matrix_t *m, const cm_matrix_t *sym,
+                        const cm_tree_t *t, int use_msgs, const double *c,
+                        const int *smax, const int *exact_fill,
                         const double *cut_lb, double *out, cm_error_t *err)
 {
     ugraph_t g;
     cm_forest_t f;
     int nlev = cm_tree_nlevels(t);
-    if (ugraph_build(m, use_msgs, &g, err) < 0)
+    if (ugraph_build(m, sym, use_msgs, &g, err) < 0)
         return -1;
     /* The forest sorts its edges: give it a copy, the degree bound reads
      * them as they are. */
     cm_wedge_t *e = malloc((g.m + 1) * sizeof *e);
     if (!e || (memcpy(e, g.e, g.m * sizeof *e), cm_forest_build(g.n, e, g.m, &f)) < 0) {
         free(e);
-        free(g.e);
+        ugraph_free(&g);
         return cm_error_set(err, "out of memory bounding a %d-rank matrix", g.n);
     }
     free(e);
@@ -336,9 +324,7 @@ static int bound_volume(const cm_matrix_t *m, const cm_tree_t *t, int use_msgs,
         if (smax[l] <= 1)
             inside = 0;
         else {
-            double d = inside_by_degree(&g, smax[l], err);
-            if (d < 0)
-                goto fail;
+            double d = inside_by_degree(&g, smax[l]);
             if (d < inside)
                 inside = d;
             double fc = forest_bound(&f, smax[l], exact_fill[l], err);
@@ -354,12 +340,12 @@ static int bound_volume(const cm_matrix_t *m, const cm_tree_t *t, int use_msgs,
         j -= gain * inside;
     }
     cm_forest_free(&f);
-    free(g.e);
+    ugraph_free(&g);
     *out = j;
     return 0;
 fail:
     cm_forest_free(&f);
-    free(g.e);
+    ugraph_free(&g);
     return -1;
 }
 
@@ -369,6 +355,7 @@ double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
     int nlev = cm_tree_nlevels(t), n = cm_matrix_n(m);
     int *smax = NULL, *smin = NULL, *exact = NULL;
     double *c = NULL;
+    cm_matrix_t *sym = NULL;
     if (n > cm_tree_nslots(t)) {
         cm_error_set(err, "%d ranks do not fit the tree's %d slots", n,
                      cm_tree_nslots(t));
@@ -384,6 +371,8 @@ double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
         cm_error_set(err, "out of memory bounding a %d-rank matrix", n);
         goto out;
     }
+    if (!(sym = cm_matrix_symmetrize(m, err)))
+        goto out;
     group_sizes(t, smax, smin);
     /* Groups are filled exactly only when every slot holds a rank and the
      * level's groups are all alike. */
@@ -395,16 +384,17 @@ double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
         if (cm_tree_level_msg_cost(t, l) != 0)
             any_msg = 1;
     }
-    if (bound_volume(m, t, 0, c, smax, exact, cut_lb, &jb, err) < 0)
+    if (bound_volume(m, sym, t, 0, c, smax, exact, cut_lb, &jb, err) < 0)
         goto out;
     if (any_msg && cm_matrix_has_msgs(m)) {
         for (int l = 0; l < nlev; l++)
             c[l] = cm_tree_level_msg_cost(t, l);
-        if (bound_volume(m, t, 1, c, smax, exact, NULL, &jm, err) < 0)
+        if (bound_volume(m, sym, t, 1, c, smax, exact, NULL, &jm, err) < 0)
             goto out;
     }
     rc = 0;
 out:
+    cm_matrix_free(sym);
     free(smax);
     free(smin);
     free(exact);
