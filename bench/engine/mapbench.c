@@ -179,6 +179,16 @@ static void measure(const cm_matrix_t *m, const cm_tree_t *t,
     free(map);
 }
 
+/* measure() for a generated pattern, with what its geometry proves. */
+static void measure_pattern(bench_pattern_t p, const cm_matrix_t *m,
+                            const cm_tree_t *t, result_t *r)
+{
+    double *cut_lb = calloc((size_t)cm_tree_nlevels(t), sizeof *cut_lb);
+    int geo = cut_lb && bench_grid_cut_lb(p, cm_matrix_n(m), m, t, cut_lb) == 0;
+    measure(m, t, geo ? cut_lb : NULL, r);
+    free(cut_lb);
+}
+
 static void header(void)
 {
     printf("%-34s %6s | %6s %6s %6s | %9s %7s %6s | %6s %6s %7s | %6s %6s %7s | "
@@ -347,11 +357,7 @@ static void bench_gen(const int *sizes, int nsizes, speed_t *sp)
                 continue;
             }
             result_t r;
-            double *cut_lb = calloc((size_t)cm_tree_nlevels(t), sizeof *cut_lb);
-            int geo = cut_lb &&
-                      bench_grid_cut_lb((bench_pattern_t)p, n, m, t, cut_lb) == 0;
-            measure(m, t, geo ? cut_lb : NULL, &r);
-            free(cut_lb);
+            measure_pattern((bench_pattern_t)p, m, t, &r);
             char label[128], fname[64];
             snprintf(label, sizeof label, "%s.%d", bench_pattern_name((bench_pattern_t)p),
                      n);
@@ -390,11 +396,7 @@ static void bench_frag(void)
         if (!m)
             continue;
         result_t r;
-        double *cut_lb = calloc((size_t)cm_tree_nlevels(t), sizeof *cut_lb);
-        int geo = cut_lb &&
-                  bench_grid_cut_lb((bench_pattern_t)p, 1024, m, t, cut_lb) == 0;
-        measure(m, t, geo ? cut_lb : NULL, &r);
-        free(cut_lb);
+        measure_pattern((bench_pattern_t)p, m, t, &r);
         char label[128];
         snprintf(label, sizeof label, "frag %s.1024", bench_pattern_name((bench_pattern_t)p));
         row(label, 1024, &r);
