@@ -105,3 +105,36 @@ void cm_test_per_node(const cm_tree_t *t, const int *map, int n, int *count)
     for (int r = 0; r < n; r++)
         count[cm_tree_slot_node(t, map[r])]++;
 }
+
+cm_matrix_t *cm_test_hetero_cliques(void)
+{
+    static const int gsize[] = { 8, 12, 4, 8 };   /* not in node order */
+    cm_error_t err = { "" };
+    cm_builder_t *b = cm_builder_new(32, &err);
+    if (!b)
+        fail_msg("cm_test_hetero_cliques: %s", err.msg);
+    int base = 0;
+    for (int g = 0; g < 4; g++) {
+        for (int x = 0; x < gsize[g]; x++)
+            for (int y = 0; y < gsize[g]; y++)
+                if (x != y && cm_builder_add(b, (base + x) * 13 % 32,
+                                             (base + y) * 13 % 32, 10.0, 0, &err) != 0)
+                    fail_msg("cm_test_hetero_cliques: %s", err.msg);
+        base += gsize[g];
+    }
+    return cm_test_finish(b);
+}
+
+void cm_test_hetero_cliques_check(const cm_problem_t *p, const cm_tree_t *t,
+                                  const int *map)
+{
+    int count[4];
+    assert_int_equal(cm_tree_nnodes(t), 4);
+    cm_test_per_node(t, map, 32, count);
+    assert_int_equal(count[0], 4);
+    assert_int_equal(count[1], 8);
+    assert_int_equal(count[2], 12);
+    assert_int_equal(count[3], 8);
+    double want = (8 * 7 + 12 * 11 + 4 * 3 + 8 * 7) * 10.0 * 2;
+    assert_true(cm_problem_cost(p, map) == want);
+}

@@ -42,6 +42,17 @@ cm_tree_t *cm_test_nodes(int nnodes, const int *cores, const double *speed);
  *  (allocation order); @p count has cm_tree_nnodes(@p t) entries. */
 void cm_test_per_node(const cm_tree_t *t, const int *map, int n, int *count);
 
+/** 32 ranks talking in cliques of 8, 12, 4 and 8 (10 bytes each way,
+ *  ranks scrambled by 13 r mod 32), for nodes of 4, 8, 12 and 8 cores
+ *  (cm_test_nodes): the optimum puts every clique whole on the node of its
+ *  size. */
+cm_matrix_t *cm_test_hetero_cliques(void);
+
+/** Assert that @p map is that optimum: 4, 8, 12, 8 ranks per node and
+ *  J = sum g (g - 1) x 10 x 2 (every clique inside one node). */
+void cm_test_hetero_cliques_check(const cm_problem_t *p, const cm_tree_t *t,
+                                  const int *map);
+
 /** The level names of @p t from the root down, separated by spaces
  *  ("switch node socket core"), in @p buf of @p size bytes. */
 const char *cm_test_level_names(const cm_tree_t *t, char *buf, size_t size);
