@@ -43,6 +43,9 @@ SCOTCH_LIBS   := -lscotch -lscotcherr -lz -lpthread
 LAPACK_CFLAGS := $(shell $(PKG) --cflags lapacke 2>/dev/null)
 LAPACK_LIBS   := -llapacke -lopenblas
 CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null || echo -lcmocka)
+# bind.c dlopen()s hwloc by the soname it was compiled against.
+HWLOC_SONAME  := $(shell objdump -p "$$($(CC) -print-file-name=libhwloc.so)" 2>/dev/null | \
+                   awk '$$1 == "SONAME" {print $$2}')
 SLURM_CFLAGS  := -I/usr/include/slurm
 
 CFLAGS_ALL := $(BASEFLAGS) -Isrc/core -Isrc/profiles $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
@@ -54,7 +57,10 @@ CORE_SRC    := $(sort $(wildcard src/core/*.c))
 PROFILE_SRC := $(sort $(wildcard src/profiles/*.c))
 PMPI_SRC    := $(sort $(wildcard src/profiles/pmpi/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
-PLUGIN_SRC  := $(sort $(wildcard src/plugin/*.c))
+# The plugin is two shared objects: the placement module (the engine and
+# its heavy libraries) and the thin clustermap.so, everything else.
+PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_tree.c)
+PLUGIN_SRC  := $(filter-out $(PLACE_SRC),$(sort $(wildcard src/plugin/*.c)))
 TEST_SRC    := $(sort $(wildcard test/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard test/unit/lib/*.c))
 BENCH_SRC   := $(sort $(wildcard bench/engine/*.c))
@@ -67,11 +73,12 @@ LIBPROFS  := $(BUILD)/libclustermap-profiles.a
 CLI       := $(BUILD)/clustermap
 PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
+PLACE_SO  := $(BUILD)/clustermap-place.so
 TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
 BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
-           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO))
+           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO))
 
 .PHONY: all tests benches check unit-check deps demo bench install uninstall clean
 all: $(TARGETS)
@@ -82,7 +89,8 @@ $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
 
 $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(SLURM_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(SLURM_CFLAGS) \
+	  $(if $(HWLOC_SONAME),-DCMP_HWLOC_SONAME='"$(HWLOC_SONAME)"') -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -104,10 +112,22 @@ $(PMPI_SO): $(call obj,$(PMPI_SRC))
 
 # The plugin is loaded by Slurm processes, which provide libslurm's symbols:
 # it must not link -lslurm.  Core and profile code are linked in statically.
-$(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
-	$(CC) $(SANLD) -shared -o $@ $(call obj,$(PLUGIN_SRC)) \
+# Every Slurm client and daemon loads clustermap.so: --as-needed keeps the
+# engine's libraries out of its NEEDED list (they stay on the command line
+# so that a stray reference still resolves; t0512 checks the list), and the
+# version script exports the SPANK symbols only.  The placement module is
+# dlopen()ed by srun when a step is placed (src/plugin/srun_step.c).
+$(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE) \
+              src/plugin/clustermap.map
+	$(CC) $(SANLD) -shared -Wl,--as-needed -Wl,--version-script=src/plugin/clustermap.map \
+	  -o $@ $(call obj,$(PLUGIN_SRC)) \
 	  -Wl,--whole-archive $(if $(PROFILE_SRC),$(LIBPROFS)) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
+
+$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBCORE) src/plugin/clustermap-place.map
+	$(CC) $(SANLD) -shared -Wl,--as-needed \
+	  -Wl,--version-script=src/plugin/clustermap-place.map \
+	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBCORE) $(LIBS_CORE)
 
 $(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
 	@mkdir -p $(dir $@)
@@ -147,14 +167,15 @@ install: all
 	install -m 0644 $(LIBCORE) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 src/core/clustermap.h $(DESTDIR)$(INCDIR)/
 	$(if $(PMPI_SRC),install -m 0755 $(PMPI_SO) $(DESTDIR)$(LIBDIR)/)
-	$(if $(PLUGIN_SRC),install -m 0755 $(PLUGIN_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/)
+	$(if $(PLUGIN_SRC),install -m 0755 $(PLUGIN_SO) $(PLACE_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/)
 	for f in $(wildcard docs/man/*.1); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man1/; done
 	for f in $(wildcard docs/man/*.8); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man8/; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clustermap $(DESTDIR)$(LIBDIR)/libclustermap.a \
 	  $(DESTDIR)$(INCDIR)/clustermap.h $(DESTDIR)$(LIBDIR)/libclustermap-prof.so \
-	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap.so
+	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap.so \
+	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap-place.so
 
 clean:
 	rm -rf build

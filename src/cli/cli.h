@@ -60,6 +60,31 @@ int cm_cli_bad_option(const char *cmd, int c, char **argv);
 /** Seconds since an arbitrary fixed point (monotonic clock). */
 double cm_cli_now(void);
 
+/* -- --output (src/cli/common.c) ------------------------------------------ */
+
+/** Where a command writes its --output: standard output for "-" (or no
+ *  --output), else a regular file replaced whole (cm_file_atomic_open()). */
+typedef struct cm_cli_output {
+    const char *cmd;          /**< for messages */
+    const char *path;         /**< the file, NULL for standard output */
+    FILE *f;                  /**< where to write */
+    cm_file_atomic_t *file;   /**< NULL for standard output */
+} cm_cli_output_t;
+
+/** Open @p path for command @p cmd.  Returns CM_EXIT_OK, or CM_EXIT_FAIL
+ *  after reporting why (cm_cli_output_fail()) with nothing created. */
+int cm_cli_output_open(cm_cli_output_t *out, const char *cmd, const char *path);
+
+/** Finish @p out: when @p status is CM_EXIT_OK, flush it and put a file in
+ *  place; otherwise drop the file and leave the target as it was.  Returns
+ *  @p status, or CM_EXIT_FAIL after reporting a failed write. */
+int cm_cli_output_close(cm_cli_output_t *out, int status);
+
+/** Report @p msg, why --output @p path could not be written, adding a hint
+ *  to use '--output -' when @p path names something that exists and is not
+ *  a regular file (such as /dev/stdout).  Returns CM_EXIT_FAIL. */
+int cm_cli_output_fail(const char *cmd, const char *path, const char *msg);
+
 /* -- mapping algorithms (src/cli/algorithms.c) ---------------------------- */
 
 /** A way to compute a mapping of the ranks of @p m onto the slots of @p t.

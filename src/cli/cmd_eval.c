@@ -74,7 +74,8 @@ static int get_mapping(const char *spec, const cm_matrix_t *m,
     }
     if (cm_mapping_read(spec, n, map, &err) != 0)
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
-    if (cm_mapping_check(t, map, n, &err) != 0)
+    /* The file names slots of the whole machine; t may be a part of it. */
+    if (cm_tree_map_from_origin(t, map, n, map, &err) != 0)
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", spec, err.msg);
     return 0;
 }
@@ -89,7 +90,7 @@ static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
             cm_matrix_n(m), cm_matrix_nnz(m));
     cm_cli_print_number(stderr, bytes);
     fprintf(stderr, " bytes\nmachine: %d slots, %d nodes\n",
-            cm_tree_nslots(t), cm_tree_nnodes(t));
+            cm_tree_origin_nslots(t), cm_tree_origin_nnodes(t));
     for (int l = 0; l < cm_tree_nlevels(t); l++)
         fprintf(stderr, "  level %d %s: %.17g per byte, %.17g per message\n", l,
                 cm_tree_level_name(t, l), cm_tree_level_byte_cost(t, l),
@@ -146,7 +147,7 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
             cm_cli_print_number(stderr, r.level_msgs[l]);
             fputc('\n', stderr);
         }
-        fprintf(stderr, "max_node=%d\n", r.max_node);
+        fprintf(stderr, "max_node=%d\n", cm_tree_node_origin(t, r.max_node));
     }
     free(r.level_bytes);
     free(r.level_msgs);
@@ -197,6 +198,8 @@ int cm_cmd_eval(int argc, char **argv)
                                   cm_cli_algorithm_names(names, sizeof names));
     }
 
+    if (!cm_cli_algorithm_find(mapping))
+        po.machine.keep_mapping = mapping;   /* its slots must be kept */
     if ((status = cm_machine_opts_load(&po.machine, CMD, &m, &t)) != 0)
         return status;
     if (po.have_weight) {

@@ -47,7 +47,8 @@ static void usage(FILE *f)
 "                         (default 1; counted in fixed work units, so the\n"
 "                         result does not depend on the machine's speed)\n"
 "  --initial FILE         incoming mapping that auto refines and compares with\n"
-"  -o, --output FILE      where to write the mapping ('-' for stdout)\n"
+"  -o, --output FILE      where to write the mapping ('-' for stdout); only a\n"
+"                         regular file of yours is replaced, whole\n"
 "  -v, --verbose          print the algorithm, J and the time taken on stderr;\n"
 "                         for auto also the winner and every candidate\n"
 "  -h, --help             this text\n"
@@ -93,16 +94,20 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                            "mapping: %s", a->name, err.msg);
     }
 
+    /* The file names slots of the whole machine, of which t may be the
+     * part the ranks can use (cm_machine_opts_load()). */
+    cm_tree_map_to_origin(t, map, n, map, &err);
     if (strcmp(output, "-") == 0)
         status = write_stdout(map, n);
     else if (cm_mapping_write(output, map, n, &err) != 0)
-        status = cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
+        status = cm_cli_output_fail(CMD, output, err.msg);
     else
         status = CM_EXIT_OK;
+    cm_tree_map_from_origin(t, map, n, map, &err);   /* back, for J */
 
     if (verbose && status == CM_EXIT_OK) {
         fprintf(stderr, "algorithm=%s\nranks=%d slots=%d\nJ=", a->name, n,
-                cm_tree_nslots(t));
+                cm_tree_origin_nslots(t));
         cm_cli_print_number(stderr, cm_cost(m, t, map));
         fprintf(stderr, "\ntime=%.6f s\n", elapsed);
         if (rep.ncandidates > 1) {
@@ -115,7 +120,8 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                     cm_cli_print_number(stderr, c->J);
                     fprintf(stderr, " time=%.6f s\n", c->seconds);
                 } else {
-                    fputs("skipped (budget or not applicable)\n", stderr);
+                    fprintf(stderr, "%s\n", c->why[0] ? c->why
+                            : "skipped (budget or not applicable)");
                 }
             }
         }
@@ -200,6 +206,7 @@ int cm_cmd_plan(int argc, char **argv)
     if (!pa.output)
         return cm_cli_usage_error(CMD, "missing --output FILE ('-' for stdout)");
 
+    mo.machine.keep_mapping = pa.initial;   /* its slots must be kept */
     if ((status = cm_machine_opts_load(&mo.machine, CMD, &m, &t)) != 0)
         return status;
     po.algorithm = a->name;
@@ -213,7 +220,7 @@ int cm_cmd_plan(int argc, char **argv)
         if (!init_map)
             status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
         else if (cm_mapping_read(pa.initial, n, init_map, &err) != 0 ||
-                 cm_mapping_check(t, init_map, n, &err) != 0)
+                 cm_tree_map_from_origin(t, init_map, n, init_map, &err) != 0)
             status = cm_cli_fail(CM_EXIT_FAIL, CMD, "--initial: %s", err.msg);
         po.initial = init_map;
     }

@@ -154,6 +154,12 @@ static int sniff(const popts_t *o, input_kind_t *kind, cm_format_t *fmt)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: %s", o->arg,
                            errno == ELOOP ? "is a symbolic link; refusing to "
                            "follow it" : strerror(errno));
+    struct stat dst;
+    if (fstat(fd, &dst) == 0 && S_ISDIR(dst.st_mode)) {
+        close(fd);   /* a directory of one-rank parts (cm_raw_read) */
+        *kind = IN_RAW;
+        return 0;
+    }
     n = read(fd, head, sizeof head - 1);
     close(fd);
     if (n < 0)
@@ -278,18 +284,19 @@ static int talk_cmp(const void *a, const void *b)
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
-static void print_part(const char *key, const cm_matrix_t *m)
+static void print_part(FILE *f, const char *key, const cm_matrix_t *m)
 {
     double bytes, msgs;
     cm_matrix_totals(m, &bytes, &msgs);
-    printf("%s.bytes=", key);
-    cm_cli_print_number(stdout, bytes);
-    printf("\n%s.msgs=", key);
-    cm_cli_print_number(stdout, msgs);
-    printf("\n%s.nnz=%zu\n", key, cm_matrix_nnz(m));
+    fprintf(f, "%s.bytes=", key);
+    cm_cli_print_number(f, bytes);
+    fprintf(f, "\n%s.msgs=", key);
+    cm_cli_print_number(f, msgs);
+    fprintf(f, "\n%s.nnz=%zu\n", key, cm_matrix_nnz(m));
 }
 
-static int print_summary(const popts_t *o, const cm_profile_t *p)
+/* show's text format into @p f. */
+static int print_summary(const popts_t *o, const cm_profile_t *p, FILE *f)
 {
     cm_error_t err = { "" };
     cm_matrix_t *m = cm_profile_matrix(p, o->part, &err);
@@ -299,21 +306,21 @@ static int print_summary(const popts_t *o, const cm_profile_t *p)
 
     if (!m)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
-    printf("job_name=%s\nuser=%s\nuid=%lu\nntasks=%d\nruns=%ld\n",
-           cm_profile_job_name(p), cm_profile_user(p),
-           (unsigned long)cm_profile_uid(p), cm_profile_ntasks(p),
-           cm_profile_runs(p));
-    printf("first_update=");
-    print_time(stdout, cm_profile_first_update(p));
-    printf("\nlast_update=");
-    print_time(stdout, cm_profile_last_update(p));
-    printf("\njobs=");
+    fprintf(f, "job_name=%s\nuser=%s\nuid=%lu\nntasks=%d\nruns=%ld\n",
+            cm_profile_job_name(p), cm_profile_user(p),
+            (unsigned long)cm_profile_uid(p), cm_profile_ntasks(p),
+            cm_profile_runs(p));
+    fprintf(f, "first_update=");
+    print_time(f, cm_profile_first_update(p));
+    fprintf(f, "\nlast_update=");
+    print_time(f, cm_profile_last_update(p));
+    fprintf(f, "\njobs=");
     for (int k = 0; k < cm_profile_njobids(p); k++)
-        printf("%s%s", k ? "," : "", cm_profile_jobid(p, k));
-    printf("\nhas_msgs=%d\n", cm_profile_has_msgs(p));
-    print_part("p2p", cm_profile_part(p, CM_PART_P2P));
-    print_part("coll", cm_profile_part(p, CM_PART_COLL));
-    print_part(o->part == CM_PART_ALL ? "total" :
+        fprintf(f, "%s%s", k ? "," : "", cm_profile_jobid(p, k));
+    fprintf(f, "\nhas_msgs=%d\n", cm_profile_has_msgs(p));
+    print_part(f, "p2p", cm_profile_part(p, CM_PART_P2P));
+    print_part(f, "coll", cm_profile_part(p, CM_PART_COLL));
+    print_part(f, o->part == CM_PART_ALL ? "total" :
                o->part == CM_PART_P2P ? "selected.p2p" : "selected.coll", m);
     nnz = cm_matrix_nnz(m);
     t = malloc((nnz ? nnz : 1) * sizeof *t);
@@ -332,83 +339,67 @@ static int print_summary(const popts_t *o, const cm_profile_t *p)
     qsort(t, len, sizeof *t, talk_cmp);
     cm_matrix_totals(m, &total, NULL);
     for (size_t k = 0; k < len && (int)k < o->top; k++) {
-        printf("top.%zu=%d %d ", k + 1, t[k].src, t[k].dst);
-        cm_cli_print_number(stdout, t[k].bytes);
-        putchar(' ');
-        cm_cli_print_number(stdout, t[k].msgs);
-        printf(" %.2f%%\n", total > 0 ? 100.0 * t[k].bytes / total : 0.0);
+        fprintf(f, "top.%zu=%d %d ", k + 1, t[k].src, t[k].dst);
+        cm_cli_print_number(f, t[k].bytes);
+        fputc(' ', f);
+        cm_cli_print_number(f, t[k].msgs);
+        fprintf(f, " %.2f%%\n", total > 0 ? 100.0 * t[k].bytes / total : 0.0);
     }
     free(t);
     cm_matrix_free(m);
     return CM_EXIT_OK;
 }
 
-static FILE *open_output(const popts_t *o)
-{
-    FILE *f;
-    if (!o->output || strcmp(o->output, "-") == 0)
-        return stdout;
-    f = fopen(o->output, "w");
-    if (!f)
-        cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: cannot create: %s", o->output,
-                    strerror(errno));
-    return f;
-}
-
-static int close_output(const popts_t *o, FILE *f, int rc)
-{
-    int bad = fflush(f) != 0 || ferror(f);
-    if (f != stdout)
-        bad |= fclose(f) != 0;
-    if (bad && rc == CM_EXIT_OK)
-        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: write failed: %s",
-                           o->output ? o->output : "standard output",
-                           strerror(errno));
-    return rc;
-}
-
-static int write_json(const popts_t *o, const cm_profile_t *p)
+/* show's json format (export's only one) into @p f. */
+static int write_json(const popts_t *o, const cm_profile_t *p, FILE *f)
 {
     cm_error_t err = { "" };
     size_t len;
     char *text = cm_profile_to_json(p, &len, &err);
-    FILE *f;
-    int rc = CM_EXIT_OK;
 
     if (!text)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
-    f = open_output(o);
-    if (f) {
-        fwrite(text, 1, len, f);
-        rc = close_output(o, f, rc);
-    } else {
-        rc = CM_EXIT_FAIL;
-    }
+    /* A short write sets the stream's error flag, which closing reports. */
+    fwrite(text, 1, len, f);
     free(text);
-    return rc;
+    return CM_EXIT_OK;
 }
 
 /* The selected part as Matrix Market (bytes) or triplets (bytes and
  * messages, which `eval --matrix` then prices with their latency). */
-static int write_matrix(const popts_t *o, const cm_profile_t *p, int triplets)
+static int write_matrix(const popts_t *o, const cm_profile_t *p, FILE *f,
+                        int triplets)
 {
     cm_error_t err = { "" };
     cm_matrix_t *m = cm_profile_matrix(p, o->part, &err);
-    FILE *f;
     int rc = CM_EXIT_OK;
 
     if (!m)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
-    f = open_output(o);
-    if (!f) {
-        cm_matrix_free(m);
-        return CM_EXIT_FAIL;
-    }
     if ((triplets ? cm_matrix_write_triplets(m, f, &err)
                   : cm_matrix_write_mtx(m, f, &err)) < 0)
         rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
     cm_matrix_free(m);
-    return close_output(o, f, rc);
+    return rc;
+}
+
+/* Write @p p in format @p fmt to --output (standard output by default);
+ * a file is only put in place when all of it was written. */
+static int write_profile(const popts_t *o, const cm_profile_t *p,
+                         const char *fmt)
+{
+    cm_cli_output_t out;
+    int rc = cm_cli_output_open(&out, o->cmd, o->output);
+
+    if (rc != CM_EXIT_OK)
+        return rc;
+    if (strcmp(fmt, "mtx") == 0 || strcmp(fmt, "triplets") == 0)
+        rc = write_matrix(o, p, out.f, strcmp(fmt, "triplets") == 0);
+    else if (strcmp(fmt, "json") == 0)
+        rc = write_json(o, p, out.f);
+    else
+        rc = print_summary(o, p, out.f);
+    return cm_cli_output_close(&out, rc);
 }
 
 static int do_show(popts_t *o)
@@ -428,14 +419,8 @@ static int do_show(popts_t *o)
     if (!s)
         return CM_EXIT_FAIL;
     rc = load(o, s, &p);
-    if (rc == 0) {
-        if (strcmp(fmt, "mtx") == 0 || strcmp(fmt, "triplets") == 0)
-            rc = write_matrix(o, p, strcmp(fmt, "triplets") == 0);
-        else if (strcmp(fmt, "json") == 0)
-            rc = write_json(o, p);
-        else
-            rc = close_output(o, stdout, print_summary(o, p));
-    }
+    if (rc == 0)
+        rc = write_profile(o, p, fmt);
     cm_profile_free(p);
     cm_store_close(s);
     return rc;
@@ -618,6 +603,10 @@ static void common_help(FILE *f, int accepts)
                 "'mean'\n"
                 "                     (1/runs: every run counts the same); "
                 "default %g\n", CM_PROFILE_DEFAULT_WEIGHT);
+    if (accepts & O_OUTPUT)
+        fputs("  --output FILE      write there, not to standard output ('-');"
+              "\n                     only a regular file of yours is replaced,"
+              " whole\n", f);
     if (accepts & O_MAXB)
         fprintf(f, "  --max-bytes N      refuse input files larger than N bytes "
                 "(default %zu)\n", CM_PROFILE_DEFAULT_MAX_BYTES);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -71,4 +73,53 @@ int cm_cli_bad_option(const char *cmd, int c, char **argv)
     if (optopt > 0 && optopt < 0x100 && text[0] == '-' && text[1] != '-')
         return cm_cli_usage_error(cmd, "unknown option '-%c'", optopt);
     return cm_cli_usage_error(cmd, "unknown option '%s'", text);
+}
+
+int cm_cli_output_fail(const char *cmd, const char *path, const char *msg)
+{
+    struct stat st;
+    /* A name for something that is neither a file nor a directory
+     * (/dev/stdout, a FIFO) was likely meant as a stream; a missing
+     * directory or a file of another user was not. */
+    int stream = lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+                 !S_ISDIR(st.st_mode);
+
+    return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s%s", msg, stream ?
+                       " (use --output - for standard output)" : "");
+}
+
+int cm_cli_output_open(cm_cli_output_t *out, const char *cmd, const char *path)
+{
+    cm_error_t err = { "" };
+
+    out->cmd = cmd;
+    out->path = NULL;
+    out->f = stdout;
+    out->file = NULL;
+    if (!path || strcmp(path, "-") == 0)
+        return CM_EXIT_OK;
+    out->file = cm_file_atomic_open(path, &err);
+    if (!out->file)
+        return cm_cli_output_fail(cmd, path, err.msg);
+    out->path = path;
+    out->f = cm_file_atomic_stream(out->file);
+    return CM_EXIT_OK;
+}
+
+int cm_cli_output_close(cm_cli_output_t *out, int status)
+{
+    cm_error_t err = { "" };
+
+    if (out->file) {
+        if (status != CM_EXIT_OK)
+            cm_file_atomic_abort(out->file);
+        else if (cm_file_atomic_commit(out->file, &err) != 0)
+            status = cm_cli_output_fail(out->cmd, out->path, err.msg);
+    } else if ((fflush(stdout) != 0 || ferror(stdout)) && status == CM_EXIT_OK) {
+        status = cm_cli_fail(CM_EXIT_FAIL, out->cmd, "standard output: write "
+                             "failed: %s", strerror(errno));
+    }
+    out->file = NULL;
+    out->f = NULL;
+    return status;
 }

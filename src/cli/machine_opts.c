@@ -18,6 +18,13 @@ static const char *const source_usage[NSOURCES] = {
 /* Largest --nodes accepted: a bound on input, far above any real job. */
 #define MAX_NODES 1000000
 
+/* Machines up to this many slots are built whole once the matrix is known
+ * (a few milliseconds), so that every baseline, random included, is drawn
+ * over all of them; larger ones only as far as the ranks can use them
+ * (cm_tree_restrict), so that a small step in a huge machine costs what
+ * the step costs. */
+#define WHOLE_MAX_SLOTS (1 << 16)
+
 void cm_machine_opts_init(cm_machine_opts_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -164,21 +171,59 @@ int cm_machine_opts_check(const cm_machine_opts_t *o, const char *cmd, int flags
     return 0;
 }
 
-static cm_tree_t *build_tree(const cm_machine_opts_t *o, cm_error_t *err)
+/* The machine, whole (@p n == 0), or the part of it @p n ranks and the
+ * slots @p keep can use: --hierarchy and hwloc machines are cut without
+ * being built, a slurm.conf one (whose node list is given) after. */
+static cm_tree_t *build_part(const cm_machine_opts_t *o, int n, const int *keep,
+                             int nkeep, cm_error_t *err)
 {
+    const char *xml = o->hwloc_live ? NULL : o->hwloc_xml;
     if (o->hierarchy)
-        return cm_tree_from_hierarchy(o->hierarchy, o->distances, err);
+        return n ? cm_tree_from_hierarchy_restricted(o->hierarchy, o->distances,
+                                                     n, keep, nkeep, err)
+                 : cm_tree_from_hierarchy(o->hierarchy, o->distances, err);
     if (o->hwloc_xml || o->hwloc_live)
-        return cm_tree_from_hwloc(o->hwloc_live ? NULL : o->hwloc_xml,
-                                  o->nodes, err);
-    if (o->slurm_conf) {
-        const char *nodelist = o->nodelist ? o->nodelist
-                                           : getenv("SLURM_JOB_NODELIST");
-        return cm_tree_from_slurm_conf(o->slurm_conf, o->topology_conf,
-                                       nodelist, err);
+        return n ? cm_tree_from_hwloc_restricted(xml, o->nodes, n, keep, nkeep, err)
+                 : cm_tree_from_hwloc(xml, o->nodes, err);
+    if (!o->slurm_conf) {
+        cm_error_set(err, "no machine description");
+        return NULL;
     }
-    cm_error_set(err, "no machine description");
-    return NULL;
+    const char *nodelist = o->nodelist ? o->nodelist : getenv("SLURM_JOB_NODELIST");
+    cm_tree_t *t = cm_tree_from_slurm_conf(o->slurm_conf, o->topology_conf,
+                                           nodelist, err);
+    if (!t || !n || cm_tree_nslots(t) <= WHOLE_MAX_SLOTS)
+        return t;
+    cm_tree_t *part = cm_tree_restrict(t, n, keep, nkeep, err);
+    cm_tree_free(t);
+    return part;
+}
+
+/* The machine for @p n ranks (0: no matrix), whole when it is small. */
+static cm_tree_t *build_tree(const cm_machine_opts_t *o, int n, const int *keep,
+                             int nkeep, cm_error_t *err)
+{
+    cm_tree_t *t = build_part(o, n, keep, nkeep, err);
+    if (t && cm_tree_nslots(t) < cm_tree_origin_nslots(t) &&
+        cm_tree_origin_nslots(t) <= WHOLE_MAX_SLOTS) {
+        cm_tree_free(t);
+        t = build_part(o, 0, NULL, 0, err);
+    }
+    return t;
+}
+
+/* The slots of the mapping file the command will read (@p o->keep_mapping)
+ * for @p n ranks, so that the machine keeps them; NULL when there is none
+ * or it does not parse (the command reports that when it reads it). */
+static int *keep_slots(const cm_machine_opts_t *o, int n)
+{
+    cm_error_t err = { "" };
+    int *keep = o->keep_mapping && n > 0 ? malloc((size_t)n * sizeof *keep) : NULL;
+    if (keep && cm_mapping_read(o->keep_mapping, n, keep, &err) != 0) {
+        free(keep);
+        keep = NULL;
+    }
+    return keep;
 }
 
 int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
@@ -191,9 +236,17 @@ int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
     *t = NULL;
     if (m)
         *m = NULL;
-    tree = build_tree(o, &err);
-    if (!tree)
+    /* The matrix first: its ranks say how much of the machine to build. */
+    if (m && !(mat = cm_matrix_read(o->matrix, o->format, &err)))
         return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+    int n = mat ? cm_matrix_n(mat) : 0;
+    int *keep = keep_slots(o, n);
+    tree = build_tree(o, n, keep, keep ? n : 0, &err);
+    free(keep);
+    if (!tree) {
+        cm_matrix_free(mat);
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+    }
     /* The level-cost overrides, in this order. */
     const struct {
         const char *option, *spec;
@@ -206,26 +259,21 @@ int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
     for (size_t k = 0; k < sizeof overrides / sizeof overrides[0]; k++) {
         const char *spec = overrides[k].spec;
         if (spec && overrides[k].set(tree, spec, &err) != 0) {
+            cm_matrix_free(mat);
             cm_tree_free(tree);
             return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s: %s", overrides[k].option, err.msg);
         }
     }
-    if (m) {
-        mat = cm_matrix_read(o->matrix, o->format, &err);
-        if (!mat) {
-            cm_tree_free(tree);
-            return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
-        }
-        if (cm_matrix_n(mat) > cm_tree_nslots(tree)) {
-            int status = cm_cli_fail(CM_EXIT_FAIL, cmd, "%s has %d ranks but "
-                "the machine has only %d slots", o->matrix, cm_matrix_n(mat),
-                cm_tree_nslots(tree));
-            cm_matrix_free(mat);
-            cm_tree_free(tree);
-            return status;
-        }
-        *m = mat;
+    if (n > cm_tree_origin_nslots(tree)) {
+        int status = cm_cli_fail(CM_EXIT_FAIL, cmd, "%s has %d ranks but "
+            "the machine has only %d slots", o->matrix, n,
+            cm_tree_origin_nslots(tree));
+        cm_matrix_free(mat);
+        cm_tree_free(tree);
+        return status;
     }
+    if (m)
+        *m = mat;
     *t = tree;
     return 0;
 }
@@ -249,6 +297,8 @@ void cm_machine_opts_help(FILE *f, int flags)
 "  --topology-conf FILE   switches from this topology.conf (default: one switch)\n"
 "  --nodelist EXPR        Slurm hostlist of the allocation, e.g. n[1-4]\n"
 "                         (default: $SLURM_JOB_NODELIST)\n"
+"  (a machine of more than 65536 slots is built only as far as the matrix's\n"
+"  ranks can use it; mappings still name its slots: docs/machine-costs.md)\n"
 "Level costs (defaults, units and how J reads: docs/machine-costs.md):\n"
 "  --level-costs SPEC     per-byte costs: name=cost,name=cost (seconds per\n"
 "                         byte for hwloc and slurm.conf machines)\n"

@@ -77,6 +77,10 @@ typedef struct cm_machine_opts {
     int nodes;
     const char *slurm_conf, *topology_conf, *nodelist;
     const char *level_costs, *level_latency, *level_bandwidth;
+    const char *keep_mapping; /**< set by the command, not an option: a
+                                   mapping file it will read (eval --mapping
+                                   FILE, plan --initial), whose slots the
+                                   machine must keep */
 } cm_machine_opts_t;
 
 /** Everything unset (format auto, 1 node). */
@@ -101,8 +105,13 @@ enum { CM_MACHINE_NEED_MATRIX = 1 };
 int cm_machine_opts_check(const cm_machine_opts_t *o, const char *cmd,
                           int flags);
 
-/** Build the tree (level costs, bandwidths, then latencies applied) and, when @p m is not NULL, read
- *  the matrix and check that its ranks fit the slots.  On failure reports
+/** When @p m is not NULL, read the matrix; build the tree (level costs,
+ *  bandwidths, then latencies applied) and check that the matrix's ranks
+ *  fit its slots.  With a matrix of n ranks, a machine of more than 65536
+ *  slots is built only as far as n ranks and the slots of
+ *  @p o->keep_mapping can use (cm_tree_restrict(); its slots then stand
+ *  for slots of the whole machine: cm_tree_slot_origin()), so that time and
+ *  memory follow n; smaller machines are built whole.  On failure reports
  *  the error for @p cmd, leaves *m and *t NULL and returns CM_EXIT_FAIL. */
 int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
                          cm_matrix_t **m, cm_tree_t **t);

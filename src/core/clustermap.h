@@ -403,8 +403,10 @@ int cm_map_random(const cm_tree_t *t, int n, uint64_t seed, int *map,
                   cm_error_t *err);
 
 /** Scotch's static mapping (SCOTCH_graphMap) of the symmetric volume onto a
- *  tree-leaf architecture equivalent to @p t (weights scaled into Scotch's
- *  integer range).  @p seed makes it reproducible. */
+ *  tree-leaf architecture equivalent to @p t, or to the part of it the
+ *  ranks can use (cm_tree_restrict()) when that is smaller, so that its
+ *  time follows the ranks (weights scaled into Scotch's integer range).
+ *  @p seed makes it reproducible. */
 int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
                   int *map, cm_error_t *err);
 
@@ -439,7 +441,9 @@ typedef struct cm_plan_options {
                                 "block", "cyclic", "random", "scotch" */
     double time_budget;    /**< seconds (default 1.0); turned into a fixed
                                 amount of work, so results do not depend on
-                                the speed of the machine */
+                                the speed of the machine; a candidate whose
+                                predicted time does not fit what is left is
+                                not started (docs/machine-costs.md) */
     uint64_t seed;         /**< default 1 */
     cm_weight_t weight;    /**< default CM_WEIGHT_MIXED */
     const int *initial;    /**< optional incoming mapping (n entries) that
@@ -449,6 +453,9 @@ typedef struct cm_plan_options {
     double pack_high;      /**< above which, with few clusters, First-Fit */
     int pack_kmax;         /**< "few clusters" threshold for First-Fit */
     int verbose;           /**< fill the report's candidate list */
+    double deadline;       /**< hard wall-clock limit in seconds from the
+                                call (CLOCK_MONOTONIC), 0 (default): none;
+                                see cm_plan() */
 } cm_plan_options_t;
 
 void cm_plan_options_init(cm_plan_options_t *o);
@@ -463,6 +470,10 @@ typedef struct cm_plan_candidate {
                           the default mixed weight) */
     double seconds;  /**< wall time it took */
     int ok;          /**< 0 when it failed or did not fit the budget */
+    double predicted;/**< seconds its construction was predicted to take
+                          (docs/machine-costs.md), 0 when not predicted */
+    char why[96];    /**< when ok is 0: why, e.g. "skipped: predicted 2.1 s
+                          > budget 0.5 s"; "" otherwise */
 } cm_plan_candidate_t;
 
 typedef struct cm_plan_report {
@@ -475,8 +486,15 @@ typedef struct cm_plan_report {
 /** Map the n ranks of @p m onto the slots of @p t: map[rank] = slot.
  *  "auto" runs every candidate that fits the budget, always including
  *  block, and returns the lowest J, so it is never worse than block under
- *  the model.  Same inputs, options and seed give the same mapping.
- *  @p report may be NULL. */
+ *  the model.  Same inputs, options and seed give the same mapping (unless
+ *  a deadline cuts the run short).  The candidates run on
+ *  cm_tree_restrict() of @p t, so that time and memory follow n, not the
+ *  slots of t; block, cyclic and random (drawn over all of t) are those of
+ *  t, and @p map and @p report refer to t.  A single algorithm whose
+ *  predicted time does not fit the budget, or the time left before the
+ *  deadline, is not started: -1 with @p err saying so.  With
+ *  o->deadline, past it nothing starts and the best complete mapping so
+ *  far is returned ("auto" always has block).  @p report may be NULL. */
 int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
             const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
             cm_error_t *err);
@@ -506,8 +524,122 @@ void cm_hostlist_free(char **names, int count);
 
 /** Read a mapping file: one 0-based slot per line, line i for rank i. */
 int cm_mapping_read(const char *path, int n, int *map, cm_error_t *err);
-/** Write a mapping in the same format. */
+/** Write a mapping in the same format, replacing @p path whole through
+ *  cm_file_atomic_open(), whose refusals it shares. */
 int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Output files                                                             */
+/* ------------------------------------------------------------------------ */
+
+/** An output file being written: a temporary beside the target that
+ *  cm_file_atomic_commit() renames over it, so readers see the old content
+ *  or the new, never a part. */
+typedef struct cm_file_atomic cm_file_atomic_t;
+
+/** Start replacing @p path.  Only an absent name or a regular file owned by
+ *  the effective user (root included) is replaced: a symbolic link (even
+ *  to a regular file), a directory, a device, a FIFO, a socket or another
+ *  user's file is refused with a message naming @p path and what it is,
+ *  before anything is created; so is a directory whose last component is
+ *  a symbolic link.  A new file gets mode 0666 & ~umask, a replaced one
+ *  keeps its permission bits and, when possible, its group.  Returns NULL
+ *  on failure; the handle is released by commit or abort. */
+cm_file_atomic_t *cm_file_atomic_open(const char *path, cm_error_t *err);
+
+/** Where to write the content (owned by the handle; do not fclose it).
+ *  NULL for a NULL handle. */
+FILE *cm_file_atomic_stream(const cm_file_atomic_t *a);
+
+/** Flush and sync the content, check the target again as
+ *  cm_file_atomic_open() did, and rename the temporary over it.  A write
+ *  error on the stream fails the commit.  Always releases @p a; on failure
+ *  the temporary is removed and the target left as it was. */
+int cm_file_atomic_commit(cm_file_atomic_t *a, cm_error_t *err);
+
+/** Drop the content: remove the temporary, release @p a, leave the target
+ *  as it was.  NULL is a no-op. */
+void cm_file_atomic_abort(cm_file_atomic_t *a);
+
+/* ------------------------------------------------------------------------ */
+/* Bounded planning: the part of a machine a step can use                   */
+/* ------------------------------------------------------------------------ */
+
+/* A step of n ranks in a large allocation never needs the whole machine.
+ * cm_plan() plans on the part cm_tree_restrict() keeps, so that its time
+ * and memory follow n and the nodes the step can use, not the slots of the
+ * allocation; the mapping it returns is on the tree it was given.  A
+ * restricted tree is an ordinary tree whose slots and nodes also know the
+ * slot and node of the tree it was cut from (docs/machine-costs.md,
+ * "Bounded planning"). */
+
+/** The part of @p t that @p n ranks (n >= 1) can use.  From the root down,
+ *  a vertex that must hold q ranks (q = n at the root) keeps its children
+ *  in order of preference -- larger min(slots, q) x speed first, tree
+ *  order on ties, so tree order when they are alike -- until those
+ *  capacities, each capped at q, sum to 2q (the spare leaves packing room
+ *  to keep groups whole), never more than q children; each kept child
+ *  must hold its capped capacity.  So no node keeps more than n slots and
+ *  no vertex more than n children.  Also kept: the slots cm_map_block()
+ *  and cm_map_cyclic() use on @p t (both give those same slots on the
+ *  result, through cm_tree_slot_origin()) and the @p nkeep slots of
+ *  @p keep (may be NULL; entries that are not slots of t are ignored),
+ *  e.g. an incoming mapping.  Levels (indices, names, costs, even when
+ *  all their vertices are cut), labels, speeds and the order of slots and
+ *  of nodes are those of @p t, so a mapping has the same J on both.  No
+ *  mapping is lost on trees whose siblings are alike as long as the spare
+ *  suffices; docs/machine-costs.md says what the rule can cost otherwise.
+ *  Returns a new finalized tree, which the caller releases with
+ *  cm_tree_free(), or NULL with @p err set. */
+cm_tree_t *cm_tree_restrict(const cm_tree_t *t, int n, const int *keep,
+                            int nkeep, cm_error_t *err);
+
+/** cm_tree_restrict(cm_tree_from_hierarchy(@p hierarchy, @p distances),
+ *  @p n, @p keep, @p nkeep) without building the whole tree: time and
+ *  memory follow n, not the slots of the hierarchy.  Same errors as
+ *  cm_tree_from_hierarchy(); the caller frees the result. */
+cm_tree_t *cm_tree_from_hierarchy_restricted(const char *hierarchy,
+                                             const char *distances, int n,
+                                             const int *keep, int nkeep,
+                                             cm_error_t *err);
+
+/** cm_tree_restrict(cm_tree_from_hwloc(@p xml_path, @p nnodes), @p n,
+ *  @p keep, @p nkeep) reading one node and building only the nodes kept.
+ *  Same errors as cm_tree_from_hwloc(); the caller frees the result. */
+cm_tree_t *cm_tree_from_hwloc_restricted(const char *xml_path, int nnodes,
+                                         int n, const int *keep, int nkeep,
+                                         cm_error_t *err);
+
+/** Slots and nodes of the tree @p t was cut from (those of t itself when
+ *  it was not made by a restriction). */
+int cm_tree_origin_nslots(const cm_tree_t *t);
+int cm_tree_origin_nnodes(const cm_tree_t *t);
+
+/** The slot of the tree @p t was cut from that slot @p s of @p t stands
+ *  for (s when t was not cut); -1 when s is not a slot of t. */
+int cm_tree_slot_origin(const cm_tree_t *t, int s);
+
+/** The reverse: the slot of @p t that stands for slot @p origin of the
+ *  tree it was cut from; -1 when t does not keep it.  O(log slots). */
+int cm_tree_slot_from_origin(const cm_tree_t *t, int origin);
+
+/** The allocation index, in the tree @p t was cut from, of node @p node
+ *  of @p t; -1 when t has no such node. */
+int cm_tree_node_origin(const cm_tree_t *t, int node);
+
+/** A mapping onto the tree @p t was cut from, @p orig (n entries), as
+ *  slots of @p t in @p map (which may be @p orig), checked as
+ *  cm_mapping_check() checks it on that tree (same messages, naming its
+ *  slots); a slot that @p t does not keep is an error too.  Returns 0, or
+ *  -1 with @p err set. */
+int cm_tree_map_from_origin(const cm_tree_t *t, const int *orig, int n,
+                            int *map, cm_error_t *err);
+
+/** The reverse: @p map (n slots of @p t) as slots of the tree t was cut
+ *  from, in @p orig (which may be @p map).  Returns 0, or -1 with @p err
+ *  set when an entry is not a slot of t. */
+int cm_tree_map_to_origin(const cm_tree_t *t, const int *map, int n,
+                          int *orig, cm_error_t *err);
 
 #ifdef __cplusplus
 }

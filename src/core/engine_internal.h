@@ -7,6 +7,7 @@
 #ifndef CM_ENGINE_INTERNAL_H
 #define CM_ENGINE_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "clustermap.h"
@@ -94,6 +95,12 @@ typedef struct cm_budget {
  *  CPU second with bench/engine/mapbench on the development machine). */
 #define CM_UNITS_PER_SECOND 80000000.0
 
+/** The slowest rate measured (dense patterns: 44 M/s at 16384 ranks of
+ *  fft2d, 57-65 M/s elsewhere under load).  cm_plan()'s time account
+ *  converts work units into seconds at this rate, so that work given the
+ *  seconds left ends within them on this machine. */
+#define CM_UNITS_PER_SECOND_SLOW 50000000.0
+
 /** Estimated units of the constructions, from the rank count and the
  *  entries of the symmetric matrix (measured like CM_UNITS_PER_SECOND):
  *  Scotch's run time has a large per-vertex part, the multisection pays
@@ -117,6 +124,58 @@ typedef struct cm_budget {
  *  allow more: a launch-time figure per rank and per matrix entry (0.1 s at
  *  1024 ranks of a sparse pattern on the development machine). */
 #define CM_AUTO_UNITS(n, nnz) (1e6 + 6000.0 * (n) + 20.0 * (nnz))
+
+/** Predicted CPU seconds of the constructions, which cannot be
+ *  interrupted, for the time budget and the deadline of cm_plan(): upper
+ *  envelopes of times measured on the development machine (2 shared
+ *  cores, docs/machine-costs.md "Bounded planning"), from the ranks @p n,
+ *  the entries @p nnz of the symmetric matrix and, for Scotch's static
+ *  mapping, the slots of the (restricted) tree.  The work units above
+ *  steer the search and are left as they were; these decide what may
+ *  start, so that a candidate started within its budget ends within it.
+ *  The recursive partitionings cost n log n per rank. */
+static inline double cm_log2_at_least_1(double x)
+{
+    return x > 2.0 ? log2(x) : 1.0;
+}
+
+/** The multisection: 50 + 15 log2 n us per rank (many Scotch calls on the
+ *  way down), 1.2 us per entry (measured: 92 to 240 us per rank from 64
+ *  to 16384 ranks, 0.8 us per entry at 4 M entries). */
+static inline double cm_ms_seconds(double n, double nnz)
+{
+    return 1e-6 * (n * (50.0 + 15.0 * cm_log2_at_least_1(n)) + 1.2 * nnz);
+}
+
+/** Its fast variant: the same per rank, 0.2 us per entry to thin the
+ *  graph to 48 partners per rank, 1.2 us per entry kept. */
+static inline double cm_ms_fast_seconds(double n, double nnz)
+{
+    return 1e-6 * (n * (50.0 + 15.0 * cm_log2_at_least_1(n)) + 0.2 * nnz +
+                   1.2 * fmin(nnz, 48.0 * n));
+}
+
+/** Scotch's static mapping of the graph padded to one vertex per slot
+ *  (map_scotch.c): 20 + 20 log2 nslots us per slot, 1 us per entry
+ *  (measured: up to 190 us per slot at 1024 slots, 280 us at 16384,
+ *  33 to 45 us per padding slot on trees 16 to 64 times larger than the
+ *  ranks: a restricted tree keeps it near the ranks). */
+static inline double cm_scotch_seconds(double nnz, double nslots)
+{
+    return 1e-6 * (nslots * (20.0 + 20.0 * cm_log2_at_least_1(nslots)) + nnz);
+}
+
+/** The clustering, which spends the @p units it is given: its own count
+ *  runs up to twice below its time, plus up to 60 us per rank of dense
+ *  eigensolves up to 512 ranks (measured 1.5 to 3.4 times its units, the
+ *  most at 256 ranks).  It is predicted at its cheapest path
+ *  (CM_CLUSTER_UNITS) and charged at what it spent. */
+#define CM_CLUSTER_SLOWDOWN 2.0
+static inline double cm_cluster_seconds(double units, double n)
+{
+    return CM_CLUSTER_SLOWDOWN * units / CM_UNITS_PER_SECOND +
+           60e-6 * fmin(n, 512.0);
+}
 
 static inline int cm_budget_left(const cm_budget_t *b)
 {

@@ -47,7 +47,10 @@ static int number(const char **p, unsigned long *val, int *width)
     unsigned long v = 0;
     int w = 0;
     while (isdigit((unsigned char)*s)) {
-        if (v > 999999999UL)
+        /* Leading zeros widen a number without raising its value, and the
+         * width is printed into a 32-byte buffer (expand_item): "n[000...0]"
+         * overflowed it (found by fuzz_hostlist). */
+        if (v > 999999999UL || w >= 30)
             return -1;
         v = v * 10 + (unsigned long)(*s - '0');
         s++;

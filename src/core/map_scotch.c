@@ -32,7 +32,11 @@
  * to one vertex per slot: Scotch balances vertex load over the terminals,
  * and without the padding it would spread the ranks over the whole machine
  * in proportion to each part's size instead of packing communicating ranks
- * together.  The padding vertices' terminals are ignored.
+ * together.  The padding vertices' terminals are ignored.  Scotch's time
+ * follows that padded graph (and cannot be interrupted), so the target is
+ * the part of the tree the ranks can use (cm_tree_restrict(): a few times
+ * n slots), whatever the size of the machine; the mapping is translated
+ * back to the tree's slots.
  *
  * One-to-one.  Scotch balances load but may still put two vertices on one
  * terminal.  Collisions are
@@ -55,6 +59,7 @@
 #include "clustermap.h"
 #include "map_scotch_internal.h"
 #include "scotch_internal.h"
+#include "tree_internal.h"
 
 /* Cap of the sum of all link costs (the largest leaf distance), before it
  * is lowered further for large graphs. */
@@ -266,19 +271,11 @@ out:
     return rc;
 }
 
-int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed, int *map,
-                  cm_error_t *err)
+/* Scotch's static mapping of the n <= nslots ranks onto @p t itself. */
+static int map_onto(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed, int *map,
+                    cm_error_t *err)
 {
-    if (!m || !t || !map)
-        return cm_error_set(err, "scotch mapping: expected a matrix, a tree and a map, "
-                            "got NULL");
     int n = cm_matrix_n(m), nslots = cm_tree_nslots(t);
-    if (n < 1)
-        return cm_error_set(err, "scotch mapping: expected at least 1 rank, got %d", n);
-    if (n > nslots)
-        return cm_error_set(err, "scotch mapping: %d ranks but the tree has only %d slots",
-                            n, nslots);
-
     cm_tleaf_t tg;
     if (cm_tleaf_build(t, &tg, err) < 0) {
         cm_tleaf_free(&tg);
@@ -407,5 +404,30 @@ out:
     free(part);
     cm_sgraph_free(&g);
     cm_tleaf_free(&tg);
+    return rc;
+}
+
+int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed, int *map,
+                  cm_error_t *err)
+{
+    if (!m || !t || !map)
+        return cm_error_set(err, "scotch mapping: expected a matrix, a tree and a map, "
+                            "got NULL");
+    int n = cm_matrix_n(m), nslots = cm_tree_nslots(t), rc;
+    if (n < 1)
+        return cm_error_set(err, "scotch mapping: expected at least 1 rank, got %d", n);
+    if (n > nslots)
+        return cm_error_set(err, "scotch mapping: %d ranks but the tree has only %d slots",
+                            n, nslots);
+    /* Scotch's time follows the padded graph, one vertex per slot: map onto
+     * the part of the tree the ranks can use, whose size follows n (without
+     * the baselines' thin nodes, over which it would spread the ranks). */
+    cm_tree_t *part = cm_tree_cut(t, n, 0, NULL, 0, &rc, err);
+    if (rc < 0)
+        return -1;
+    rc = map_onto(m, part ? part : t, seed, map, err);
+    if (rc == 0 && part)
+        rc = cm_tree_map_to_origin(part, map, n, map, err);
+    cm_tree_free(part);
     return rc;
 }

@@ -2,15 +2,14 @@
  *
  * A mapping file holds one 0-based slot per line, line i for rank i; blank
  * lines and lines starting with '#' are ignored, and a '#' after the number
- * starts a comment.  Writing goes through a temporary file in the same
- * directory and rename(2), so a reader (the SPANK plugin) never sees a
- * half-written mapping. */
+ * starts a comment.  Writing goes through cm_file_atomic_open(): a
+ * temporary file renamed over the target, so a reader (the SPANK plugin)
+ * never sees a half-written mapping, and only ever over a regular file of
+ * the caller. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "clustermap.h"
 
@@ -143,52 +142,14 @@ int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err)
             return cm_error_set(err, "%s: rank %d has slot %d, expected a slot >= 0",
                                 path, r, map[r]);
 
-    /* The temporary lives next to the target so that rename() stays within
-     * one file system and is atomic. */
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
-    if (!tmp)
-        return cm_error_set(err, "%s: out of memory", path);
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc = cm_error_set(err, "%s: cannot create temporary file %s: %s", path, tmp,
-                              strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    /* mkstemp creates 0600; a mapping is not secret and is read by other
-     * processes of the job. */
-    (void)fchmod(fd, 0644);
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int rc = cm_error_set(err, "%s: fdopen: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
-    int ok = 1;
-    for (int r = 0; r < n && ok; r++)
-        ok = fprintf(f, "%d\n", map[r]) > 0;
-    if (ok)
-        ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        saved = errno;
-    }
-    int rc = 0;
-    if (!ok) {
-        rc = cm_error_set(err, "%s: cannot write mapping (via %s): %s", path, tmp,
-                          strerror(saved));
-        unlink(tmp);
-    }
-    free(tmp);
-    return rc;
+    cm_file_atomic_t *a = cm_file_atomic_open(path, err);
+    if (!a)
+        return -1;
+    FILE *f = cm_file_atomic_stream(a);
+    /* A failed fprintf leaves the stream's error flag, which fails the
+     * commit: the target is then kept as it was. */
+    for (int r = 0; r < n; r++)
+        if (fprintf(f, "%d\n", map[r]) < 0)
+            break;
+    return cm_file_atomic_commit(a, err);
 }

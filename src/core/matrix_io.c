@@ -204,6 +204,27 @@ static int detect(cm_lines_t *l, cm_error_t *err)
     return CM_FORMAT_TRIPLETS;
 }
 
+/* Every value read is finite, but the builder sums repeated entries
+ * ("1 2 1e308" twice): refuse a sum that overflowed to infinity, since the
+ * cost model and the placements need finite volumes.  0, or -1 with @p err
+ * naming the entry. */
+static int check_sums(const cm_matrix_t *m, const char *name, cm_error_t *err)
+{
+    for (int i = 0; i < cm_matrix_n(m); i++) {
+        const int *cols;
+        const double *bytes, *msgs;
+        int len;
+        cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
+        for (int k = 0; k < len; k++)
+            if (!isfinite(bytes[k]) || !isfinite(msgs[k]))
+                return cm_error_set(err, "%s: expected the repeated entries from "
+                                    "rank %d to rank %d (0-based) to sum to a "
+                                    "finite number, got an overflow",
+                                    name, i, cols[k]);
+    }
+    return 0;
+}
+
 cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
                                    cm_error_t *err)
 {
@@ -235,6 +256,10 @@ cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
         break;
     }
     cm_lines_fini(&l);
+    if (m && check_sums(m, l.name, err) < 0) {
+        cm_matrix_free(m);
+        m = NULL;
+    }
     return m;
 }
 

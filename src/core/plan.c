@@ -29,14 +29,35 @@
  * budget (a launch-time figure from n and nnz: 0.1 s at 1024 ranks), a
  * stage starts only when its estimated cost (CM_*_UNITS) fits, the first
  * construction excepted (it only needs to fit the budget itself), and the
- * refinements share what is left, each stopping when converged. */
+ * refinements share what is left, each stopping when converged.
+ *
+ * Time.  The units steer the search; what a candidate costs in time is
+ * kept in a second account, in seconds: a construction (which cannot be
+ * interrupted) starts only when its predicted time (cm_*_seconds(),
+ * engine_internal.h, measured upper envelopes) fits what is left of the
+ * time budget, is charged the larger of that prediction and the units it
+ * counted, and refinements get no more units than the seconds left.  A
+ * candidate that does not fit is reported as "skipped: predicted X s >
+ * budget Y s"; a single algorithm that does not fit fails.  With a
+ * deadline (o->deadline) the clock is read before every candidate and
+ * refinements run in slices of a quarter of the time left; past it,
+ * nothing starts and the best complete mapping is returned.
+ *
+ * Bounded machine.  The candidates run on cm_tree_restrict() of the tree:
+ * the part the n ranks can use, with the slots block and cyclic use (so
+ * those baselines are unchanged) and those of the incoming mapping and of
+ * the random baseline, which is drawn on the whole tree.  The mapping is
+ * translated back to the tree's slots at the end. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cluster_internal.h"
 #include "engine_internal.h"
+#include "tree_internal.h"
 
 void cm_plan_options_init(cm_plan_options_t *o)
 {
@@ -50,6 +71,7 @@ void cm_plan_options_init(cm_plan_options_t *o)
     o->pack_high = CM_PACK_HIGH_DEFAULT;
     o->pack_kmax = CM_PACK_KMAX_DEFAULT;
     o->verbose = 0;
+    o->deadline = 0;
 }
 
 static double now(void)
@@ -61,14 +83,20 @@ static double now(void)
 
 typedef struct planner {
     const cm_matrix_t *m;
-    const cm_tree_t *t;
+    const cm_tree_t *t;     /* what the candidates map onto */
+    cm_tree_t *cut;         /* t when it was cut from the caller's (owned) */
     const cm_plan_options_t *o;
     cm_problem_t p;
-    cm_budget_t budget;     /* the whole run */
+    cm_budget_t budget;     /* the whole run, in work units */
+    double spent, allowed;  /* the whole run, in predicted seconds */
+    double deadline;        /* CLOCK_MONOTONIC seconds, INFINITY: none */
+    double rate;            /* units per second refinements achieved */
     cm_plan_report_t *rep;
     int *best;              /* best mapping so far */
     double bestJ;
     int *work;
+    int *initial;           /* the incoming mapping on t (owned) */
+    int *random;            /* the random baseline on t (owned) */
     int nrefine_left;       /* refinements still to run (budget shares) */
     int strict;             /* a failing candidate fails the plan */
 } planner_t;
@@ -85,6 +113,19 @@ static cm_plan_candidate_t *add_candidate(planner_t *pl, const char *name)
     return c;
 }
 
+/* Why @p c did not run (c may be NULL: the report is full). */
+static void skipped(cm_plan_candidate_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void skipped(cm_plan_candidate_t *c, const char *fmt, ...)
+{
+    if (!c)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+}
+
 /* Keep @p map when it beats the best so far. */
 static void offer(planner_t *pl, const char *name, const int *map, double J)
 {
@@ -93,6 +134,54 @@ static void offer(planner_t *pl, const char *name, const int *map, double J)
     pl->bestJ = J;
     memcpy(pl->best, map, sizeof(int) * (size_t)pl->p.n);
     snprintf(pl->rep->winner, sizeof pl->rep->winner, "%s", name);
+}
+
+/* Seconds the time account may still spend: what is left of the budget
+ * and, with a deadline, the wall time left, scaled by how much faster than
+ * the account's slow rate refinements ran (slower: less). */
+static double seconds_left(const planner_t *pl)
+{
+    double left = pl->allowed - pl->spent;
+    if (isfinite(pl->deadline))
+        left = fmin(left, (pl->deadline - now()) * pl->rate /
+                              CM_UNITS_PER_SECOND_SLOW);
+    return left > 0 ? left : 0;
+}
+
+/* Work units a refinement may still spend by the time account. */
+static double units_by_time(const planner_t *pl)
+{
+    return seconds_left(pl) * CM_UNITS_PER_SECOND_SLOW;
+}
+
+/* Refine pl->work within @p units, @p vcycle as refine_share() says.
+ * Without a deadline in one call (deterministic); with one in slices of a
+ * quarter of the time left, reading the clock between them: the
+ * refinement counts work, not time, and the rate it achieves here is what
+ * converts the time left into units for the next slice. */
+static double refine_units(planner_t *pl, uint64_t units, int vcycle)
+{
+    const cm_problem_t *p = &pl->p;
+    uint64_t used = 0;
+    double J;
+    do {
+        uint64_t slice = units - used;
+        if (isfinite(pl->deadline))
+            slice = (uint64_t)fmin((double)slice, 0.25 * units_by_time(pl)) + 1;
+        cm_budget_t b = {0, slice};
+        double t0 = now();
+        J = vcycle && used == 0 ? cm_refine_vcycle(p, pl->work, &b)
+                                : cm_refine(p, pl->work, &b);
+        double dt = now() - t0;
+        used += b.used;
+        if (dt > 1e-3 && b.used > 0)
+            pl->rate = fmin(CM_UNITS_PER_SECOND, (double)b.used / dt);
+        if (b.used < slice)
+            break;    /* converged */
+    } while (isfinite(pl->deadline) && used < units && now() < pl->deadline);
+    pl->budget.used += used;
+    pl->spent += (double)used / CM_UNITS_PER_SECOND_SLOW;
+    return J;
 }
 
 /* Refine pl->work with an equal share of what is left of the budget:
@@ -108,36 +197,113 @@ static double refine_share(planner_t *pl, int vcycle)
     cm_budget_t *B = &pl->budget;
     uint64_t left = B->used < B->limit ? B->limit - B->used : 0;
     int k = pl->nrefine_left > 0 ? pl->nrefine_left : 1;
-    cm_budget_t share = {0, left / (uint64_t)k};
     if (pl->nrefine_left > 0)
         pl->nrefine_left--;
-    double J = vcycle ? cm_refine_vcycle(&pl->p, pl->work, &share)
-                      : cm_refine(&pl->p, pl->work, &share);
-    B->used += share.used;
-    return J;
-}
-
-static int fits(const planner_t *pl, double units)
-{
-    const cm_budget_t *B = &pl->budget;
-    return (double)B->used + units <= (double)B->limit;
+    double units = fmin((double)(left / (uint64_t)k), units_by_time(pl));
+    return refine_units(pl, (uint64_t)units, vcycle);
 }
 
 enum construct { C_BLOCK, C_CYCLIC, C_RANDOM, C_SCOTCH, C_MS, C_MS_FAST,
                  C_CLUSTER, C_INITIAL, C_TREECUT };
+
+/* Estimated work units of a construction (CM_*_UNITS): what it counts. */
+static double estimate(enum construct c, double n, double nnz)
+{
+    switch (c) {
+    case C_MS:
+        return CM_MS_UNITS(n, nnz);
+    case C_MS_FAST:
+        return CM_MS_FAST_UNITS(n, nnz);
+    case C_SCOTCH:
+        return CM_SCOTCH_UNITS(n, nnz);
+    case C_CLUSTER:
+        return CM_CLUSTER_UNITS(n, nnz);
+    case C_TREECUT:
+        return CM_TREECUT_UNITS(n, nnz);
+    default:
+        return 0;
+    }
+}
+
+/* Predicted seconds of a construction on the planner's problem. */
+static double predict(const planner_t *pl, enum construct c)
+{
+    double n = pl->p.n, nnz = (double)cm_matrix_nnz(pl->p.sym);
+    switch (c) {
+    case C_MS:
+        return cm_ms_seconds(n, nnz);
+    case C_MS_FAST:
+        return cm_ms_fast_seconds(n, nnz);
+    case C_SCOTCH:
+        return cm_scotch_seconds(nnz, pl->p.nslots);
+    case C_CLUSTER:
+        return cm_cluster_seconds(CM_CLUSTER_UNITS(n, nnz), n);
+    default:   /* the rest count their work at least as fast as they run */
+        return estimate(c, n, nnz) / CM_UNITS_PER_SECOND;
+    }
+}
+
+/* Whether a construction predicted to take @p secs may start: it must fit
+ * the seconds left of the time budget and, with a deadline, the wall time
+ * left (seconds_left()).  When not, @p cand says why. */
+static int affordable(const planner_t *pl, cm_plan_candidate_t *cand, double secs)
+{
+    double budget = pl->allowed - pl->spent;
+    if (cand)
+        cand->predicted = secs;
+    if (secs > budget) {
+        skipped(cand, "skipped: predicted %.3g s > budget %.3g s", secs,
+                budget > 0 ? budget : 0);
+        return 0;
+    }
+    if (isfinite(pl->deadline) && secs > seconds_left(pl)) {
+        double wall = pl->deadline - now();
+        if (wall <= 0)
+            skipped(cand, "skipped: the deadline has passed");
+        else
+            skipped(cand, "skipped: predicted %.3g s > %.3g s left before the "
+                    "deadline", secs * CM_UNITS_PER_SECOND_SLOW / pl->rate, wall);
+        return 0;
+    }
+    return 1;
+}
+
+/* Charge a construction to the time account: the larger of its
+ * prediction and the units it counted (which some count low). */
+static void charge(planner_t *pl, uint64_t used_before, double secs)
+{
+    double counted = (double)(pl->budget.used - used_before) / CM_UNITS_PER_SECOND_SLOW;
+    pl->spent += fmax(secs, counted);
+}
+
+/* The clustering within @p units of work, and no more than the time left
+ * allows (it adapts its search to what it gets). */
+static int run_cluster(planner_t *pl, double units, cm_error_t *err)
+{
+    cm_budget_t *B = &pl->budget;
+    double secs = seconds_left(pl) - cm_cluster_seconds(0, pl->p.n);
+    units = fmin(units, secs * CM_UNITS_PER_SECOND / CM_CLUSTER_SLOWDOWN);
+    cm_budget_t sub = {0, units > 0 ? (uint64_t)units : 0};
+    int rc = cm_map_cluster(&pl->p, pl->o, &sub, pl->work, err);
+    B->used += sub.used;
+    pl->spent += cm_cluster_seconds((double)sub.used, pl->p.n);
+    return rc;
+}
 
 /* Build a starting mapping into pl->work. */
 static int construct(planner_t *pl, enum construct c, cm_error_t *err)
 {
     const cm_problem_t *p = &pl->p;
     int n = p->n;
+    size_t bytes = sizeof(int) * (size_t)n;
     switch (c) {
     case C_BLOCK:
         return cm_map_block(pl->t, n, pl->work, err);
     case C_CYCLIC:
         return cm_map_cyclic(pl->t, n, pl->work, err);
     case C_RANDOM:
-        return cm_map_random(pl->t, n, pl->o->seed, pl->work, err);
+        memcpy(pl->work, pl->random, bytes);
+        return 0;
     case C_SCOTCH: {
         int rc = cm_map_scotch(pl->m, pl->t, pl->o->seed, pl->work, err);
         pl->budget.used += (uint64_t)CM_SCOTCH_UNITS((double)n,
@@ -152,13 +318,11 @@ static int construct(planner_t *pl, enum construct c, cm_error_t *err)
         /* It adapts its search to the budget it gets: leave half of what
          * is left for the refinements. */
         cm_budget_t *B = &pl->budget;
-        cm_budget_t sub = {0, B->used < B->limit ? (B->limit - B->used) / 2 : 0};
-        int rc = cm_map_cluster(p, pl->o, &sub, pl->work, err);
-        B->used += sub.used;
-        return rc;
+        return run_cluster(pl, B->used < B->limit ? (B->limit - B->used) / 2 : 0,
+                           err);
     }
     case C_INITIAL:
-        memcpy(pl->work, pl->o->initial, sizeof(int) * (size_t)n);
+        memcpy(pl->work, pl->initial, bytes);
         return 0;
     case C_TREECUT:
         return cm_map_treecut(p, pl->work, &pl->budget, err);
@@ -166,34 +330,54 @@ static int construct(planner_t *pl, enum construct c, cm_error_t *err)
     return cm_error_set(err, "internal: unknown construction %d", (int)c);
 }
 
+/* Construct, check and charge; @p cand (may be NULL) gets the time and
+ * why it failed.  0, or -1 with @p err set. */
+static int build_start(planner_t *pl, cm_plan_candidate_t *cand,
+                       enum construct c, double secs, cm_error_t *err)
+{
+    uint64_t before = pl->budget.used;
+    double t0 = now();
+    int rc = construct(pl, c, err);
+    if (rc == 0)
+        rc = cm_mapping_check(pl->t, pl->work, pl->p.n, err);
+    if (c != C_CLUSTER)   /* run_cluster() charged it */
+        charge(pl, before, secs);
+    if (cand) {
+        cand->seconds = now() - t0;
+        if (rc < 0)
+            skipped(cand, "failed: %s", err->msg);
+    }
+    return rc;
+}
+
 /* Run one candidate: construct, optionally refine, record. */
 static int run_candidate(planner_t *pl, const char *name, enum construct c,
-                         int refine, double est_units, cm_error_t *err)
+                         int refine, cm_error_t *err)
 {
-    cm_plan_candidate_t *cand = add_candidate(pl, name);
-    if (!fits(pl, est_units)) {
+    cm_plan_candidate_t local, *cand = add_candidate(pl, name);
+    if (!cand) {
+        memset(&local, 0, sizeof local);
+        cand = &local;
+    }
+    double secs = predict(pl, c);
+    if (!affordable(pl, cand, secs)) {
         if (refine && pl->nrefine_left > 0)
             pl->nrefine_left--;
-        return 0;    /* skipped: ok stays 0 */
+        return pl->strict ? cm_error_set(err, "cm_plan: %s: %s", name, cand->why) : 0;
     }
     double t0 = now();
     cm_error_t inner = {""};
-    if (construct(pl, c, &inner) < 0 ||
-        cm_mapping_check(pl->t, pl->work, pl->p.n, &inner) < 0) {
+    if (build_start(pl, cand, c, secs, &inner) < 0) {
         if (refine && pl->nrefine_left > 0)
             pl->nrefine_left--;
-        if (cand)
-            cand->seconds = now() - t0;
         /* In "auto" a candidate that cannot run (e.g. Scotch on a tree
          * whose slots are not all at the same depth) is only left out. */
         return pl->strict ? cm_error_set(err, "%s: %s", name, inner.msg) : 0;
     }
     double J = refine ? refine_share(pl, 1) : cm_problem_cost(&pl->p, pl->work);
-    if (cand) {
-        cand->seconds = now() - t0;
-        cand->J = J;
-        cand->ok = 1;
-    }
+    cand->seconds = now() - t0;
+    cand->J = J;
+    cand->ok = 1;
     offer(pl, name, pl->work, J);
     return 0;
 }
@@ -218,23 +402,55 @@ static int run_candidate(planner_t *pl, const char *name, enum construct c,
 #define TREECUT_REFINE_RATIO 1.1
 #define CLUSTER_GAIN 0.02
 
-/* Estimated units of a construction (CM_*_UNITS). */
-static double estimate(enum construct c, double n, double nnz)
+/* Whether stage @p c of "auto" applies at all; when not, why in @p cand.
+ * @p strong_gain is what refining the multisection gained (INFINITY when
+ * it did not run). */
+static int stage_applies(const planner_t *pl, cm_plan_candidate_t *cand,
+                         enum construct c, double Jblock, double strong_gain)
 {
-    switch (c) {
-    case C_MS:
-        return CM_MS_UNITS(n, nnz);
-    case C_MS_FAST:
-        return CM_MS_FAST_UNITS(n, nnz);
-    case C_SCOTCH:
-        return CM_SCOTCH_UNITS(n, nnz);
-    case C_CLUSTER:
-        return CM_CLUSTER_UNITS(n, nnz);
-    case C_TREECUT:
-        return CM_TREECUT_UNITS(n, nnz);
-    default:
+    int n = pl->p.n;
+    double nnz = (double)cm_matrix_nnz(pl->p.sym);
+    if (c == C_BLOCK && !(Jblock <= BLOCK_REFINE_RATIO * pl->bestJ)) {
+        skipped(cand, "skipped: block is far above the best");
         return 0;
     }
+    if (c == C_TREECUT && nnz > TREECUT_MAX_DEG * n) {
+        skipped(cand, "skipped: not a sparse pattern");
+        return 0;
+    }
+    if (c == C_CLUSTER && n > CLUSTER_ALWAYS_N &&
+        !(strong_gain >= CLUSTER_GAIN * pl->bestJ)) {
+        skipped(cand, "skipped: the multisection was near its best");
+        return 0;
+    }
+    /* Scotch's static mapping is the multisection's equal at three
+     * times its cost (mapbench): a fallback above small sizes. */
+    if (c == C_SCOTCH && n > CLUSTER_ALWAYS_N && isfinite(strong_gain)) {
+        skipped(cand, "skipped: the multisection ran (Scotch is its fallback)");
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether stage @p c fits @p cap work units and the time left (the
+ * multisection's fast variant may stand in for it: *@p c is then changed). */
+static int stage_fits(const planner_t *pl, cm_plan_candidate_t *cand,
+                      enum construct *c, double cap)
+{
+    double n = pl->p.n, nnz = (double)cm_matrix_nnz(pl->p.sym);
+    double used = (double)pl->budget.used;
+    /* A dense pattern whose multisection does not fit gets the fast
+     * one (thinned graph, Scotch's speed strategy): as good on the
+     * FFTs measured, at a third of the time. */
+    if (*c == C_MS && (used + estimate(C_MS, n, nnz) > cap ||
+                       !affordable(pl, NULL, predict(pl, C_MS))) &&
+        used + estimate(C_MS_FAST, n, nnz) <= cap)
+        *c = C_MS_FAST;
+    if (used + estimate(*c, n, nnz) > cap) {
+        skipped(cand, "skipped: work estimate above what auto spends here");
+        return 0;
+    }
+    return affordable(pl, cand, predict(pl, *c));
 }
 
 static int plan_auto(planner_t *pl, cm_error_t *err)
@@ -265,7 +481,7 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
 
     /* Block as is: the guarantee. */
     pl->strict = 1;
-    rc = run_candidate(pl, "block", C_BLOCK, 0, 0, err);
+    rc = run_candidate(pl, "block", C_BLOCK, 0, err);
     pl->strict = 0;
     if (rc < 0)
         return rc;
@@ -284,50 +500,34 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
     int first = 1;
     for (int k = 0; k < nstages; k++) {
         enum construct c = stages[k].c;
-        if (c == C_INITIAL && !pl->o->initial)
+        if (c == C_INITIAL && !pl->initial)
             continue;
         cm_plan_candidate_t *cand = add_candidate(pl, stages[k].name);
-        double est = estimate(c, (double)n, nnz);
         /* The first real construction runs whenever the hard budget allows
          * it: the strong path is never left out for the soft limit. */
         double cap = first && c != C_INITIAL ? hard : soft_units;
-        /* A dense pattern whose multisection does not fit gets the fast
-         * one (thinned graph, Scotch's speed strategy): as good on the
-         * FFTs measured, at a third of the time. */
-        if (c == C_MS && (double)pl->budget.used + est > cap &&
-            (double)pl->budget.used + estimate(C_MS_FAST, (double)n, nnz) <= cap) {
-            c = C_MS_FAST;
-            est = estimate(c, (double)n, nnz);
-        }
-        if ((double)pl->budget.used + est > cap)
+        if (!stage_fits(pl, cand, &c, cap) ||
+            !stage_applies(pl, cand, c, Jblock, strong_gain))
             continue;          /* reported with ok = 0 */
-        if (c == C_BLOCK && !(Jblock <= BLOCK_REFINE_RATIO * pl->bestJ))
-            continue;
-        if (c == C_TREECUT && nnz > TREECUT_MAX_DEG * n)
-            continue;
-        if (c == C_CLUSTER && n > CLUSTER_ALWAYS_N &&
-            !(strong_gain >= CLUSTER_GAIN * pl->bestJ))
-            continue;
-        /* Scotch's static mapping is the multisection's equal at three
-         * times its cost (mapbench): a fallback above small sizes. */
-        if (c == C_SCOTCH && n > CLUSTER_ALWAYS_N && isfinite(strong_gain))
-            continue;
         if (c != C_INITIAL)
             first = 0;
-        double t0 = now();
+        double t0 = now(), secs = predict(pl, c);
         cm_error_t inner = {""};
         if (c == C_CLUSTER) {
             /* It adapts its search to what it gets: most of what is left
              * under the soft limit, the rest for its refinement. */
-            cm_budget_t *B = &pl->budget;
-            double left = cap - (double)B->used;
-            cm_budget_t sub = {0, (uint64_t)(left > est ? 0.75 * left : est)};
-            rc = cm_map_cluster(p, pl->o, &sub, pl->work, &inner);
-            B->used += sub.used;
+            double left = cap - (double)pl->budget.used;
+            rc = run_cluster(pl, left > estimate(c, n, nnz) ? 0.75 * left
+                                                            : estimate(c, n, nnz),
+                             &inner);
+            if (rc == 0)
+                rc = cm_mapping_check(pl->t, pl->work, n, &inner);
+            if (rc < 0)
+                skipped(cand, "failed: %s", inner.msg);
         } else {
-            rc = construct(pl, c, &inner);
+            rc = build_start(pl, cand, c, secs, &inner);
         }
-        if (rc < 0 || cm_mapping_check(pl->t, pl->work, n, &inner) < 0) {
+        if (rc < 0) {
             if (cand)
                 cand->seconds = now() - t0;
             continue;          /* e.g. Scotch on an irregular-depth tree */
@@ -365,19 +565,57 @@ static const struct {
     {"treecut", C_TREECUT, 1},
 };
 
-int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
-            const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
-            cm_error_t *err)
+/* The incoming mapping on pl->t (cut from @p t or @p t itself), checked. */
+static int take_initial(planner_t *pl, const cm_tree_t *t, cm_error_t *err)
 {
-    cm_plan_options_t defaults;
-    cm_plan_report_t local_report;
-    if (!o) {
-        cm_plan_options_init(&defaults);
-        o = &defaults;
+    int n = cm_matrix_n(pl->m);
+    if (!(pl->initial = malloc(sizeof(int) * (size_t)n)))
+        return cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
+    if (pl->cut)
+        return cm_tree_map_from_origin(pl->cut, pl->o->initial, n, pl->initial, err);
+    memcpy(pl->initial, pl->o->initial, sizeof(int) * (size_t)n);
+    return cm_mapping_check(t, pl->initial, n, err);
+}
+
+/* The machine the candidates run on: the part of @p t the n ranks can use
+ * (cm_tree_restrict), with the slots of the incoming mapping and, for
+ * "random", of the random mapping drawn on @p t itself (a random placement
+ * over the whole allocation is that baseline, not one over the part kept),
+ * or @p t itself when nothing would be cut. */
+static int cut_machine(planner_t *pl, const cm_tree_t *t, int random,
+                       cm_error_t *err)
+{
+    int n = cm_matrix_n(pl->m), nkeep = 0, rc = 0;
+    int *keep = malloc(2 * sizeof(int) * (size_t)n);
+    if (!keep)
+        return cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
+    if (pl->o->initial) {
+        memcpy(keep, pl->o->initial, sizeof(int) * (size_t)n);
+        nkeep = n;
     }
-    if (!m || !t || !map)
-        return cm_error_set(err, "cm_plan: expected a matrix, a tree and a map, "
-                            "got NULL");
+    if (random)
+        rc = cm_map_random(t, n, pl->o->seed, keep + nkeep, err);
+    if (rc == 0)
+        pl->cut = cm_tree_cut(t, n, 1, keep, nkeep + (random ? n : 0), &rc, err);
+    pl->t = pl->cut ? pl->cut : t;
+    if (rc == 0 && pl->o->initial)
+        rc = take_initial(pl, t, err);
+    if (rc == 0 && random) {
+        if (!(pl->random = malloc(sizeof(int) * (size_t)n)))
+            rc = cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
+        else if (pl->cut)
+            rc = cm_tree_map_from_origin(pl->cut, keep + nkeep, n, pl->random, err);
+        else
+            memcpy(pl->random, keep + nkeep, sizeof(int) * (size_t)n);
+    }
+    free(keep);
+    return rc;
+}
+
+/* The options' numbers and the algorithm's index in single[] (-1: auto). */
+static int check_options(const cm_matrix_t *m, const cm_tree_t *t,
+                         const cm_plan_options_t *o, int *which, cm_error_t *err)
+{
     const char *algo = o->algorithm ? o->algorithm : "auto";
     int n = cm_matrix_n(m), nslots = cm_tree_nslots(t);
     if (n > nslots)
@@ -386,60 +624,89 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
     if (!(o->time_budget >= 0) || !isfinite(o->time_budget))
         return cm_error_set(err, "cm_plan: time budget must be a finite number "
                             ">= 0 seconds, got %g", o->time_budget);
-    int which = -1;
+    if (!(o->deadline >= 0) || !isfinite(o->deadline))
+        return cm_error_set(err, "cm_plan: deadline must be a finite number "
+                            ">= 0 seconds (0: none), got %g", o->deadline);
+    *which = -1;
     for (size_t k = 0; k < sizeof single / sizeof single[0]; k++)
         if (strcmp(algo, single[k].name) == 0)
-            which = (int)k;
-    if (which < 0 && strcmp(algo, "auto") != 0)
+            *which = (int)k;
+    if (*which < 0 && strcmp(algo, "auto") != 0)
         return cm_error_set(err, "cm_plan: unknown algorithm \"%s\" (expected "
                             "auto, cluster, scotch-ms, treecut, block, cyclic, "
                             "random or scotch)", algo);
-    if (o->initial && cm_mapping_check(t, o->initial, n, err) < 0)
+    return 0;
+}
+
+int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
+            const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
+            cm_error_t *err)
+{
+    cm_plan_options_t defaults;
+    cm_plan_report_t local_report;
+    double start = now();
+    if (!o) {
+        cm_plan_options_init(&defaults);
+        o = &defaults;
+    }
+    if (!m || !t || !map)
+        return cm_error_set(err, "cm_plan: expected a matrix, a tree and a map, "
+                            "got NULL");
+    int which, n = cm_matrix_n(m);
+    if (check_options(m, t, o, &which, err) < 0)
         return -1;
 
     planner_t pl;
     memset(&pl, 0, sizeof pl);
     pl.m = m;
-    pl.t = t;
     pl.o = o;
     pl.rep = report ? report : &local_report;
     memset(pl.rep, 0, sizeof *pl.rep);
     pl.bestJ = -1;
+    pl.allowed = o->time_budget;
+    pl.deadline = o->deadline > 0 ? start + o->deadline : INFINITY;
+    pl.rate = CM_UNITS_PER_SECOND_SLOW;
+    int rc = cut_machine(&pl, t, which >= 0 && single[which].c == C_RANDOM, err);
     cm_costs_t costs;
-    cm_costs_from_tree(t, m, o->weight, &costs);
-    if (cm_problem_init(&pl.p, m, t, &costs, err) < 0) {
-        cm_problem_fini(&pl.p);
-        return -1;
+    cm_costs_from_tree(pl.t, m, o->weight, &costs);
+    if (rc < 0 || cm_problem_init(&pl.p, m, pl.t, &costs, err) < 0) {
+        rc = -1;
+        goto out;
     }
     double units = o->time_budget * CM_UNITS_PER_SECOND;
     pl.budget.limit = units >= 1.8e19 ? UINT64_MAX : (uint64_t)units;
     pl.best = malloc(sizeof(int) * (size_t)n);
     pl.work = malloc(sizeof(int) * (size_t)n);
-    int rc = 0;
     if (!pl.best || !pl.work) {
         rc = cm_error_set(err, "cm_plan: out of memory for %d ranks", n);
         goto out;
     }
     if (which >= 0) {
-        /* One algorithm, as asked: it runs whatever the budget says (the
-         * refinement stops when the budget is spent). */
+        /* One algorithm, as asked: it runs when its construction fits the
+         * budget (the refinement stops when the budget is spent). */
         pl.budget.limit = pl.budget.limit > 0 ? pl.budget.limit : 1;
         pl.nrefine_left = 1;
         pl.strict = 1;
         rc = run_candidate(&pl, single[which].name, single[which].c,
-                           single[which].refine, 0, err);
+                           single[which].refine, err);
     } else {
         rc = plan_auto(&pl, err);
     }
     if (rc == 0 && pl.bestJ < 0)
         rc = cm_error_set(err, "cm_plan: no candidate produced a mapping");
     if (rc == 0) {
-        memcpy(map, pl.best, sizeof(int) * (size_t)n);
+        if (pl.cut)
+            rc = cm_tree_map_to_origin(pl.cut, pl.best, n, map, err);
+        else
+            memcpy(map, pl.best, sizeof(int) * (size_t)n);
         pl.rep->J = pl.bestJ;
     }
 out:
     free(pl.best);
     free(pl.work);
+    free(pl.initial);
+    free(pl.random);
     cm_problem_fini(&pl.p);
+    cm_tree_free(pl.cut);
     return rc;
 }

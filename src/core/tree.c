@@ -52,6 +52,13 @@ struct cm_tree {
     int *node_vertex;
     int adepth;                     /* depth of the deepest leaf */
     int *anc;                       /* [nslots * adepth] or NULL */
+
+    /* A tree made by cm_tree_restrict() and its kin: the slot and node of
+     * the tree it was cut from for each of its own (NULL: not cut). */
+    int allow_empty_levels;         /* levels whose vertices were all cut */
+    int *origin;                    /* [nslots], increasing */
+    int *node_origin;               /* [nnodes], increasing */
+    int origin_nslots, origin_nnodes;
 };
 
 cm_tree_t *cm_tree_new(void)
@@ -86,6 +93,8 @@ void cm_tree_free(cm_tree_t *t)
     free(t->vparent);
     free(t->vlabel);
     free(t->vspeed);
+    free(t->origin);
+    free(t->node_origin);
     free_finalized(t);
     free(t);
 }
@@ -218,7 +227,7 @@ int cm_tree_finalize(cm_tree_t *t, cm_error_t *err)
         return cm_error_set(err, "machine tree: no levels");
     if (t->nv == 0)
         return cm_error_set(err, "machine tree: no vertices");
-    for (int l = 0; l < t->nlevels; l++)
+    for (int l = 0; l < t->nlevels && !t->allow_empty_levels; l++)
         if (t->levels[l].nvertices == 0)
             return cm_error_set(err, "machine tree: level %s has no vertex",
                                 t->levels[l].name);
@@ -748,12 +757,76 @@ int cm_tree_slot_node(const cm_tree_t *t, int s)
     return t->vnode[t->slot_vertex[s]];
 }
 
+/* ---- the tree a restricted tree was cut from ---- */
+
+void cm_tree_allow_empty_levels(cm_tree_t *t)
+{
+    if (t)
+        t->allow_empty_levels = 1;
+}
+
+void cm_tree_set_origin(cm_tree_t *t, int *origin, int *node_origin,
+                        int origin_nslots, int origin_nnodes)
+{
+    free(t->origin);
+    free(t->node_origin);
+    t->origin = origin;
+    t->node_origin = node_origin;
+    t->origin_nslots = origin_nslots;
+    t->origin_nnodes = origin_nnodes;
+}
+
+int cm_tree_origin_nslots(const cm_tree_t *t)
+{
+    return !t ? 0 : t->origin ? t->origin_nslots : cm_tree_nslots(t);
+}
+
+int cm_tree_origin_nnodes(const cm_tree_t *t)
+{
+    return !t ? 0 : t->origin ? t->origin_nnodes : cm_tree_nnodes(t);
+}
+
+int cm_tree_slot_origin(const cm_tree_t *t, int s)
+{
+    if (!t || !t->finalized || s < 0 || s >= t->nslots)
+        return -1;
+    return t->origin ? t->origin[s] : s;
+}
+
+int cm_tree_node_origin(const cm_tree_t *t, int node)
+{
+    if (!t || !t->finalized || node < 0 || node >= t->nnodes)
+        return -1;
+    return t->node_origin ? t->node_origin[node] : node;
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int cm_tree_slot_from_origin(const cm_tree_t *t, int origin)
+{
+    if (!t || !t->finalized || origin < 0 || origin >= cm_tree_origin_nslots(t))
+        return -1;
+    if (!t->origin)
+        return origin;
+    /* Origins increase with the slots: a binary search. */
+    const int *p = bsearch(&origin, t->origin, (size_t)t->nslots, sizeof origin,
+                           cmp_slot);
+    return p ? (int)(p - t->origin) : -1;
+}
+
 void cm_tree_print(const cm_tree_t *t, FILE *f)
 {
     if (!t || !f)
         return;
     fprintf(f, "tree: %d levels, %d vertices, %d slots, %d nodes\n",
             t->nlevels, t->nv, t->nslots, t->finalized ? t->nnodes : 0);
+    if (t->origin)
+        fprintf(f, "restricted from a tree of %d slots, %d nodes\n",
+                t->origin_nslots, t->origin_nnodes);
     for (int l = 0; l < t->nlevels; l++)
         fprintf(f, "level %d %s byte_cost=%g msg_cost=%g vertices=%d\n", l,
                 t->levels[l].name, t->levels[l].byte_cost, t->levels[l].msg_cost,

@@ -5,7 +5,9 @@
  * groups are named, innermost first, socket, node, switch, group4, group5 ...
  * (a single entry names its group "node") and carry the matching distance as
  * byte cost.  Vertices are added level by level in order, so slot p sits in
- * innermost group p / a1 and nodes are numbered left to right.
+ * innermost group p / a1 and nodes are numbered left to right.  The same
+ * numbering, computed, lets cm_tree_from_hierarchy_restricted() cut out the
+ * part n ranks can use without building the rest.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "clustermap.h"
+#include "tree_internal.h"
 
 #define HIER_MAX_LEVELS 32
 #define HIER_MAX_SLOTS (1L << 24)
@@ -56,86 +59,183 @@ static const char *group_name(int i, int k, char *buf, size_t size)
     return buf;
 }
 
-cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
-                                  cm_error_t *err)
+/* A parsed hierarchy as a regular tree, levels root first: level j < k is
+ * group k - 1 - j (innermost first), level k the slots.  Vertices are
+ * numbered level by level, so the vertices of level j are the ids
+ * off[j] .. off[j + 1] - 1 and the c-th child of the i-th is the
+ * (i x fan[j] + c)-th of level j + 1: what cm_tree_from_hierarchy() builds,
+ * computed without building it (cm_tree_from_hierarchy_restricted). */
+typedef struct hier {
+    int k;                             /* groups */
+    double d[HIER_MAX_LEVELS];         /* distances, innermost first */
+    int fan[HIER_MAX_LEVELS + 1];      /* children of a vertex of level j */
+    int off[HIER_MAX_LEVELS + 2];      /* first id of level j; off[k + 1]: all */
+    int span[HIER_MAX_LEVELS + 1];     /* slots under a vertex of level j */
+    int node_level;
+} hier_t;
+
+static int parse(const char *hierarchy, const char *distances, hier_t *h,
+                 cm_error_t *err)
 {
     char hf[HIER_MAX_LEVELS][64], df[HIER_MAX_LEVELS][64];
     int k, kd;
     long a[HIER_MAX_LEVELS];
-    double d[HIER_MAX_LEVELS];
     if (split("hierarchy", hierarchy, hf, &k, err) < 0 ||
         split("distances", distances, df, &kd, err) < 0)
-        return NULL;
-    if (k != kd) {
-        cm_error_set(err, "hierarchy '%s' has %d levels but distances '%s' has %d",
-                     hierarchy, k, distances, kd);
-        return NULL;
-    }
+        return -1;
+    if (k != kd)
+        return cm_error_set(err, "hierarchy '%s' has %d levels but distances '%s' has %d",
+                            hierarchy, k, distances, kd);
     long total = 1;
     for (int i = 0; i < k; i++) {
         char *end;
         a[i] = strtol(hf[i], &end, 10);
-        if (*end || hf[i][0] == '-' || hf[i][0] == '+') {
-            cm_error_set(err, "hierarchy '%s': field %d: expected a positive integer, got '%s'",
-                         hierarchy, i + 1, hf[i]);
-            return NULL;
-        }
-        if (a[i] <= 0) {
-            cm_error_set(err, "hierarchy '%s': field %d: expected a positive integer, got %s",
-                         hierarchy, i + 1, hf[i]);
-            return NULL;
-        }
-        if (a[i] > HIER_MAX_SLOTS || total * a[i] > HIER_MAX_SLOTS) {
-            cm_error_set(err, "hierarchy '%s': more than %ld slots", hierarchy,
-                         HIER_MAX_SLOTS);
-            return NULL;
-        }
+        if (*end || hf[i][0] == '-' || hf[i][0] == '+')
+            return cm_error_set(err, "hierarchy '%s': field %d: expected a positive "
+                                "integer, got '%s'", hierarchy, i + 1, hf[i]);
+        if (a[i] <= 0)
+            return cm_error_set(err, "hierarchy '%s': field %d: expected a positive "
+                                "integer, got %s", hierarchy, i + 1, hf[i]);
+        if (a[i] > HIER_MAX_SLOTS || total * a[i] > HIER_MAX_SLOTS)
+            return cm_error_set(err, "hierarchy '%s': more than %ld slots", hierarchy,
+                                HIER_MAX_SLOTS);
         total *= a[i];
-        d[i] = strtod(df[i], &end);
-        if (*end || !isfinite(d[i]) || d[i] < 0) {
-            cm_error_set(err, "distances '%s': field %d: expected a finite number >= 0, got '%s'",
-                         distances, i + 1, df[i]);
-            return NULL;
-        }
+        h->d[i] = strtod(df[i], &end);
+        if (*end || !isfinite(h->d[i]) || h->d[i] < 0)
+            return cm_error_set(err, "distances '%s': field %d: expected a finite "
+                                "number >= 0, got '%s'", distances, i + 1, df[i]);
     }
+    /* At most HIER_MAX_SLOTS vertices per level and 33 levels: ids fit. */
+    h->k = k;
+    h->off[0] = 0;
+    int count = 1;
+    for (int j = 0; j <= k; j++) {
+        h->fan[j] = j < k ? (int)a[k - 1 - j] : 0;
+        h->off[j + 1] = h->off[j] + count;
+        count *= j < k ? h->fan[j] : 1;
+    }
+    h->span[k] = 1;
+    for (int j = k - 1; j >= 0; j--)
+        h->span[j] = h->span[j + 1] * h->fan[j];
+    h->node_level = k == 1 ? 0 : k - 2;
+    return 0;
+}
 
+static int add_levels(const void *ctx, cm_tree_t *t, cm_error_t *err)
+{
+    const hier_t *h = ctx;
+    char buf[32];
+    for (int i = h->k - 1; i >= 0; i--)
+        if (cm_tree_add_level(t, group_name(i, h->k, buf, sizeof buf), h->d[i], 0.0,
+                              err) < 0)
+            return -1;
+    return cm_tree_add_level(t, "core", 0.0, 0.0, err) < 0 ? -1 : 0;
+}
+
+cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
+                                  cm_error_t *err)
+{
+    hier_t h;
+    if (parse(hierarchy, distances, &h, err) < 0)
+        return NULL;
     cm_tree_t *t = cm_tree_new();
     if (!t) {
         cm_error_set(err, "hierarchy: out of memory");
         return NULL;
     }
-    char buf[32];
-    /* Levels root first: group k (the root) ... group 1, then the slots. */
-    for (int i = k - 1; i >= 0; i--)
-        if (cm_tree_add_level(t, group_name(i, k, buf, sizeof buf), d[i], 0.0, err) < 0)
-            goto fail;
-    if (cm_tree_add_level(t, "core", 0.0, 0.0, err) < 0)
+    if (add_levels(&h, t, err) < 0 || cm_tree_add_vertex(t, -1, 0, NULL, err) < 0)
         goto fail;
-
-    /* Level by level: vertices of the previous level are a contiguous id
-     * range [first, first + count). */
-    int first = cm_tree_add_vertex(t, -1, 0, NULL, err);
-    if (first < 0)
-        goto fail;
-    long count = 1;
-    for (int lv = 1; lv <= k; lv++) {
-        long fan = a[k - lv]; /* children per vertex of level lv - 1 */
-        int next = -1;
-        for (long v = 0; v < count; v++)
-            for (long c = 0; c < fan; c++) {
-                int id = cm_tree_add_vertex(t, first + (int)v, lv, NULL, err);
-                if (id < 0)
+    /* Level by level, so that ids are those hier_t computes. */
+    for (int j = 0; j < h.k; j++)
+        for (int v = h.off[j]; v < h.off[j + 1]; v++)
+            for (int c = 0; c < h.fan[j]; c++)
+                if (cm_tree_add_vertex(t, v, j + 1, NULL, err) < 0)
                     goto fail;
-                if (next < 0)
-                    next = id;
-            }
-        first = next;
-        count *= fan;
-    }
     if (cm_tree_finalize(t, err) < 0)
         goto fail;
     return t;
 fail:
     cm_tree_free(t);
     return NULL;
+}
+
+/* ---- the hierarchy as a view (tree_internal.h) ---- */
+
+static int h_level(const void *ctx, int v)
+{
+    const hier_t *h = ctx;
+    int j = 0;
+    while (v >= h->off[j + 1])
+        j++;
+    return j;
+}
+
+static int h_nchildren(const void *ctx, int v)
+{
+    return ((const hier_t *)ctx)->fan[h_level(ctx, v)];
+}
+
+static int h_child(const void *ctx, int v, int c)
+{
+    const hier_t *h = ctx;
+    int j = h_level(ctx, v);
+    return h->off[j + 1] + (v - h->off[j]) * h->fan[j] + c;
+}
+
+static int h_parent(const void *ctx, int v)
+{
+    const hier_t *h = ctx;
+    int j = h_level(ctx, v);
+    return j == 0 ? -1 : h->off[j - 1] + (v - h->off[j]) / h->fan[j - 1];
+}
+
+static void h_slots(const void *ctx, int v, int *first, int *count)
+{
+    const hier_t *h = ctx;
+    int j = h_level(ctx, v);
+    *first = (v - h->off[j]) * h->span[j];
+    *count = h->span[j];
+}
+
+static int h_slot_vertex(const void *ctx, int s)
+{
+    const hier_t *h = ctx;
+    return h->off[h->k] + s;
+}
+
+static int h_node_vertex(const void *ctx, int node)
+{
+    const hier_t *h = ctx;
+    return h->off[h->node_level] + node;
+}
+
+static const char *h_label(const void *ctx, int v, char *buf, size_t size)
+{
+    (void)ctx, (void)v, (void)buf, (void)size;
+    return NULL;
+}
+
+static int h_uniform(const void *ctx, int v)
+{
+    (void)ctx, (void)v;
+    return 1;
+}
+
+cm_tree_t *cm_tree_from_hierarchy_restricted(const char *hierarchy,
+                                             const char *distances, int n,
+                                             const int *keep, int nkeep,
+                                             cm_error_t *err)
+{
+    hier_t h;
+    if (parse(hierarchy, distances, &h, err) < 0)
+        return NULL;
+    const cm_tree_view_t tv = {
+        .ctx = &h, .nslots = h.span[0],
+        .nnodes = h.off[h.node_level + 1] - h.off[h.node_level],
+        .nchildren = h_nchildren, .child = h_child, .parent = h_parent,
+        .level = h_level, .slots = h_slots, .slot_vertex = h_slot_vertex,
+        .node_vertex = h_node_vertex, .label = h_label, .uniform = h_uniform,
+        .add_levels = add_levels,
+    };
+    return cm_tree_restrict_view(&tv, n, 1, keep, nkeep, err);
 }

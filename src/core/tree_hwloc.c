@@ -107,14 +107,23 @@ static int load(hwloc_topology_t *topo, const char *xml_path, cm_error_t *err)
     return 0;
 }
 
+/* The node count and, when @p ncores > 0, the slots within bounds. */
+static int check_size(const char *what, int nnodes, long ncores, cm_error_t *err)
+{
+    if (nnodes < 1 || nnodes > HWLOC_MAX_NODES)
+        return cm_error_set(err, "%s: node count must be 1..%d, got %d", what,
+                            HWLOC_MAX_NODES, nnodes);
+    if (ncores * nnodes > HWLOC_MAX_SLOTS)
+        return cm_error_set(err, "%s: %d nodes of %ld cores exceed %ld slots", what,
+                            nnodes, ncores, HWLOC_MAX_SLOTS);
+    return 0;
+}
+
 cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
 {
     const char *what = xml_path ? xml_path : "live machine";
-    if (nnodes < 1 || nnodes > HWLOC_MAX_NODES) {
-        cm_error_set(err, "%s: node count must be 1..%d, got %d", what,
-                     HWLOC_MAX_NODES, nnodes);
+    if (check_size(what, nnodes, 0, err) < 0)
         return NULL;
-    }
     hwloc_topology_t topo;
     if (load(&topo, xml_path, err) < 0)
         return NULL;
@@ -132,11 +141,8 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
         cm_error_set(err, "%s: the topology has no cores", what);
         goto out;
     }
-    if ((long)ncores * nnodes > HWLOC_MAX_SLOTS) {
-        cm_error_set(err, "%s: %d nodes of %d cores exceed %ld slots", what, nnodes,
-                     ncores, HWLOC_MAX_SLOTS);
+    if (check_size(what, nnodes, ncores, err) < 0)
         goto out;
-    }
     raw = malloc((size_t)ncores * sizeof(int));
     if (!raw)
         goto oom;
@@ -253,4 +259,133 @@ out:
     free(vid);
     hwloc_topology_destroy(topo);
     return t;
+}
+
+/* ---- identical nodes as a view (tree_internal.h) ----
+ *
+ * cm_tree_from_hwloc() adds the switch, then each node with its subtree,
+ * so node k's copy of vertex j >= 1 of the one-node tree is vertex
+ * 1 + k x per + (j - 1), per being the vertices of one node. */
+typedef struct nodes {
+    const cm_tree_t *one;   /* the one-node tree */
+    int nnodes, per, slots; /* nodes, vertices and slots per node */
+} nodes_t;
+
+/* Node of view vertex @p v >= 1 and its vertex in the one-node tree. */
+static int nodes_split(const nodes_t *x, int v, int *j)
+{
+    *j = (v - 1) % x->per + 1;
+    return (v - 1) / x->per;
+}
+
+static int nodes_join(const nodes_t *x, int node, int j)
+{
+    return j < 1 ? j : 1 + node * x->per + (j - 1);
+}
+
+static int n_nchildren(const void *ctx, int v)
+{
+    const nodes_t *x = ctx;
+    int j;
+    if (v == 0)
+        return x->nnodes;
+    nodes_split(x, v, &j);
+    return cm_tree_vertex_nchildren(x->one, j);
+}
+
+static int n_child(const void *ctx, int v, int c)
+{
+    const nodes_t *x = ctx;
+    int j;
+    if (v == 0)
+        return nodes_join(x, c, 1);
+    int node = nodes_split(x, v, &j);
+    return nodes_join(x, node, cm_tree_vertex_child(x->one, j, c));
+}
+
+static int n_parent(const void *ctx, int v)
+{
+    const nodes_t *x = ctx;
+    int j;
+    if (v == 0)
+        return -1;
+    int node = nodes_split(x, v, &j);
+    return nodes_join(x, node, cm_tree_vertex_parent(x->one, j));
+}
+
+static int n_level(const void *ctx, int v)
+{
+    const nodes_t *x = ctx;
+    int j = 0;
+    if (v > 0)
+        nodes_split(x, v, &j);
+    return cm_tree_vertex_level(x->one, j);
+}
+
+static void n_slots(const void *ctx, int v, int *first, int *count)
+{
+    const nodes_t *x = ctx;
+    int j;
+    if (v == 0) {
+        *first = 0;
+        *count = x->nnodes * x->slots;
+        return;
+    }
+    int node = nodes_split(x, v, &j);
+    cm_tree_vertex_slots(x->one, j, first, count);
+    *first += node * x->slots;
+}
+
+static int n_slot_vertex(const void *ctx, int s)
+{
+    const nodes_t *x = ctx;
+    return nodes_join(x, s / x->slots, cm_tree_slot_vertex(x->one, s % x->slots));
+}
+
+static int n_node_vertex(const void *ctx, int node)
+{
+    return nodes_join(ctx, node, 1);
+}
+
+static const char *n_label(const void *ctx, int v, char *buf, size_t size)
+{
+    const nodes_t *x = ctx;
+    int j = 0, node = v > 0 ? nodes_split(x, v, &j) : 0;
+    if (j != 1)
+        return cm_tree_vertex_label(x->one, j);
+    snprintf(buf, size, "node%d", node);   /* as cm_tree_from_hwloc() names it */
+    return buf;
+}
+
+/* The nodes under the switch are alike; inside a node, sort. */
+static int n_uniform(const void *ctx, int v)
+{
+    (void)ctx;
+    return v == 0;
+}
+
+cm_tree_t *cm_tree_from_hwloc_restricted(const char *xml_path, int nnodes,
+                                         int n, const int *keep, int nkeep,
+                                         cm_error_t *err)
+{
+    const char *what = xml_path ? xml_path : "live machine";
+    if (check_size(what, nnodes, 0, err) < 0)
+        return NULL;
+    cm_tree_t *one = cm_tree_from_hwloc(xml_path, 1, err);
+    if (!one)
+        return NULL;
+    nodes_t x = { one, nnodes, cm_tree_nvertices(one) - 1, cm_tree_nslots(one) };
+    cm_tree_t *r = NULL;
+    if (check_size(what, nnodes, x.slots, err) == 0) {
+        const cm_tree_view_t tv = {
+            .ctx = &x, .nslots = nnodes * x.slots, .nnodes = nnodes,
+            .nchildren = n_nchildren, .child = n_child, .parent = n_parent,
+            .level = n_level, .slots = n_slots, .slot_vertex = n_slot_vertex,
+            .node_vertex = n_node_vertex, .label = n_label, .uniform = n_uniform,
+            .levels = one,
+        };
+        r = cm_tree_restrict_view(&tv, n, 1, keep, nkeep, err);
+    }
+    cm_tree_free(one);
+    return r;
 }

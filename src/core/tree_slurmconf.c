@@ -25,6 +25,7 @@
 
 #define SC_MAX_LINE 65536
 #define SC_MAX_INCLUDE_DEPTH 8
+#define SC_MAX_INCLUDES 256
 #define SC_MAX_NODES (1 << 20)
 #define SC_MAX_SWITCHES (1 << 16)
 #define SC_MAX_SLOTS (1L << 24)
@@ -128,6 +129,7 @@ typedef struct conf {
     int nn, ncap;
     strmap_t node_index;
     hw_t defaults;
+    int includes;   /* Include lines followed so far, all files together */
 } conf_t;
 
 /* ---- line reading ---- */
@@ -154,6 +156,12 @@ static int next_line(reader_t *r, char *buf, size_t size, cm_error_t *err)
         if (plen == sizeof piece - 1 && piece[plen - 1] != '\n' && !feof(r->f))
             return cm_error_set(err, "%s:%d: line longer than %d characters", r->path,
                                 r->next_line, SC_MAX_LINE - 2);
+        /* fgets stops after a newline, at end of file or with a full
+         * buffer; a line that ends before all three held a NUL byte.
+         * Refuse it: skipping NULs, "Include /dev/zero" read forever. */
+        if ((plen == 0 || piece[plen - 1] != '\n') && !feof(r->f) && !ferror(r->f))
+            return cm_error_set(err, "%s:%d: expected text, got a NUL byte", r->path,
+                                r->next_line);
         char *hash = strchr(piece, '#');
         if (hash)
             *hash = '\0';
@@ -389,6 +397,11 @@ static int include_line(const slurm_read_t *s, const token_t *tok, int ntok,
 {
     if (ntok != 2 || tok[1].val)
         return cm_error_set(err, "%s:%d: expected 'Include FILE'", path, line);
+    /* The depth bound alone allows k^8 reads from 8 files of k Include
+     * lines each (a few small files kept the reader busy for hours). */
+    if (++s->c->includes > SC_MAX_INCLUDES)
+        return cm_error_set(err, "%s:%d: more than %d Include lines in all", path,
+                            line, SC_MAX_INCLUDES);
     const char *inc = tok[1].key;
     char *full = NULL;
     const char *slash = strrchr(path, '/');

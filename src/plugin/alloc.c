@@ -47,3 +47,83 @@ int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err)
                             "SLURM_JOB_NODELIST %d", spec, k, n);
     return 0;
 }
+
+int cmp_env_int(const char *name, int max)
+{
+    int v;
+    const char *s = getenv(name);
+    return s && cmp_parse_int(s, max, &v) == 0 ? v : 0;
+}
+
+void cmp_alloc_free(cmp_alloc_t *a)
+{
+    cm_hostlist_free(a->names, a->nnames);
+    free(a->slots);
+    memset(a, 0, sizeof *a);
+}
+
+int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
+                   cm_error_t *err)
+{
+    cm_error_t e;
+    const char *nl = getenv("SLURM_JOB_NODELIST");
+    int n = 0;
+    memset(a, 0, sizeof *a);
+    if (!nl)
+        return cm_error_set(err, "SLURM_JOB_NODELIST is not set");
+    if (cm_hostlist_expand(nl, &a->names, &n, &e) < 0 || n < 1)
+        return cm_error_set(err, "SLURM_JOB_NODELIST '%.100s': %s", nl,
+                            n < 1 ? "no node" : e.msg);
+    a->nnames = n;
+    int *cpus = malloc((size_t)n * sizeof *cpus);
+    a->slots = malloc((size_t)n * sizeof *a->slots);
+    if (!cpus || !a->slots) {
+        free(cpus);
+        return cm_error_set(err, "the allocation's nodes: out of memory");
+    }
+    if (cmp_cpus_per_node(getenv("SLURM_JOB_CPUS_PER_NODE"), n, cpus, err) < 0) {
+        free(cpus);
+        return -1;
+    }
+    int nn = n;
+    if (sa->nodes_max > 0 && sa->nodes_max < nn)
+        nn = sa->nodes_max;   /* srun -N: Slurm takes the first nodes too */
+    int per_node = sa->ntasks_per_node;
+    if (!per_node && !sa->ntasks)
+        per_node = cmp_env_int("SLURM_NTASKS_PER_NODE", 1 << 24);
+    int k = 0;
+    for (int i = 0; i < nn; i++) {
+        int slots = cpus[i] / cpus_per_task;
+        if (per_node > 0 && slots > per_node)
+            slots = per_node;
+        if (slots < 1)
+            continue;
+        if (k != i) {   /* keep names[] a prefix of usable nodes */
+            char *tmp = a->names[k];
+            a->names[k] = a->names[i];
+            a->names[i] = tmp;
+        }
+        a->slots[k++] = slots;
+    }
+    a->nnodes = k;
+    free(cpus);
+    if (k == 0)
+        return cm_error_set(err, "no node of the allocation has %d CPUs for a task",
+                            cpus_per_task);
+    return 0;
+}
+
+int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes)
+{
+    int n, per_node;
+    if (sa->ntasks)
+        return sa->ntasks;
+    if (sa->ntasks_per_node)
+        return sa->ntasks_per_node * nnodes;
+    if ((n = cmp_env_int("SLURM_NTASKS", 1 << 24)) ||
+        (n = cmp_env_int("SLURM_NPROCS", 1 << 24)))
+        return n;
+    if ((per_node = cmp_env_int("SLURM_NTASKS_PER_NODE", 1 << 24)) > 0)
+        return per_node * nnodes;
+    return nnodes;
+}

@@ -7,6 +7,7 @@
  * the end of the job.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,34 +33,73 @@ static int drop_to(uid_t uid, gid_t gid)
     return 0;
 }
 
-int cmp_as_user(uid_t uid, gid_t gid, double timeout, int (*fn)(void *), void *arg,
-                cm_error_t *err)
+/* Read what is there on @p fd (non-blocking) into out[*used..size-1]. */
+static void drain(int fd, char *out, size_t size, size_t *used)
 {
+    char sink[256];
+    for (;;) {
+        char *dst = *used + 1 < size ? out + *used : sink;
+        size_t room = *used + 1 < size ? size - 1 - *used : sizeof sink;
+        ssize_t k = read(fd, dst, room);
+        if (k <= 0)
+            break;
+        if (dst != sink)
+            *used += (size_t)k;
+    }
+    if (size)
+        out[*used] = '\0';
+}
+
+int cmp_as_user_output(uid_t uid, gid_t gid, double timeout, int (*fn)(void *),
+                       void *arg, char *out, size_t outsize, cm_error_t *err)
+{
+    int pfd[2] = { -1, -1 };
+    size_t used = 0;
+    if (outsize)
+        out[0] = '\0';
+    if (out && pipe2(pfd, O_CLOEXEC | O_NONBLOCK) < 0)
+        return cm_error_set(err, "pipe: %s", strerror(errno));
     pid_t pid = fork();
-    if (pid < 0)
-        return cm_error_set(err, "fork: %s", strerror(errno));
+    if (pid < 0) {
+        int e = errno;
+        if (out) {
+            close(pfd[0]);
+            close(pfd[1]);
+        }
+        return cm_error_set(err, "fork: %s", strerror(e));
+    }
     if (pid == 0) {
+        if (out && (dup2(pfd[1], 1) < 0 || dup2(pfd[1], 2) < 0))
+            _exit(125);
         if (drop_to(uid, gid) < 0)
             _exit(126);
         _exit(fn(arg) & 0x7f);
     }
+    if (out)
+        close(pfd[1]);
     struct timespec start, now, nap = { 0, 5 * 1000 * 1000 };
     clock_gettime(CLOCK_MONOTONIC, &start);
+    int rc;
     for (;;) {
         int status;
+        if (out)
+            drain(pfd[0], out, outsize, &used);
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) {
-            if (WIFEXITED(status)) {
-                if (WEXITSTATUS(status) == 126)
-                    return cm_error_set(err, "cannot become uid %lu gid %lu",
-                                        (unsigned long)uid, (unsigned long)gid);
-                return WEXITSTATUS(status);
-            }
-            return cm_error_set(err, "child killed by signal %d",
-                                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+            if (!WIFEXITED(status))
+                rc = cm_error_set(err, "child killed by signal %d",
+                                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+            else if (WEXITSTATUS(status) == 126)
+                rc = cm_error_set(err, "cannot become uid %lu gid %lu",
+                                  (unsigned long)uid, (unsigned long)gid);
+            else
+                rc = WEXITSTATUS(status);
+            break;
         }
-        if (w < 0 && errno != EINTR)
-            return cm_error_set(err, "waitpid: %s", strerror(errno));
+        if (w < 0 && errno != EINTR) {
+            rc = cm_error_set(err, "waitpid: %s", strerror(errno));
+            break;
+        }
         clock_gettime(CLOCK_MONOTONIC, &now);
         double el = (double)(now.tv_sec - start.tv_sec) +
                     (now.tv_nsec - start.tv_nsec) * 1e-9;
@@ -67,8 +107,20 @@ int cmp_as_user(uid_t uid, gid_t gid, double timeout, int (*fn)(void *), void *a
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
-            return cm_error_set(err, "timed out after %.1f s", timeout);
+            rc = cm_error_set(err, "timed out after %.1f s", timeout);
+            break;
         }
         nanosleep(&nap, NULL);
     }
+    if (out) {
+        drain(pfd[0], out, outsize, &used);
+        close(pfd[0]);
+    }
+    return rc;
+}
+
+int cmp_as_user(uid_t uid, gid_t gid, double timeout, int (*fn)(void *), void *arg,
+                cm_error_t *err)
+{
+    return cmp_as_user_output(uid, gid, timeout, fn, arg, NULL, 0, err);
 }

@@ -14,7 +14,14 @@
  * cluster, while unpinned ranks share the CPUs fine.  The affinity set with sched_setaffinity() survives exec and
  * MPI_Init; SLURM_CPU_BIND* is updated to say so.  Any problem keeps
  * Slurm's binding and never fails the task.
+ *
+ * hwloc is dlopen()ed here, in the task, the first time a rank is bound:
+ * clustermap.so is loaded by every Slurm process that reads plugstack.conf
+ * and must not pull the library into all of them.  (Moving the listing
+ * into the placement module instead would load Scotch and OpenBLAS into
+ * every bound task, 10-20 ms each, against hwloc's ~1.5 ms.)
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -24,6 +31,57 @@
 #include <hwloc.h>
 
 #include "plugin_spank.h"
+
+/* The soname this file was compiled against (the Makefile asks the linker). */
+#ifndef CMP_HWLOC_SONAME
+#define CMP_HWLOC_SONAME "libhwloc.so.15"
+#endif
+
+/* The hwloc functions used, called through pointers of their own types.
+ * hwloc.h's inline helpers (hwloc_get_nbobjs_by_type, ...) would link the
+ * library directly, so the depth-based functions are used instead. */
+#define HWLOC_FUNCS(X)                                                          \
+    X(hwloc_get_api_version) X(hwloc_topology_init) X(hwloc_topology_destroy)  \
+    X(hwloc_topology_set_cache_types_filter)                                   \
+    X(hwloc_topology_set_icache_types_filter)                                  \
+    X(hwloc_topology_set_io_types_filter) X(hwloc_topology_load)               \
+    X(hwloc_topology_get_allowed_cpuset) X(hwloc_get_type_depth)               \
+    X(hwloc_get_nbobjs_by_depth) X(hwloc_get_obj_by_depth) X(hwloc_bitmap_isset)
+
+static struct {
+#define HWLOC_MEMBER(f) __typeof__(&f) f;
+    HWLOC_FUNCS(HWLOC_MEMBER)
+#undef HWLOC_MEMBER
+} hw;
+
+/* 0 once hwloc is loaded, else -1 with @p err. */
+static int hwloc_open(cm_error_t *err)
+{
+    static int state;            /* 0 not tried, 1 loaded, -1 failed */
+    static cm_error_t why;
+    if (state == 0) {
+        void *h = dlopen(CMP_HWLOC_SONAME, RTLD_NOW | RTLD_LOCAL);
+        state = h ? 1 : -1;
+        if (!h)
+            cm_error_set(&why, "%s", dlerror());
+#define HWLOC_LOOKUP(f)                                                  \
+        if (state > 0 && !(*(void **)&hw.f = dlsym(h, #f))) {            \
+            cm_error_set(&why, "%s: no %s", CMP_HWLOC_SONAME, #f);       \
+            state = -1;                                                  \
+        }
+        HWLOC_FUNCS(HWLOC_LOOKUP)
+#undef HWLOC_LOOKUP
+        /* hwloc.h: the ABI changes with the major version */
+        if (state > 0 && (hw.hwloc_get_api_version() >> 16) != (HWLOC_API_VERSION >> 16)) {
+            cm_error_set(&why, "%s has API 0x%x, built for 0x%x", CMP_HWLOC_SONAME,
+                         hw.hwloc_get_api_version(), (unsigned)HWLOC_API_VERSION);
+            state = -1;
+        }
+    }
+    if (state < 0 && err)
+        *err = why;
+    return state > 0 ? 0 : -1;
+}
 
 /* Entry @p k of a comma-separated list of non-negative integers, -1 if
  * absent or malformed. */
@@ -43,28 +101,34 @@ static int list_entry(const char *list, unsigned k)
     return (int)v;
 }
 
-/* Allowed PUs (OS indexes) in logical order.  Returns how many, -1 on error. */
-static int allowed_pus(int *pus, int max)
+/* Allowed PUs (OS indexes) in logical order.  Returns how many, -1 with
+ * @p err on error. */
+static int allowed_pus(int *pus, int max, cm_error_t *err)
 {
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) < 0)
+    if (hwloc_open(err) < 0)
         return -1;
+    if (hw.hwloc_topology_init(&topo) < 0)
+        return cm_error_set(err, "hwloc_topology_init failed");
     /* Only packages, cores and PUs matter: skip caches and I/O (faster). */
-    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (hwloc_topology_load(topo) < 0) {
-        hwloc_topology_destroy(topo);
-        return -1;
+    hw.hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hw.hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hw.hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    int depth = -1;
+    if (hw.hwloc_topology_load(topo) < 0 ||
+        (depth = hw.hwloc_get_type_depth(topo, HWLOC_OBJ_PU)) < 0) {
+        hw.hwloc_topology_destroy(topo);
+        return cm_error_set(err, "hwloc cannot read the topology");
     }
-    hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo);
-    int n = 0, total = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    hwloc_const_cpuset_t allowed = hw.hwloc_topology_get_allowed_cpuset(topo);
+    int n = 0, total = (int)hw.hwloc_get_nbobjs_by_depth(topo, depth);
     for (int i = 0; i < total && n < max; i++) {
-        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
-        if (pu && hwloc_bitmap_isset(allowed, pu->os_index) && pu->os_index < CPU_SETSIZE)
+        hwloc_obj_t pu = hw.hwloc_get_obj_by_depth(topo, depth, (unsigned)i);
+        if (pu && hw.hwloc_bitmap_isset(allowed, pu->os_index) &&
+            pu->os_index < CPU_SETSIZE)
             pus[n++] = (int)pu->os_index;
     }
-    hwloc_topology_destroy(topo);
+    hw.hwloc_topology_destroy(topo);
     return n;
 }
 
@@ -89,10 +153,11 @@ void cmp_bind_task(spank_t sp, const cmp_config_t *c)
         return;
     }
     int pus[CPU_SETSIZE];
-    int n = allowed_pus(pus, CPU_SETSIZE);
+    cm_error_t err;
+    int n = allowed_pus(pus, CPU_SETSIZE, &err);
     if (n <= 0) {
-        cmp_log_error("rank %u: cannot read the node's CPUs with hwloc; keeping "
-                      "Slurm's binding", rank);
+        cmp_log_error("rank %u: cannot read the node's CPUs (%s); keeping Slurm's "
+                      "binding", rank, n < 0 ? err.msg : "none allowed");
         return;
     }
     uint32_t local = 0;

@@ -16,16 +16,20 @@
 void cmp_config_init(cmp_config_t *c)
 {
     memset(c, 0, sizeof *c);
+    c->enabled = 1;
     snprintf(c->store, sizeof c->store, "%s", CM_STORE_DEFAULT_DIR);
     c->default_mode = CMP_MODE_OFF;
     snprintf(c->algorithm, sizeof c->algorithm, "auto");
     /* srun waits for the plan: a launch takes ~200 ms, keep us well below */
     c->budget = 0.05;
+    /* past it the engine stops and Slurm's default is used, with a line */
+    c->deadline = 2.0;
     c->weight = CM_WEIGHT_MIXED;
     c->merge_weight = CM_PROFILE_DEFAULT_WEIGHT;
     c->max_profile_size = CM_PROFILE_DEFAULT_MAX_BYTES;
     snprintf(c->prof_lib, sizeof c->prof_lib, "%s", CMP_DEFAULT_PROF_LIB);
-    snprintf(c->prof_dir, sizeof c->prof_dir, "/tmp");
+    /* root-owned, made by root (0711) when missing: see profile_step.c */
+    snprintf(c->prof_dir, sizeof c->prof_dir, "/run/clustermap");
     c->profiling = CMP_PROFILE_MISSING;
     c->ingest_timeout = 10.0;
     c->max_tasks = 65536;
@@ -67,7 +71,10 @@ static int parse_bool(const char *v, int *out)
 static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
 {
     int n;
-    if (!strcmp(key, "store")) {
+    if (!strcmp(key, "enabled")) {
+        if (parse_bool(v, &c->enabled) < 0)
+            return cm_error_set(err, "enabled=: expected yes or no, got '%s'", v);
+    } else if (!strcmp(key, "store")) {
         if (v[0] != '/' || copy(c->store, sizeof c->store, v) < 0)
             return cm_error_set(err, "store=: expected an absolute path, got '%s'", v);
     } else if (!strcmp(key, "default")) {
@@ -88,6 +95,9 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
             return cm_error_set(err, "algorithm=: expected auto, cluster, scotch-ms, "
                                 "treecut, scotch, block, cyclic or random, got '%s'", v);
         copy(c->algorithm, sizeof c->algorithm, v);
+    } else if (!strcmp(key, "deadline")) {
+        if (parse_double(v, 0.01, 600, &c->deadline) < 0)
+            return cm_error_set(err, "deadline=: expected seconds in [0.01, 600], got '%s'", v);
     } else if (!strcmp(key, "budget")) {
         if (parse_double(v, 0.001, 60, &c->budget) < 0)
             return cm_error_set(err, "budget=: expected seconds in [0.001, 60], got '%s'", v);
@@ -121,6 +131,9 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
             strpbrk(v, " :"))
             return cm_error_set(err, "prof_lib=: expected an absolute path without "
                                 "blanks or ':', got '%s'", v);
+    } else if (!strcmp(key, "place_lib")) {
+        if (v[0] != '/' || copy(c->place_lib, sizeof c->place_lib, v) < 0)
+            return cm_error_set(err, "place_lib=: expected an absolute path, got '%s'", v);
     } else if (!strcmp(key, "prof_dir")) {
         if (v[0] != '/' || copy(c->prof_dir, sizeof c->prof_dir, v) < 0)
             return cm_error_set(err, "prof_dir=: expected an absolute path, got '%s'", v);
@@ -164,27 +177,35 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
             return cm_error_set(err, "loglevel=: expected quiet, error, info or debug, "
                                 "got '%s'", v);
     } else {
-        return cm_error_set(err, "unknown argument '%s=' (expected store, default, "
-                            "algorithm, budget, weight, merge_weight, max_profile_size, "
-                            "level_costs, level_latencies, level_bandwidths, prof_lib, "
-                            "prof_dir, profile, ingest_timeout, max_tasks, bind, "
-                            "bind_max_tasks, loglevel)", key);
+        return cm_error_set(err, "unknown argument '%s=' (expected enabled, store, "
+                            "default, algorithm, budget, deadline, weight, merge_weight, "
+                            "max_profile_size, level_costs, level_latencies, "
+                            "level_bandwidths, prof_lib, place_lib, prof_dir, profile, "
+                            "ingest_timeout, max_tasks, bind, bind_max_tasks, loglevel)",
+                            key);
     }
     return 0;
 }
 
 int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err)
 {
+    int rc = 0;
     for (int i = 0; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
         char key[64];
-        if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof key)
-            return cm_error_set(err, "plugstack.conf argument %d: expected key=value, "
-                                "got '%.100s'", i + 1, argv[i]);
-        memcpy(key, argv[i], (size_t)(eq - argv[i]));
-        key[eq - argv[i]] = '\0';
-        if (one(c, key, eq + 1, err) < 0)
-            return -1;
+        cm_error_t e;
+        if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof key) {
+            cm_error_set(&e, "plugstack.conf argument %d: expected key=value, "
+                         "got '%.100s'", i + 1, argv[i]);
+        } else {
+            memcpy(key, argv[i], (size_t)(eq - argv[i]));
+            key[eq - argv[i]] = '\0';
+            if (one(c, key, eq + 1, &e) == 0)
+                continue;
+        }
+        if (rc == 0 && err)   /* the first bad argument is the one reported */
+            *err = e;
+        rc = -1;
     }
-    return 0;
+    return rc;
 }

@@ -7,17 +7,39 @@
  * stderr, and Slurm's log gets it at debug level (srun -v shows it).  On
  * the nodes (slurmstepd) messages go to Slurm's log with slurm_error /
  * slurm_info, where the administrator finds them.
+ *
+ * A step srun leaves to Slurm therefore leaves two traces, written from one
+ * string built in cmp_fallback(): the user's line, when the user asked for
+ * placement, and CLUSTERMAP_FALLBACK, which travels with the step's
+ * environment to slurmstepd, where the step's first node logs it at info
+ * level in the slurmd log the administrator reads.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "plugin.h"
 #include "plugin_spank.h"
 
+#define FALLBACK_SUFFIX "; using Slurm's default placement"
+
 static cmp_loglevel_t log_level = CMP_LOG_ERROR;
 static int log_remote = 0;
+static int req_asked, req_verbose;
+static int user_fd = 2;   /* the job's stderr, as far as srun can tell */
+
+/* char line[1024] formatted from the variadic function's own arguments. */
+#define FORMAT_LINE(line, fmt)                          \
+    char line[1024];                                    \
+    do {                                                \
+        va_list ap_;                                    \
+        va_start(ap_, fmt);                             \
+        vsnprintf(line, sizeof line, fmt, ap_);         \
+        va_end(ap_);                                    \
+    } while (0)
 
 void cmp_log_init(cmp_loglevel_t level)
 {
@@ -29,10 +51,35 @@ void cmp_log_set_remote(int remote)
     log_remote = remote;
 }
 
-static void emit(int is_error, int to_user, const char *fmt, va_list ap)
+void cmp_log_user_fd(int fd)
 {
-    char line[1024];
-    vsnprintf(line, sizeof line, fmt, ap);
+    user_fd = fd;
+}
+
+void cmp_log_request(int asked, int verbose)
+{
+    req_asked = asked;
+    req_verbose = verbose;
+}
+
+/* Whether a line reaches the job's stderr.  `verbose` is the user asking
+ * to see everything, loglevel=quiet the administrator asking for silence,
+ * loglevel=info for a line on every step; by default only the user who
+ * asked for placement hears why it did not happen -- a mode that comes
+ * from plugstack's default= stays silent. */
+static int user_shows(int is_error)
+{
+    if (req_verbose)
+        return 1;
+    if (log_level == CMP_LOG_QUIET)
+        return 0;
+    if (log_level >= CMP_LOG_INFO)
+        return 1;
+    return is_error && req_asked;
+}
+
+static void emit(int is_error, int show, const char *line)
+{
     if (log_remote) {
         if (is_error)
             slurm_error("clustermap: %s", line);
@@ -40,36 +87,89 @@ static void emit(int is_error, int to_user, const char *fmt, va_list ap)
             slurm_info("clustermap: %s", line);
         return;
     }
-    if (to_user) {
-        fprintf(stderr, "clustermap: %s\n", line);
-        fflush(stderr);
-    }
+    if (show)
+        dprintf(user_fd, "clustermap: %s\n", line);
     slurm_debug("clustermap: %s", line);
+}
+
+void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, ...)
+{
+    static int done;
+    FORMAT_LINE(reason, fmt);
+    char line[1024];   /* what cmp_log_step_fallback reads back */
+    snprintf(line, sizeof line, "%.*s" FALLBACK_SUFFIX "%s", 800, reason,
+             note ? note : "");
+    if (done++) {   /* a step has one reason: the first */
+        slurm_debug("clustermap: %s", line);
+        return;
+    }
+    if (kind == CMP_NOTHING_TO_DO) {
+        emit(0, req_verbose, line);
+        return;
+    }
+    emit(1, user_shows(1), line);
+    if (!log_remote)
+        setenv(CMP_ENV_FALLBACK, line, 1);
+}
+
+void cmp_log_step_fallback(spank_t sp)
+{
+    char line[1024];
+    uint32_t node = 1, job = 0, stepid = 0;
+    uid_t uid = 0;
+
+    spank_err_t rc = spank_getenv(sp, CMP_ENV_FALLBACK, line, sizeof line);
+    if (rc == ESPANK_ENV_NOEXIST)
+        return;
+    spank_unsetenv(sp, CMP_ENV_FALLBACK);   /* srun's message, not the tasks' */
+    /* One record per step: its first node.  A batch step inherits the
+     * variable from wherever sbatch ran; it is not srun's. */
+    if (rc != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0 ||
+        spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+        stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
+        spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
+        return;
+    /* The user's environment can set it too (srun --export): keep a forged
+     * value to one line of the log. */
+    for (char *p = line; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    slurm_info("clustermap: job %u.%u uid %lu: %s", job, stepid, (unsigned long)uid,
+               line);
 }
 
 void cmp_user_error(const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    emit(1, log_level >= CMP_LOG_ERROR, fmt, ap);
-    va_end(ap);
+    FORMAT_LINE(line, fmt);
+    emit(1, user_shows(1), line);
 }
 
 void cmp_user_info(int force, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    emit(0, force || log_level >= CMP_LOG_INFO, fmt, ap);
-    va_end(ap);
+    FORMAT_LINE(line, fmt);
+    emit(0, force || user_shows(0), line);
+}
+
+void cmp_user_notice(const char *fmt, ...)
+{
+    FORMAT_LINE(line, fmt);
+    emit(0, 1, line);
+}
+
+void cmp_admin_error(const char *fmt, ...)
+{
+    FORMAT_LINE(line, fmt);
+    if (log_remote)
+        slurm_error("clustermap: %s", line);
+    else
+        slurm_debug("clustermap: %s", line);
 }
 
 void cmp_debug(const char *fmt, ...)
 {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
+    FORMAT_LINE(line, fmt);
     if (log_level >= CMP_LOG_DEBUG && !log_remote)
         fprintf(stderr, "clustermap: debug: %s\n", line);
     slurm_debug("clustermap: %s", line);
@@ -77,20 +177,12 @@ void cmp_debug(const char *fmt, ...)
 
 void cmp_log_info(const char *fmt, ...)
 {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
+    FORMAT_LINE(line, fmt);
     slurm_info("clustermap: %s", line);
 }
 
 void cmp_log_error(const char *fmt, ...)
 {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
+    FORMAT_LINE(line, fmt);
     slurm_error("clustermap: %s", line);
 }

@@ -96,7 +96,8 @@ const char cmp_help_text[] =
 "  noprofile  never profile this job\n"
 "\n"
 "Given to sbatch or salloc, the option applies to every srun in the job;\n"
-"an srun option overrides it.  Steps with one task, steps given -w or\n"
-"SLURM_HOSTFILE, and programs started with mpirun are left to Slurm.  When\n"
-"anything goes wrong the step runs with Slurm's default placement and one\n"
-"line starting with 'clustermap:' says why.  See clustermap_spank(8).\n";
+"an srun option overrides it.  Steps with one task, steps given -w, -m or\n"
+"SLURM_HOSTFILE, overcommitted steps (-O) and programs started with mpirun\n"
+"are left to Slurm's default placement, and so is a step when anything goes\n"
+"wrong; one line starting with 'clustermap:' says why.  See\n"
+"clustermap_spank(8).\n";

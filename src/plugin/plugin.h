@@ -1,13 +1,19 @@
 /*
- * plugin.h -- internals of the clustermap SPANK plugin (clustermap.so).
+ * plugin.h -- internals of the clustermap SPANK plugin.
  *
- * The plugin is split by job: options.c parses `--mapping`, config.c the
- * plugstack.conf arguments, srun_args.c srun's own command line, alloc.c the
- * allocation's environment, slurm_tree.c the machine tree from the
- * controller, place.c the rank -> node decision in srun, bind.c the rank ->
- * core binding in the task, profile_step.c profiling and ingest on the
- * nodes, as_user.c running code as the job's user, log.c messages.
- * plugin.c holds the SPANK entry points and nothing else.
+ * Two shared objects.  clustermap.so, which every Slurm client and daemon
+ * that reads plugstack.conf loads, is thin: plugin.c holds the SPANK entry
+ * points, options.c parses `--mapping`, config.c the plugstack.conf
+ * arguments, srun_args.c srun's own command line, alloc.c the allocation's
+ * environment, srun_step.c what srun does with a step (which steps are left
+ * to Slurm and why, the profile, the hostfile), bind.c the rank -> core
+ * binding in the task, profile_step.c profiling and ingest on the nodes,
+ * as_user.c running code as the job's user, log.c messages.  The
+ * placement module clustermap-place.so holds what needs the heavy
+ * libraries (Scotch, OpenBLAS, LAPACKE): place.c plans a step on its
+ * allocation, slurm_tree.c builds the allocation's machine tree from the
+ * controller, with the core engine (libclustermap.a).  srun_step.c
+ * dlopen()s it only when a step is to be placed.
  *
  * options.c, config.c, srun_args.c and alloc.c use no Slurm symbol, so the
  * unit tests compile them directly (test/unit/test_plugin_args.c).
@@ -70,10 +76,13 @@ typedef enum cmp_loglevel {
 #define CMP_SPEC_MAX 512
 
 typedef struct cmp_config {
+    int enabled;                   /* enabled=yes|no: no = --mapping accepted
+                                      and ignored (the rollback switch) */
     char store[CMP_PATH_MAX];      /* store=DIR */
     cmp_mode_t default_mode;       /* default=off|cluster|profile|block|cyclic */
     char algorithm[32];            /* algorithm=auto|cluster|scotch|... */
     double budget;                 /* budget=SECONDS (engine time budget) */
+    double deadline;               /* deadline=SECONDS: hard limit of a placement */
     cm_weight_t weight;            /* weight=mixed|bytes|msgs */
     double merge_weight;           /* merge_weight=W (0,1] or "mean" */
     size_t max_profile_size;       /* max_profile_size=BYTES */
@@ -81,7 +90,9 @@ typedef struct cmp_config {
     char level_latencies[CMP_SPEC_MAX];  /* level_latencies=name=l,... */
     char level_bandwidths[CMP_SPEC_MAX]; /* level_bandwidths=name=b,... */
     char prof_lib[CMP_PATH_MAX];   /* prof_lib=PATH of libclustermap-prof.so */
-    char prof_dir[CMP_PATH_MAX];   /* prof_dir=DIR node-local base (/tmp) */
+    char place_lib[CMP_PATH_MAX];  /* place_lib=PATH of clustermap-place.so,
+                                      "" = next to clustermap.so */
+    char prof_dir[CMP_PATH_MAX];   /* prof_dir=DIR node-local base */
     cmp_profiling_t profiling;     /* profile=missing|always|never */
     double ingest_timeout;         /* ingest_timeout=SECONDS */
     int max_tasks;                 /* max_tasks=N: no placement above */
@@ -94,7 +105,9 @@ typedef struct cmp_config {
 void cmp_config_init(cmp_config_t *c);
 
 /** Parse the plugstack.conf arguments "key=value".  -1 with @p err naming
- *  the bad argument; @p c keeps the defaults of what was not parsed. */
+ *  the first bad argument.  The arguments after a bad one are still parsed
+ *  (a bad one keeps its default), so that enabled=no takes effect on a line
+ *  that also holds a typo. */
 int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err);
 
 /* ---- srun's own command line (srun_args.c) ---- */
@@ -112,7 +125,9 @@ typedef struct cmp_srun_args {
     int het;               /* a ':' component separator */
     int jobid;             /* --jobid given (outside the allocation's env) */
     int help;              /* -h/--help/--usage/-V: srun will not launch */
+    int overcommit;        /* -O/--overcommit */
     char job_name[CMP_NAME_MAX + 1];  /* -J, "" if absent */
+    char command[64];      /* the command's file name without its directory */
     char mapping[CMP_SPEC_MAX];       /* the last --mapping value, "" if none */
     int has_mapping;
 } cmp_srun_args_t;
@@ -122,6 +137,10 @@ typedef struct cmp_srun_args {
  *  -1 with @p err on a malformed number (srun will refuse it too). */
 int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out,
                         cm_error_t *err);
+
+/** Open MPI's mpirun starting its daemons: one orted (4.x) or prted (5.x)
+ *  per node, on the nodes it names. */
+int cmp_srun_is_mpirun(const cmp_srun_args_t *a);
 
 /** Read /proc/self/cmdline into a NULL-terminated argv (free with
  *  cmp_argv_free).  -1 on error. */
@@ -137,13 +156,30 @@ int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err);
 /** Parse a positive integer (at most @p max).  -1 if it is not one. */
 int cmp_parse_int(const char *s, int max, int *out);
 
-/* ---- the machine tree of an allocation (slurm_tree.c) ---- */
+/** The positive integer in environment variable @p name, 0 if unset or
+ *  not one. */
+int cmp_env_int(const char *name, int max);
 
 typedef struct cmp_alloc {
     int nnodes;
     char **names;     /* allocation order */
     int *slots;       /* slots (task places) per node */
+    int nnames;       /* names[] entries to free */
 } cmp_alloc_t;
+
+/** The nodes of the allocation (SLURM_JOB_NODELIST) that the step of @p sa
+ *  may use -- the first -N of them -- and its slots on each
+ *  (SLURM_JOB_CPUS_PER_NODE divided by @p cpus_per_task, capped by the
+ *  tasks per node).  0, or -1 with @p err (free @p a either way). */
+int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
+                   cm_error_t *err);
+void cmp_alloc_free(cmp_alloc_t *a);
+
+/** srun's task count for the step of @p sa on @p nnodes nodes (see
+ *  docs/admin-guide.md). */
+int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes);
+
+/* ---- the placement module (clustermap-place.so: place.c, slurm_tree.c) ---- */
 
 /** The tree of @p a from the controller (slurm_load_topo, slurm_load_node):
  *  switch levels, node, socket, slots.  NULL with @p err on failure (the
@@ -151,32 +187,105 @@ typedef struct cmp_alloc {
 cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task,
                           cm_error_t *err);
 
-/* ---- srun (place.c) ---- */
+/** What srun asks the module to plan. */
+typedef struct cmp_plan_in {
+    const cmp_config_t *config;   /* algorithm, budget, weight, level costs */
+    cmp_mode_t mode;              /* cluster, block or cyclic */
+    const cmp_alloc_t *alloc;
+    int cpus_per_task;
+    int ntasks;
+    const cm_matrix_t *matrix;    /* cluster: the profile's traffic */
+} cmp_plan_in_t;
+
+/** The plan: arrays of ntasks entries, allocated by the caller. */
+typedef struct cmp_plan_out {
+    int *node;                    /* rank -> node (index in alloc->names) */
+    int *core;                    /* rank -> slot on that node */
+    char how[32];                 /* the winning algorithm, or the layout */
+    double j_plan, j_block;       /* cluster: predicted cost, and block's */
+} cmp_plan_out_t;
+
+/** The module's one entry point.  0, or -1 with @p err saying why (the
+ *  caller falls back to Slurm's default placement).  Both objects come
+ *  from one build and share the structures above and the engine's: the
+ *  symbol's name carries the interface's version, so that a module of
+ *  another version fails to load instead of misreading them. */
+typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out,
+                        cm_error_t *err);
+#define CMP_PLAN_SYMBOL "cmp_place_plan_v1"
+cmp_plan_fn cmp_place_plan_v1;
+
+/** The module's file name, installed next to clustermap.so. */
+#define CMP_PLACE_LIB_NAME "clustermap-place.so"
+
+/* ---- srun (srun_step.c) ---- */
 
 /** Decide and, when the step is to be placed or profiled, write the
  *  hostfile and set the step's environment.  Called once per srun from
- *  slurm_spank_init in local context.  Never fails the step. */
-void cmp_place_local(const cmp_config_t *c);
+ *  slurm_spank_init in local context.  Never fails the step; every step
+ *  left to Slurm gets its line (cmp_fallback). */
+void cmp_srun_step(const cmp_config_t *c);
 
-/** srun's end: remove the hostfile written by cmp_place_local. */
-void cmp_place_local_exit(void);
+/** srun's end: remove the hostfile written by cmp_srun_step. */
+void cmp_srun_step_exit(void);
 
 /* Variables srun hands to the step (through its environment). */
 #define CMP_ENV_CORES     "CLUSTERMAP_CORES"        /* core index per rank */
 #define CMP_ENV_PROFILE   "CLUSTERMAP_STEP_PROFILE" /* job name to profile as */
 #define CMP_ENV_VERBOSE   "CLUSTERMAP_VERBOSE"      /* 1: print bindings */
 #define CMP_ENV_HOSTFILE  "CLUSTERMAP_HOSTFILE"     /* our SLURM_HOSTFILE */
+#define CMP_ENV_FALLBACK  "CLUSTERMAP_FALLBACK"     /* why the step is left to
+                                                       Slurm: logged once by
+                                                       slurmstepd (log.c) */
 #define CMP_OPTION_ENV    "SLURM_SPANK__SLURM_SPANK_OPTION_clustermap_mapping"
 
 /* ---- logging (log.c) ---- */
 
 void cmp_log_init(cmp_loglevel_t level);
-/** One line "clustermap: ..." on the job's stderr (unless quiet) and in
- *  Slurm's log as an error. */
+/** srun: whether the user asked for placement (a --mapping on srun, or
+ *  inherited from sbatch/salloc, as opposed to plugstack's default=) and
+ *  with `verbose`.  Decides which lines reach the job's stderr. */
+void cmp_log_request(int asked, int verbose);
+
+/** srun: where the user's lines go instead of stderr (@p fd stays open). */
+void cmp_log_user_fd(int fd);
+
+typedef enum cmp_fallback_kind {
+    CMP_FALLBACK,       /* placement was wanted and is not done: a line for
+                           the user who asked, a record for the admin */
+    CMP_NOTHING_TO_DO   /* nothing to place (one task, no MPI, off): a line
+                           with `verbose` only */
+} cmp_fallback_kind_t;
+
+/** srun leaves the step to Slurm: the one place that writes "<reason>;
+ *  using Slurm's default placement<note>" -- on the job's stderr (see
+ *  cmp_log_request), in srun's log at debug level and, for CMP_FALLBACK, in
+ *  CLUSTERMAP_FALLBACK for slurmstepd to log (cmp_log_step_fallback).
+ *  @p note (may be NULL) follows the suffix, e.g. " (profiling this run)".
+ *  Only the first call of a process counts. */
+void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** slurmstepd, user_init of a step: log the reason srun handed over in
+ *  CLUSTERMAP_FALLBACK once, at info level, on the step's first node, and
+ *  take it out of the tasks' environment.  (spank_t without spank.h.) */
+struct spank_handle;
+void cmp_log_step_fallback(struct spank_handle *sp);
+/** One line "clustermap: ..." on the job's stderr when the user asked
+ *  (see cmp_log_request) and at debug level in srun's log; slurm_error in
+ *  the daemons. */
 void cmp_user_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/** The same at info level (only with loglevel >= info or @p force). */
+/** The same at info level (on stderr with loglevel >= info, `verbose` or
+ *  @p force; slurm_info in the daemons). */
 void cmp_user_info(int force, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/** One line on the user's stderr whatever the loglevel (the user asked for
+ *  something that is not done: --mapping while disabled or misconfigured),
+ *  and at debug level in Slurm's log. */
+void cmp_user_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** A problem for the administrator: slurm_error in the daemons
+ *  (slurmd, slurmstepd, prolog/epilog), debug level in srun/sbatch/salloc,
+ *  whose Slurm log is the user's terminal. */
+void cmp_admin_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Slurm's log only. */
 void cmp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmp_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -16,13 +16,27 @@ void cmp_log_set_remote(int remote);
  *  (CLUSTERMAP_CORES).  Keeps Slurm's binding on any problem. */
 void cmp_bind_task(spank_t sp, const cmp_config_t *c);
 
-/** slurm_spank_user_init of a step: when srun asked for a profile, make
- *  the step's private directory and preload the profiling library. */
+/** slurm_spank_init of a step (remote, root): when srun asked for a
+ *  profile, make this node's private directory and preload the profiling
+ *  library; on failure the node's tasks run unprofiled (logged). */
+void cmp_profile_step_init(spank_t sp, const cmp_config_t *c);
+
+/** slurm_spank_user_init of a step: drop srun's hostfile variables, which
+ *  only srun's host can use. */
 void cmp_profile_user_init(spank_t sp, const cmp_config_t *c);
 
-/** slurm_spank_exit of a step (root): ingest the raw profile written on
- *  this node, as the job's user, within c->ingest_timeout. */
+/** slurm_spank_task_exit (root, per task): remember this node's ranks and
+ *  whether each exited 0, so that a failed step is not recorded. */
+void cmp_profile_task_exit(spank_t sp, const cmp_config_t *c);
+
+/** slurm_spank_exit of a step (root): deliver this node's tasks' parts and
+ *  statuses to the store, as the job's user, within c->ingest_timeout; the
+ *  node that completes the set records or refuses the run. */
 void cmp_profile_exit(spank_t sp, const cmp_config_t *c);
+
+/** slurm_spank_exit in srun (local, the user): print whether the step srun
+ *  profiled was recorded (waits a bounded time for the nodes' verdict). */
+void cmp_profile_report(spank_t sp, const cmp_config_t *c);
 
 /** slurm_spank_job_epilog (root): remove what killed steps left behind. */
 void cmp_profile_epilog(spank_t sp, const cmp_config_t *c);
@@ -33,5 +47,10 @@ void cmp_profile_epilog(spank_t sp, const cmp_config_t *c);
  *  run, was killed or timed out (@p err says which). */
 int cmp_as_user(uid_t uid, gid_t gid, double timeout, int (*fn)(void *),
                 void *arg, cm_error_t *err);
+
+/** As cmp_as_user, with the child's standard output and error captured
+ *  into @p out (at most @p outsize - 1 bytes, NUL-terminated). */
+int cmp_as_user_output(uid_t uid, gid_t gid, double timeout, int (*fn)(void *),
+                       void *arg, char *out, size_t outsize, cm_error_t *err);
 
 #endif /* CM_PLUGIN_SPANK_H */

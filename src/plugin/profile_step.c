@@ -1,214 +1,339 @@
 /*
  * profile_step.c -- profiling a step on the nodes (remote context).
  *
- * srun marks a step to profile with CLUSTERMAP_STEP_PROFILE=<job name>.
- * On every node of the step slurmstepd then (user_init, with the user's
- * identity) creates the step's private directory
- *     <prof_dir>/clustermap-prof.<uid>.<jobid>.<stepid>     (0700, the user's)
- * and gives the tasks CLUSTERMAP_PROFILE_DIR=<it> and the profiling library
- * in front of LD_PRELOAD.  The name is the same on every node (the
- * profiling library wants one value for the whole step); a directory of
- * that name that the user does not own with mode 0700 disables profiling
- * on that node.  Rank 0 writes the raw profile at MPI_Finalize, so only its
- * node finds one.  At the step's end (exit, as root) the store's user
- * directory is created if missing (root's job: cm_store_open with
- * CM_STORE_CREATE chowns it), then a child that has become the user reads
- * the raw file, merges it into the store, and removes the directory; the
- * parent waits at most ingest_timeout.  The job epilog removes directories
- * that killed steps left behind.
+ * srun decides, once for the whole step, to profile it and marks it with
+ * CLUSTERMAP_STEP_PROFILE=<job name>.  On every node of the step:
+ *
+ *  init (slurmstepd, root): a private directory
+ *      <prof_dir>/job<jobid>.<stepid>.XXXXXX   (mkdtemp, 0700, the user's)
+ *  inside the root-owned prof_dir (opened without following links and
+ *  checked: root's, no group/world write; created only when its parent is
+ *  as safe), and the tasks get CLUSTERMAP_PROFILE_DIR=<it> and the
+ *  profiling library in front of LD_PRELOAD.  Nobody else can create or
+ *  predict anything there.  When this fails the node's tasks simply run
+ *  unprofiled: the library has no collective, so no rank waits for them.
+ *
+ *  task exit (root): each local task's global id and exit status.
+ *
+ *  exit (root): the store's user directory is made if missing (root's one
+ *  job in the store), then a child that has become the user delivers, for
+ *  each local task, its part and a status (ok / nompi / failed / missing)
+ *  into the store and closes the set (cm_store_part_put / _close,
+ *  store_parts.c): the node that completes it records the run, or refuses
+ *  a failed or incomplete one, with one line in slurmd's log.  The child
+ *  then empties the private directory and root removes it.
+ *
+ *  job epilog (root): private directories and staging sets that killed
+ *  steps left behind.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 
 #include "cm_profiles.h"
 #include "plugin_spank.h"
+#include "profile_internal.h"
 
-#define RAW_PREFIX "clustermap-raw."
+#define MSG_MAX 768
 
-/* What user_init learnt, for exit (same slurmstepd process). */
+/* What init learnt, for task exit and exit (same slurmstepd process). */
 static struct {
-    int active;
+    int active;              /* the step is profiled (even if not here) */
     uid_t uid;
     gid_t gid;
-    char dir[CMP_PATH_MAX + 64];
+    uint32_t jobid, stepid;
+    int ntasks;              /* the step's tasks, all nodes */
+    char dir[CMP_PATH_MAX + 64];     /* "" when set-up failed here */
+    char why[CMP_PATH_MAX + 1024];   /* ... and why */
     char job_name[CMP_NAME_MAX + 1];
+    int nlocal, cap;
+    struct { int task; int status; } *tasks;
 } step;
 
-typedef struct ingest_arg {
+typedef struct deliver_arg {
     const cmp_config_t *c;
-    const char *dir;
-    const char *job_name;
-    uid_t uid;
-} ingest_arg_t;
+    char msg[MSG_MAX];
+} deliver_arg_t;
 
-/* Remove the files of directory @p fd (not recursive: the library writes
- * plain files) and the directory @p path itself. */
-static void remove_dir(int fd, const char *path)
+/* ---- the node's private directory -------------------------------------- */
+
+/* Remove the files (and empty subdirectories) of directory @p fd. */
+static void empty_dir(int fd)
 {
-    DIR *d = fdopendir(fd);
+    int d2 = dup(fd);
+    DIR *d = d2 >= 0 ? fdopendir(d2) : NULL;
     if (!d) {
-        close(fd);
+        if (d2 >= 0)
+            close(d2);
         return;
     }
-    rewinddir(d);   /* fd may share its offset with a directory read before */
+    rewinddir(d);
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlinkat(dirfd(d), e->d_name, 0);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            unlinkat(fd, e->d_name, 0) < 0 && errno == EISDIR)
+            unlinkat(fd, e->d_name, AT_REMOVEDIR);
     closedir(d);
-    rmdir(path);
 }
 
-/* In the child, as the user: ingest every raw profile of the directory.
- * Exit status: 0 ingested or nothing to do, 1 an error (logged). */
-static int ingest_child(void *p)
+/* As the user: empty the private directory @p p (a path). */
+static int empty_child(void *p)
 {
-    const ingest_arg_t *a = p;
-    int fd = open(a->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : 1;
+    int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_uid != a->uid) {
-        close(fd);
-        return 1;
-    }
-    int rc = 0, seen = 0;
-    DIR *d = fdopendir(dup(fd));
-    if (!d) {
-        close(fd);
-        return 1;
-    }
-    struct dirent *e;
-    cm_store_t *s = NULL;
-    cm_error_t err;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, RAW_PREFIX, strlen(RAW_PREFIX)) || l < 5 ||
-            strcmp(e->d_name + l - 4, ".txt"))
-            continue;
-        seen++;
-        char path[CMP_PATH_MAX + 300];
-        snprintf(path, sizeof path, "%s/%s", a->dir, e->d_name);
-        if (!s && !(s = cm_store_open(a->c->store, a->uid, 0, a->c->max_profile_size,
-                                      &err))) {
-            slurm_error("clustermap: profile store: %s", err.msg);
-            rc = 1;
-            break;
-        }
-        long runs = 0;
-        if (cm_store_ingest(s, path, a->job_name, a->c->merge_weight, &runs, &err) < 0) {
-            slurm_error("clustermap: ingest %s: %s", path, err.msg);
-            rc = 1;
-        } else {
-            slurm_info("clustermap: ingested %s into profile '%s' (runs=%ld)", path,
-                       a->job_name, runs);
-        }
-    }
-    closedir(d);
-    cm_store_close(s);
-    remove_dir(fd, a->dir);
-    return rc ? 1 : (seen ? 0 : 2);
-}
-
-static int cleanup_child(void *p)
-{
-    const char *dir = p;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid())
+        empty_dir(fd);
     if (fd >= 0)
-        remove_dir(fd, dir);
+        close(fd);
     return 0;
 }
 
-void cmp_profile_user_init(spank_t sp, const cmp_config_t *c)
+/* Root: the user empties @p dir, then root removes the (root-made) entry
+ * from prof_dir, which only root can write. */
+static void remove_private(const char *dir, uid_t uid, gid_t gid, double timeout)
 {
-    char name[CMP_NAME_MAX + 1], buf[64];
-    uint32_t jobid = 0, stepid = 0;
-    uid_t uid;
-    gid_t gid;
+    cm_error_t err;
+    if (cmp_as_user(uid, gid, timeout, empty_child, (void *)dir, &err) < 0)
+        cmp_log_error("removing %s: %s", dir, err.msg);
+    if (rmdir(dir) < 0 && errno != ENOENT)
+        cmp_log_error("removing %s: %s (left for the job epilog)", dir,
+                      strerror(errno));
+}
 
-    /* Our hostfile lives on srun's host: the tasks have no use for it. */
-    if (spank_getenv(sp, CMP_ENV_HOSTFILE, buf, sizeof buf) != ESPANK_ENV_NOEXIST) {
-        char hf[CMP_PATH_MAX], ours[CMP_PATH_MAX];
-        if (spank_getenv(sp, CMP_ENV_HOSTFILE, ours, sizeof ours) == ESPANK_SUCCESS &&
-            spank_getenv(sp, "SLURM_HOSTFILE", hf, sizeof hf) == ESPANK_SUCCESS &&
-            !strcmp(hf, ours))
-            spank_unsetenv(sp, "SLURM_HOSTFILE");
-        spank_unsetenv(sp, CMP_ENV_HOSTFILE);
+/* Root: make the step's private directory in prof_dir.  0, or -1 with
+ * @p why. */
+static int make_private(const cmp_config_t *c, char *why, size_t n)
+{
+    cm_error_t err;
+    int base = cm_dir_open_safe(c->prof_dir, 1, &err);
+    if (base < 0) {
+        snprintf(why, n, "prof_dir: %s", err.msg);
+        return -1;
     }
-    if (spank_getenv(sp, CMP_ENV_PROFILE, name, sizeof name) != ESPANK_SUCCESS || !name[0])
+    close(base);
+    int len = snprintf(step.dir, sizeof step.dir, "%s/job%u.%u.XXXXXX",
+                       c->prof_dir, step.jobid, step.stepid);
+    if (len < 0 || (size_t)len >= sizeof step.dir || !mkdtemp(step.dir)) {
+        snprintf(why, n, "cannot create a directory in %s: %s", c->prof_dir,
+                 len < 0 || (size_t)len >= sizeof step.dir ? "name too long"
+                                                           : strerror(errno));
+        step.dir[0] = '\0';
+        return -1;
+    }
+    int fd = open(step.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fchown(fd, step.uid, step.gid) < 0) {
+        snprintf(why, n, "%s: %s", step.dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        rmdir(step.dir);
+        step.dir[0] = '\0';
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
+{
+    char name[CMP_NAME_MAX + 1];
+    uint32_t ntasks = 0;
+    memset(&step, 0, sizeof step);
+    if (spank_getenv(sp, CMP_ENV_PROFILE, name, sizeof name) != ESPANK_SUCCESS ||
+        !name[0])
         return;
     spank_unsetenv(sp, CMP_ENV_PROFILE);
-    if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+    if (spank_get_item(sp, S_JOB_ID, &step.jobid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, &step.stepid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_UID, &step.uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &step.gid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS ||
+        ntasks < 1 || ntasks > CM_PROFILE_MAX_TASKS)
         return;
-    if (stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT)
+    if (step.stepid == SLURM_BATCH_SCRIPT || step.stepid == SLURM_EXTERN_CONT)
         return;
-    struct stat st;
-    if (stat(c->prof_lib, &st) < 0 || !S_ISREG(st.st_mode)) {
-        cmp_log_error("job %u.%u: profiling library %s: %s; not profiling", jobid,
-                      stepid, c->prof_lib, errno ? strerror(errno) : "not a file");
-        return;
-    }
-    char dir[CMP_PATH_MAX + 64];
-    snprintf(dir, sizeof dir, "%s/clustermap-prof.%lu.%u.%u", c->prof_dir,
-             (unsigned long)uid, jobid, stepid);
-    int created = mkdir(dir, 0700) == 0;
-    if (!created && errno != EEXIST) {
-        cmp_log_error("job %u.%u: mkdir %s: %s; not profiling", jobid, stepid, dir,
-                      strerror(errno));
-        return;
-    }
-    /* Only a directory made here is handed to the user: one that somebody
-     * else left under this name must not become the user's (it could hold
-     * files planted for the ingest) -- the check below refuses it. */
-    if (created && geteuid() == 0 && lchown(dir, uid, gid) < 0) {
-        cmp_log_error("job %u.%u: chown %s: %s; not profiling", jobid, stepid, dir,
-                      strerror(errno));
-        return;
-    }
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid ||
-        (st.st_mode & 07777) != 0700) {
-        cmp_log_error("job %u.%u: %s is not a 0700 directory of uid %lu; not profiling",
-                      jobid, stepid, dir, (unsigned long)uid);
-        return;
-    }
-    char pre[4 * CMP_PATH_MAX];
-    char old[3 * CMP_PATH_MAX];
-    if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) == ESPANK_SUCCESS && old[0])
-        snprintf(pre, sizeof pre, "%s:%s", c->prof_lib, old);
-    else
-        snprintf(pre, sizeof pre, "%s", c->prof_lib);
-    if (spank_setenv(sp, "CLUSTERMAP_PROFILE_DIR", dir, 1) != ESPANK_SUCCESS ||
-        spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
-        cmp_log_error("job %u.%u: cannot set the tasks' environment; not profiling",
-                      jobid, stepid);
-        rmdir(dir);
-        return;
-    }
     step.active = 1;
-    step.uid = uid;
-    step.gid = gid;
-    snprintf(step.dir, sizeof step.dir, "%s", dir);
+    step.ntasks = (int)ntasks;
     snprintf(step.job_name, sizeof step.job_name, "%s", name);
-    slurm_debug("clustermap: job %u.%u: profiling as '%s' into %s", jobid, stepid, name,
-                dir);
+
+    struct stat st;
+    char pre[4 * CMP_PATH_MAX], old[3 * CMP_PATH_MAX];
+    if (stat(c->prof_lib, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(step.why, sizeof step.why, "profiling library %s: %s",
+                 c->prof_lib, errno ? strerror(errno) : "not a file");
+    } else if (make_private(c, step.why, sizeof step.why) == 0) {
+        if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) == ESPANK_SUCCESS &&
+            old[0])
+            snprintf(pre, sizeof pre, "%s:%s", c->prof_lib, old);
+        else
+            snprintf(pre, sizeof pre, "%s", c->prof_lib);
+        if (spank_setenv(sp, "CLUSTERMAP_PROFILE_DIR", step.dir, 1) !=
+                ESPANK_SUCCESS ||
+            spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
+            snprintf(step.why, sizeof step.why, "cannot set the tasks' "
+                     "environment");
+            remove_private(step.dir, step.uid, step.gid, c->ingest_timeout);
+            step.dir[0] = '\0';
+        }
+    }
+    if (!step.dir[0])
+        cmp_log_error("job %u.%u: %s; this node's tasks are not profiled and "
+                      "the run will not be recorded", step.jobid, step.stepid,
+                      step.why);
+    else
+        slurm_debug("clustermap: job %u.%u: profiling as '%s' into %s",
+                    step.jobid, step.stepid, name, step.dir);
+}
+
+/* ---- our hostfile is srun's business ----------------------------------- */
+
+void cmp_profile_user_init(spank_t sp, const cmp_config_t *c)
+{
+    char hf[CMP_PATH_MAX], ours[CMP_PATH_MAX];
+    (void)c;
+    if (spank_getenv(sp, CMP_ENV_HOSTFILE, ours, sizeof ours) != ESPANK_SUCCESS)
+        return;
+    if (spank_getenv(sp, "SLURM_HOSTFILE", hf, sizeof hf) == ESPANK_SUCCESS &&
+        !strcmp(hf, ours))
+        spank_unsetenv(sp, "SLURM_HOSTFILE");
+    spank_unsetenv(sp, CMP_ENV_HOSTFILE);
+}
+
+/* ---- task exit ----------------------------------------------------------- */
+
+void cmp_profile_task_exit(spank_t sp, const cmp_config_t *c)
+{
+    uint32_t task = 0;
+    int status = 0;
+    (void)c;
+    if (!step.active ||
+        spank_get_item(sp, S_TASK_GLOBAL_ID, &task) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS)
+        return;
+    if (step.nlocal == step.cap) {
+        int cap = step.cap ? 2 * step.cap : 16;
+        void *t = realloc(step.tasks, (size_t)cap * sizeof *step.tasks);
+        if (!t)
+            return;   /* the task goes unreported: the set stays incomplete */
+        step.tasks = t;
+        step.cap = cap;
+    }
+    step.tasks[step.nlocal].task = (int)task;
+    step.tasks[step.nlocal].status = status;
+    step.nlocal++;
+}
+
+/* ---- exit: deliver this node's tasks ------------------------------------- */
+
+/* The status of local task @p i and, for CM_PART_OK, its part open in *fd. */
+static cm_part_status_t task_status(int dir, int i, int *fd, char *detail,
+                                    size_t n)
+{
+    int t = step.tasks[i].task, ws = step.tasks[i].status;
+    char name[64];
+    *fd = -1;
+    detail[0] = '\0';
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        if (WIFSIGNALED(ws))
+            snprintf(detail, n, "killed by signal %d", WTERMSIG(ws));
+        else
+            snprintf(detail, n, "exit code %d", WEXITSTATUS(ws));
+        return CM_PART_FAILED;
+    }
+    if (dir < 0) {
+        snprintf(detail, n, "%.200s", step.why);
+        return CM_PART_MISSING;
+    }
+    snprintf(name, sizeof name, "part.%d.txt", t);
+    struct stat st;
+    /* Whatever is there under the part's name counts as a part: a link or
+     * a FIFO put there is a bad part, not a sign that MPI was not used. */
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        *fd = S_ISREG(st.st_mode)
+            ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            : -1;
+        if (*fd >= 0)
+            return CM_PART_OK;
+        snprintf(detail, n, "its part is not a regular file");
+        return CM_PART_MISSING;
+    }
+    snprintf(name, sizeof name, "part.%d.nompi", t);
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return CM_PART_NOMPI;
+    snprintf(detail, n, "no part written (the task did not reach "
+             "MPI_Finalize with the profiler)");
+    return CM_PART_MISSING;
+}
+
+/* In the child, as the user.  Exit status: 0 recorded or pending, 1 not
+ * recorded (a->msg says why: not shown as an error), 2 error. */
+static int deliver_child(void *p)
+{
+    deliver_arg_t *a = p;
+    cm_error_t err;
+    char key[32], detail[256];
+    snprintf(key, sizeof key, "%u.%u", step.jobid, step.stepid);
+    cm_store_t *s = cm_store_open(a->c->store, step.uid, 0,
+                                  a->c->max_profile_size, &err);
+    if (!s) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 2;
+    }
+    int dir = -1, rc = 0;
+    if (step.dir[0]) {
+        dir = open(step.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (dir >= 0 && (fstat(dir, &st) < 0 || st.st_uid != step.uid)) {
+            close(dir);
+            dir = -1;
+        }
+    }
+    for (int i = 0; rc == 0 && i < step.nlocal; i++) {
+        int fd;
+        cm_part_status_t ps = task_status(dir, i, &fd, detail, sizeof detail);
+        if (cm_store_part_put(s, key, step.tasks[i].task, ps, fd, detail,
+                              &err) < 0) {
+            /* Report the task as missing, so the set still completes. */
+            fprintf(stderr, "task %d: %s\n", step.tasks[i].task, err.msg);
+            if (cm_store_part_put(s, key, step.tasks[i].task, CM_PART_MISSING,
+                                  -1, err.msg, &err) < 0)
+                rc = 2;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    int res = rc ? -1
+                 : cm_store_part_close(s, key, step.job_name, step.ntasks,
+                                       a->c->merge_weight, a->msg,
+                                       sizeof a->msg, &err);
+    if (res < 0) {
+        snprintf(a->msg, sizeof a->msg, "%s", err.msg);
+        fprintf(stderr, "%s\n", err.msg);
+    }
+    if (dir >= 0) {
+        empty_dir(dir);
+        close(dir);
+    }
+    cm_store_close(s);
+    /* The outcome travels back on stdout (the parent logs it). */
+    if (res > 0)
+        printf("%d %s\n", res, a->msg);
+    fflush(stdout);
+    return res < 0 ? 2 : 0;
 }
 
 void cmp_profile_exit(spank_t sp, const cmp_config_t *c)
 {
     cm_error_t err;
+    (void)sp;
     if (!step.active)
         return;
     step.active = 0;
@@ -216,21 +341,59 @@ void cmp_profile_exit(spank_t sp, const cmp_config_t *c)
     cm_store_t *s = cm_store_open(c->store, step.uid, CM_STORE_CREATE,
                                   c->max_profile_size, &err);
     if (!s) {
-        cmp_log_error("profile store %s: %s; run not recorded", c->store, err.msg);
-        cmp_as_user(step.uid, step.gid, c->ingest_timeout, cleanup_child, step.dir, NULL);
-        return;
+        cmp_log_error("job %u.%u: profile store: %s; the run of '%s' is not "
+                      "recorded", step.jobid, step.stepid, err.msg,
+                      step.job_name);
+    } else {
+        cm_store_close(s);
+        deliver_arg_t a = { c, "" };
+        char out[MSG_MAX + 16] = "";
+        int rc = cmp_as_user_output(step.uid, step.gid, c->ingest_timeout,
+                                    deliver_child, &a, out, sizeof out, &err);
+        int res = 0;
+        char *msg = out;
+        if (out[0] && sscanf(out, "%d", &res) == 1 && (msg = strchr(out, ' ')))
+            msg++;
+        msg[strcspn(msg, "\n")] = '\0';
+        if (rc != 0)
+            cmp_log_error("job %u.%u: recording the run of '%s': %s", step.jobid,
+                          step.stepid, step.job_name,
+                          rc < 0 ? err.msg : (out[0] ? out : "failed"));
+        else if (res == CM_STEP_REFUSED)
+            cmp_log_info("job %u.%u: %s", step.jobid, step.stepid, msg);
+        else if (res > 0)
+            cmp_log_info("job %u.%u: %s", step.jobid, step.stepid, msg);
     }
+    if (step.dir[0])
+        remove_private(step.dir, step.uid, step.gid, c->ingest_timeout);
+    free(step.tasks);
+    memset(&step, 0, sizeof step);
+}
+
+/* ---- job epilog ------------------------------------------------------------ */
+
+typedef struct drop_arg {
+    const cmp_config_t *c;
+    uid_t uid;
+    uint32_t jobid;
+} drop_arg_t;
+
+static int drop_child(void *p)
+{
+    drop_arg_t *a = p;
+    cm_error_t err;
+    char prefix[32], msg[MSG_MAX];
+    snprintf(prefix, sizeof prefix, "%u.", a->jobid);
+    cm_store_t *s = cm_store_open(a->c->store, a->uid, 0, a->c->max_profile_size,
+                                  &err);
+    if (!s)
+        return 0;
+    int n = cm_store_part_drop(s, prefix, msg, sizeof msg, &err);
     cm_store_close(s);
-    ingest_arg_t a = { c, step.dir, step.job_name, step.uid };
-    int rc = cmp_as_user(step.uid, step.gid, c->ingest_timeout, ingest_child, &a, &err);
-    if (rc < 0) {
-        cmp_log_error("ingesting the profile of '%s' from %s: %s; run not recorded",
-                      step.job_name, step.dir, err.msg);
-        cmp_as_user(step.uid, step.gid, 2.0, cleanup_child, step.dir, NULL);
-    } else if (rc == 1) {
-        cmp_log_error("the profile of '%s' from %s was not recorded (see above)",
-                      step.job_name, step.dir);
-    }
+    if (n > 0)
+        printf("%s\n", msg);
+    fflush(stdout);
+    return 0;
 }
 
 void cmp_profile_epilog(spank_t sp, const cmp_config_t *c)
@@ -240,22 +403,37 @@ void cmp_profile_epilog(spank_t sp, const cmp_config_t *c)
     if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
         return;
-    char pattern[CMP_PATH_MAX + 64];
-    snprintf(pattern, sizeof pattern, "%s/clustermap-prof.%lu.%u.*", c->prof_dir,
-             (unsigned long)uid, jobid);
-    glob_t g;
-    if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
-        return;
     struct passwd pw, *res = NULL;
     char pwbuf[4096];
     gid_t gid = (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
                 ? pw.pw_gid : (gid_t)uid;
-    for (size_t i = 0; i < g.gl_pathc && i < 64; i++) {
-        cm_error_t err;
-        if (cmp_as_user(uid, gid, 2.0, cleanup_child, g.gl_pathv[i], &err) < 0)
-            cmp_log_error("epilog: removing %s: %s", g.gl_pathv[i], err.msg);
-        else
-            slurm_debug("clustermap: epilog removed %s", g.gl_pathv[i]);
+    cm_error_t err;
+    int base = cm_dir_open_safe(c->prof_dir, 0, &err);
+    if (base >= 0) {
+        /* Only root writes prof_dir: every job<jobid>.* in it is ours. */
+        int fd = openat(base, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        char prefix[32], path[CMP_PATH_MAX + 300];
+        snprintf(prefix, sizeof prefix, "job%u.", jobid);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (strncmp(e->d_name, prefix, strlen(prefix)))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", c->prof_dir, e->d_name);
+            remove_private(path, uid, gid, 2.0);
+            slurm_debug("clustermap: epilog removed %s", path);
+        }
+        if (d)
+            closedir(d);
+        else if (fd >= 0)
+            close(fd);
+        close(base);
     }
-    globfree(&g);
+    drop_arg_t a = { c, uid, jobid };
+    char out[MSG_MAX] = "";
+    if (cmp_as_user_output(uid, gid, 2.0, drop_child, &a, out, sizeof out,
+                           &err) < 0)
+        cmp_log_error("epilog of job %u: %s", jobid, err.msg);
+    else if (out[0])
+        cmp_log_info("job %u: %.*s", jobid, (int)strcspn(out, "\n"), out);
 }

@@ -9,7 +9,9 @@
  * prices a placement the same way.  Without any switch (TopologyPlugin
  * topology/none) the nodes hang under one "switch".  A node of the
  * allocation the controller does not describe, or a topology that leaves it
- * out, is an error: the caller then keeps Slurm's placement.
+ * out, is an error: the caller then keeps Slurm's placement.  Part of the
+ * placement module (clustermap-place.so); libslurm's functions resolve
+ * from srun, which loads it.
  */
 #include <stdio.h>
 #include <stdlib.h>

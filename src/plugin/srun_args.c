@@ -4,8 +4,8 @@
  * The plugin must write SLURM_HOSTFILE before srun verifies its options,
  * and when --mapping comes from the environment (sbatch/salloc) that is
  * before srun has parsed its command line: so the plugin reads
- * /proc/self/cmdline and finds -n, -N, --ntasks-per-node, -c, -w, -m, -J
- * and the start of the command itself.  Only the option names matter here;
+ * /proc/self/cmdline and finds -n, -N, --ntasks-per-node, -c, -w, -m, -O,
+ * -J and the start of the command itself.  Only the option names matter here;
  * the tables list srun 22.05's options by whether they take an argument
  * (`srun --help`), with getopt_long's rules: "--opt=value" or "--opt value"
  * for required arguments, "--opt=value" only for optional ones, unique
@@ -143,6 +143,7 @@ static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
     case 'r': o->relative = 1; break;
     case 'm': o->distribution = 1; break;
     case '%': o->multi_prog = 1; break;
+    case 'O': o->overcommit = 1; break;
     case '#': o->jobid = 1; break;
     case 'h': case 'V': o->help = 1; break;
     case 'J': copy_str(o->job_name, sizeof o->job_name, v); break;
@@ -200,6 +201,12 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
             continue;
         }
         for (const char *p = a + 1; *p; p++) {      /* clustered short options */
+            /* srun's short options are letters.  Anything else ("-=", "-@")
+             * is an unknown flag, and must not reach apply() as one of the
+             * private ids of long options, which would read its missing
+             * argument (a NULL dereference found by fuzz_srun_args). */
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                continue;
             if (strchr(short_req, *p)) {
                 const char *v = p[1] ? p + 1 : (i + 1 < argc ? argv[++i] : NULL);
                 if (!v)
@@ -214,11 +221,25 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
                 return -1;
         }
     }
+    if (i < argc) {
+        const char *slash = strrchr(argv[i], '/');
+        copy_str(o->command, sizeof o->command, slash ? slash + 1 : argv[i]);
+    }
     /* A ':' after the command separates the components of a het step. */
     for (int k = i; k < argc; k++)
         if (!strcmp(argv[k], ":"))
             o->het = 1;
     return 0;
+}
+
+/* Open MPI's plm/slurm launches its daemons with
+ *   srun --ntasks-per-node=1 --kill-on-bad-exit --nodes=N --nodelist=... orted ...
+ * (prted from Open MPI 5 on): a placement of those would be meaningless,
+ * the ranks are mpirun's to place. */
+int cmp_srun_is_mpirun(const cmp_srun_args_t *a)
+{
+    return a->ntasks_per_node == 1 && (a->nodelist || a->nodes_min > 0) &&
+           (!strcmp(a->command, "orted") || !strcmp(a->command, "prted"));
 }
 
 int cmp_argv_self(int *argc, char ***argv, cm_error_t *err)

@@ -270,6 +270,74 @@ int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
 int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
                     cm_error_t *err);
 
+/** What became of one task of a profiled step, as its node saw it. */
+typedef enum cm_part_status {
+    CM_PART_OK = 0,     /**< it wrote its part of the raw profile */
+    CM_PART_NOMPI,      /**< it ran, exited 0 and never called MPI_Init */
+    CM_PART_FAILED,     /**< it exited non-zero or was killed */
+    CM_PART_MISSING     /**< no part (profiling not set up on its node, ...) */
+} cm_part_status_t;
+
+/** Deliver task @p task's outcome for step @p step (its "<jobid>.<stepid>")
+ *  into the staging directory ".step.<step>" of the user directory: with
+ *  CM_PART_OK the part is first copied from @p fd (a regular file of at
+ *  most the store's max_bytes), then the status (with @p detail, may be
+ *  NULL) is written, each atomically.  Run as the user.  0 or -1. */
+int cm_store_part_put(cm_store_t *s, const char *step, int task,
+                      cm_part_status_t status, int fd, const char *detail,
+                      cm_error_t *err);
+
+/** What cm_store_part_close() did. */
+typedef enum cm_step_result {
+    CM_STEP_PENDING = 0,  /**< tasks of other nodes have not reported yet */
+    CM_STEP_RECORDED,     /**< all parts arrived and were merged */
+    CM_STEP_NOMPI,        /**< no task called MPI_Init: marked (cm_store_nompi) */
+    CM_STEP_REFUSED       /**< a task failed or sent no part: not recorded */
+} cm_step_result_t;
+
+/** Under the staging directory's lock: when all @p ntasks tasks of @p step
+ *  have reported, decide -- assemble the parts and merge them into the
+ *  profile (@p job_name, @p ntasks) with @p weight, or mark the job as not
+ *  using MPI, or refuse -- remove the staging directory, and describe the
+ *  outcome in @p msg (one line).  Whichever node completes the set does
+ *  this; the others get CM_STEP_PENDING.  -1 with @p err on an I/O error
+ *  (the staging directory is then removed too). */
+int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
+                        int ntasks, double weight, char *msg, size_t msgsize,
+                        cm_error_t *err);
+
+/** The outcome cm_store_part_close() left for @p step (read once: the file
+ *  is removed): a cm_step_result_t with its line in @p msg, or 0 when there
+ *  is none (yet).  What srun shows its user at the step's end. */
+int cm_store_part_result(cm_store_t *s, const char *step, char *msg,
+                         size_t msgsize);
+
+/** Remove the staging directories of steps whose name starts with
+ *  @p prefix (e.g. "1234." for a job's steps) that never completed; each
+ *  one is described in @p msg (the last one).  Returns the number removed,
+ *  or -1. */
+int cm_store_part_drop(cm_store_t *s, const char *prefix, char *msg,
+                       size_t msgsize, cm_error_t *err);
+
+/** 1 when an earlier run of (@p job_name, @p ntasks) was recorded as a
+ *  step that never called MPI_Init (cm_store_mark_nompi), so it is neither
+ *  profiled nor placed again; 0 otherwise (including on any error: a
+ *  missing mark only costs one more profiled run).  Documented rule:
+ *  docs/profile-format.md, "Steps without MPI". */
+int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks);
+
+/** Record that (@p job_name, @p ntasks) ran without calling MPI_Init: an
+ *  empty file "<profile file name>.nompi" in the user directory.  0 or -1. */
+int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
+                        cm_error_t *err);
+
+/** 0 when a run of the store's user can be recorded: the root is safe
+ *  (see cm_store_open) and the user directory either exists, is the
+ *  user's and writable by the caller, or is missing and will be created
+ *  by root at the step's end.  -1 with the reason otherwise.  What srun
+ *  checks before it announces "profiling this run". */
+int cm_store_can_record(cm_store_t *s, cm_error_t *err);
+
 void cm_store_close(cm_store_t *s);
 
 #ifdef __cplusplus

@@ -51,6 +51,18 @@ uint64_t cm_fnv1a64(uint64_t h, const void *data, size_t len);
 char *cm_profile_slurp_fd(int fd, const char *name, size_t max_bytes,
                           size_t *len, cm_error_t *err);
 
+/** Open the directory @p path (absolute) component by component from "/"
+ *  without following any symbolic link; every directory on the way must
+ *  belong to root or the caller and not be writable by others unless
+ *  sticky, and @p path itself must belong to root (to the caller when not
+ *  root) with no group or world write permission.  Only its last component
+ *  is created (mode 0711) when missing and @p create.  Returns an O_PATH
+ *  descriptor, or -1 with @p err (errno ENOENT when it is missing). */
+int cm_dir_open_safe(const char *path, int create, cm_error_t *err);
+
+/** The store's open user directory (-1 when it does not exist). */
+int cm_store_dirfd(const cm_store_t *s);
+
 /** Test hook: when $CLUSTERMAP_FAULT_INJECT equals @p stage, the process
  *  kills itself with SIGKILL (docs/profile-format.md lists the stages). */
 void cm_store_fault_point(const char *stage);

@@ -9,7 +9,9 @@
  */
 #include "raw.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -123,12 +125,17 @@ static int header(parser_t *p, char *line, const char *key, int nargs,
     return 0;
 }
 
-static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out)
+/* Parse @p buf into @p out.  Rows go into @p ext (an assembly's builders)
+ * when given, else into builders of the file's own rank count that become
+ * out->p2p / out->coll.  A format 2 file (one rank's part) declares its
+ * rank and may only hold rows of that source rank. */
+static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
+                 cm_builder_t *const ext[2])
 {
     char *lines = buf, *end = buf + len;
     cm_builder_t *b[2] = { NULL, NULL };
     unsigned long long v, nentries = 0;
-    int rc = -1;
+    int rc = -1, version;
 
     /* Hands out the next line, NUL-terminated; NULL at the end. */
 #define NEXT_LINE(l)                                                        \
@@ -148,12 +155,15 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out)
 
     char *l;
     NEXT_LINE(l);
-    if (header(p, l, "clustermap-raw", 1, "\"clustermap-raw 1\"") < 0)
+    if (header(p, l, "clustermap-raw", 1, "\"clustermap-raw 1\" or "
+               "\"clustermap-raw 2\"") < 0)
         goto out;
-    if (strcmp(p->f[1], "1") != 0) {
-        fail(p, "format version 1", p->f[1]);
+    if (strcmp(p->f[1], "1") != 0 && strcmp(p->f[1], "2") != 0) {
+        fail(p, "format version 1 or 2", p->f[1]);
         goto out;
     }
+    version = p->f[1][0] - '0';
+    out->rank = -1;
     NEXT_LINE(l);
     if (header(p, l, "ranks", 1, "\"ranks N\"") < 0 ||
         uint_field(p, p->f[1], CM_RAW_MAX_RANKS, "a rank count in 1..16777216",
@@ -164,6 +174,14 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out)
         goto out;
     }
     out->nranks = (int)v;
+    if (version == 2) {
+        NEXT_LINE(l);
+        if (header(p, l, "rank", 1, "\"rank R\"") < 0 ||
+            uint_field(p, p->f[1], (unsigned long long)out->nranks - 1,
+                       "a rank below the rank count", &v) < 0)
+            goto out;
+        out->rank = (int)v;
+    }
     NEXT_LINE(l);
     if (header(p, l, "job", 2, "\"job JOBID STEPID\"") < 0 ||
         name_field(p, p->f[1], out->jobid, sizeof out->jobid,
@@ -178,10 +196,13 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out)
         goto out;
 
     for (int k = 0; k < 2; k++) {
+        if (ext)
+            continue;
         if (!(b[k] = cm_builder_new(out->nranks, p->err)))
             goto out;
         cm_builder_set_has_msgs(b[k], 1);
     }
+    cm_builder_t *const *into = ext ? ext : b;
     for (;;) {
         NEXT_LINE(l);
         if (!l) {
@@ -213,7 +234,11 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out)
             uint_field(p, p->f[4], CM_RAW_MAX_VALUE,
                        "a message count in 0..2^53", &ms) < 0)
             goto out;
-        if (cm_builder_add(b[kind], (int)s, (int)d, (double)by, (double)ms,
+        if (out->rank >= 0 && s != (unsigned long long)out->rank) {
+            fail(p, "rows of the part's own rank only", p->f[1]);
+            goto out;
+        }
+        if (cm_builder_add(into[kind], (int)s, (int)d, (double)by, (double)ms,
                            p->err) < 0)
             goto out;
         nentries++;
@@ -237,8 +262,8 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out)
         fail(p, "end of file after the end line", l);
         goto out;
     }
-    if (!(out->p2p = cm_builder_finish(b[0], p->err)) ||
-        !(out->coll = cm_builder_finish(b[1], p->err)))
+    if (!ext && (!(out->p2p = cm_builder_finish(b[0], p->err)) ||
+                 !(out->coll = cm_builder_finish(b[1], p->err))))
         goto out;
     rc = 0;
 out:
@@ -248,8 +273,11 @@ out:
 #undef NEXT_LINE
 }
 
-int cm_raw_read_fd(int fd, const char *name, size_t max_bytes,
-                   cm_raw_profile_t *out, cm_error_t *err)
+/* Read the regular file @p fd (at most @p max_bytes) and parse it with
+ * parse(); see cm_raw_read_fd. */
+static int read_parse(int fd, const char *name, size_t max_bytes,
+                      cm_raw_profile_t *out, cm_builder_t *const ext[2],
+                      cm_error_t *err)
 {
     struct stat st;
     memset(out, 0, sizeof *out);
@@ -304,10 +332,188 @@ int cm_raw_read_fd(int fd, const char *name, size_t max_bytes,
     }
     buf[len] = '\0';
     parser_t p = { name, 0, { NULL }, 0, err };
-    int rc = parse(&p, buf, len, out);
+    int rc = parse(&p, buf, len, out, ext);
     free(buf);
     if (rc < 0)
         cm_raw_release(out);
+    return rc;
+}
+
+int cm_raw_read_fd(int fd, const char *name, size_t max_bytes,
+                   cm_raw_profile_t *out, cm_error_t *err)
+{
+    return read_parse(fd, name, max_bytes, out, NULL, err);
+}
+
+/* ------------------------------------------------------------ assembly -- */
+
+struct cm_raw_assembly {
+    int nranks, missing;
+    char *seen;                 /* [nranks] part of rank i read */
+    cm_builder_t *b[2];
+    cm_raw_profile_t first;     /* ids of the first part, no matrices */
+};
+
+cm_raw_assembly_t *cm_raw_assembly_new(int nranks, cm_error_t *err)
+{
+    if (nranks < 1 || nranks > CM_RAW_MAX_RANKS) {
+        cm_error_set(err, "rank count: expected 1..%d, got %d",
+                     CM_RAW_MAX_RANKS, nranks);
+        return NULL;
+    }
+    cm_raw_assembly_t *a = calloc(1, sizeof *a);
+    if (!a || !(a->seen = calloc((size_t)nranks, 1)) ||
+        !(a->b[0] = cm_builder_new(nranks, err)) ||
+        !(a->b[1] = cm_builder_new(nranks, err))) {
+        if (!a || !a->seen)
+            cm_error_set(err, "out of memory");
+        cm_raw_assembly_free(a);
+        return NULL;
+    }
+    for (int k = 0; k < 2; k++)
+        cm_builder_set_has_msgs(a->b[k], 1);
+    a->nranks = a->missing = nranks;
+    a->first.rank = -1;
+    return a;
+}
+
+int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
+                           size_t max_bytes, cm_error_t *err)
+{
+    cm_raw_profile_t part;
+    /* Rows go straight into the assembly: check the header first on a
+     * copy, so that a part that turns out wrong adds nothing... */
+    if (read_parse(fd, name, max_bytes, &part, NULL, err) < 0)
+        return -1;
+    int rc = -1;
+    if (part.rank < 0)
+        cm_error_set(err, "%s: expected a one-rank part (format 2), got a "
+                     "whole profile", name);
+    else if (part.nranks != a->nranks)
+        cm_error_set(err, "%s: expected a part of a %d-rank profile, got %d "
+                     "ranks", name, a->nranks, part.nranks);
+    else if (a->seen[part.rank])
+        cm_error_set(err, "%s: rank %d arrived twice", name, part.rank);
+    else if (a->first.rank >= 0 && (strcmp(part.jobid, a->first.jobid) ||
+                                    strcmp(part.stepid, a->first.stepid)))
+        cm_error_set(err, "%s: part of job %s.%s, expected %s.%s", name,
+                     part.jobid, part.stepid, a->first.jobid,
+                     a->first.stepid);
+    else
+        rc = 0;
+    /* ... then add its (already validated) rows. */
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        const cm_matrix_t *m = k ? part.coll : part.p2p;
+        const int *col;
+        const double *by, *ms;
+        int cnt;
+        cm_matrix_row(m, part.rank, &col, &by, &ms, &cnt);
+        for (int e = 0; rc == 0 && e < cnt; e++)
+            rc = cm_builder_add(a->b[k], part.rank, col[e], by[e],
+                                ms ? ms[e] : 0, err);
+    }
+    if (rc == 0) {
+        a->seen[part.rank] = 1;
+        a->missing--;
+        if (a->first.rank < 0) {
+            a->first = part;   /* its ids; the matrices stay with part */
+            a->first.p2p = a->first.coll = NULL;
+        }
+    }
+    cm_raw_release(&part);
+    return rc;
+}
+
+int cm_raw_assembly_missing(const cm_raw_assembly_t *a)
+{
+    return a->missing;
+}
+
+int cm_raw_assembly_finish(cm_raw_assembly_t *a, cm_raw_profile_t *out,
+                           cm_error_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (a->missing)
+        return cm_error_set(err, "%d of %d ranks sent no profile",
+                            a->missing, a->nranks);
+    *out = a->first;
+    out->rank = -1;
+    out->p2p = out->coll = NULL;
+    if (!(out->p2p = cm_builder_finish(a->b[0], err)) ||
+        !(out->coll = cm_builder_finish(a->b[1], err))) {
+        cm_raw_release(out);
+        return -1;
+    }
+    return 0;
+}
+
+void cm_raw_assembly_free(cm_raw_assembly_t *a)
+{
+    if (!a)
+        return;
+    cm_builder_free(a->b[0]);
+    cm_builder_free(a->b[1]);
+    free(a->seen);
+    free(a);
+}
+
+/* A directory of parts "part.<task>.txt" (what the profiling library
+ * leaves when run by hand, e.g. under mpirun): assembled, every rank
+ * exactly once. */
+static int read_dir(int dfd, const char *path, size_t max_bytes,
+                    cm_raw_profile_t *out, cm_error_t *err)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return cm_error_set(err, "%s: cannot list: %s", path, strerror(errno));
+    }
+    cm_raw_assembly_t *a = NULL;
+    struct dirent *e;
+    int rc = 0, nparts = 0;
+    char name[4096];
+    while (rc == 0 && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "part.", 5) || l < 10 ||
+            strcmp(e->d_name + l - 4, ".txt"))
+            continue;
+        snprintf(name, sizeof name, "%s/%s", path, e->d_name);
+        int pf = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+                        O_NONBLOCK);
+        if (pf < 0) {
+            rc = cm_error_set(err, "%s: cannot open: %s", name, strerror(errno));
+            break;
+        }
+        if (!a) {   /* the first part tells the rank count */
+            cm_raw_profile_t first;
+            rc = cm_raw_read_fd(pf, name, max_bytes, &first, err);
+            if (rc == 0 && first.rank < 0)
+                rc = cm_error_set(err, "%s: expected a one-rank part (format "
+                                  "2), got a whole profile", name);
+            if (rc == 0 && !(a = cm_raw_assembly_new(first.nranks, err)))
+                rc = -1;
+            cm_raw_release(&first);
+            if (rc == 0 && lseek(pf, 0, SEEK_SET) < 0)
+                rc = cm_error_set(err, "%s: %s", name, strerror(errno));
+        }
+        if (rc == 0)
+            rc = cm_raw_assembly_add_fd(a, pf, name, max_bytes, err);
+        close(pf);
+        nparts++;
+    }
+    closedir(d);
+    if (rc == 0 && !nparts)
+        rc = cm_error_set(err, "%s: expected part.<rank>.txt files, found none",
+                          path);
+    if (rc == 0 && cm_raw_assembly_missing(a))
+        rc = cm_error_set(err, "%s: %d of %d ranks have no part; refusing an "
+                          "incomplete profile", path, cm_raw_assembly_missing(a),
+                          a->nranks);
+    if (rc == 0)
+        rc = cm_raw_assembly_finish(a, out, err);
+    cm_raw_assembly_free(a);
     return rc;
 }
 
@@ -324,7 +530,10 @@ int cm_raw_read(const char *path, size_t max_bytes, cm_raw_profile_t *out,
                                 "symbolic link", path);
         return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
     }
-    int rc = cm_raw_read_fd(fd, path, max_bytes, out, err);
+    struct stat st;
+    int rc = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)
+           ? read_dir(fd, path, max_bytes, out, err)
+           : cm_raw_read_fd(fd, path, max_bytes, out, err);
     close(fd);
     return rc;
 }

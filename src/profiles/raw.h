@@ -22,12 +22,15 @@
 /** A parsed raw profile.  Owned by the caller; release with cm_raw_release. */
 typedef struct cm_raw_profile {
     int nranks;
+    int rank;           /**< format 2 (one rank's part): that rank; else -1 */
     char jobid[64], stepid[64], program[128];
     cm_matrix_t *p2p;   /**< point-to-point traffic; has_msgs = 1 */
     cm_matrix_t *coll;  /**< collective-derived traffic; has_msgs = 1 */
 } cm_raw_profile_t;
 
-/** Read the raw profile @p path into @p out.  The file is opened without
+/** Read the raw profile @p path into @p out -- a file, or a directory of
+ *  one-rank parts "part.<task>.txt", assembled (every rank exactly once).
+ *  The file is opened without
  *  following symlinks (O_NOFOLLOW) and must be a regular file of at most
  *  @p max_bytes bytes.  Returns 0, or -1 with @p err filled and @p out
  *  zeroed. */
@@ -42,5 +45,30 @@ int cm_raw_read_fd(int fd, const char *name, size_t max_bytes,
 
 /** Free the matrices of @p p and zero it (NULL is a no-op). */
 void cm_raw_release(cm_raw_profile_t *p);
+
+/** Per-rank parts (format 2, one file per rank: what the profiling library
+ *  writes since it has no collective of its own) put back together.  Each
+ *  rank must arrive exactly once, all of the same rank count and step. */
+typedef struct cm_raw_assembly cm_raw_assembly_t;
+
+/** An empty assembly of @p nranks ranks.  NULL with @p err on error. */
+cm_raw_assembly_t *cm_raw_assembly_new(int nranks, cm_error_t *err);
+
+/** Read one part from @p fd (as cm_raw_read_fd) and add it.  -1 with
+ *  @p err when the file is invalid, of another rank count or step, or a
+ *  rank already added; the assembly is then unchanged. */
+int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
+                           size_t max_bytes, cm_error_t *err);
+
+/** Ranks not added yet. */
+int cm_raw_assembly_missing(const cm_raw_assembly_t *a);
+
+/** The whole profile (rank = -1) into @p out (release with cm_raw_release);
+ *  -1 with @p err when ranks are missing. */
+int cm_raw_assembly_finish(cm_raw_assembly_t *a, cm_raw_profile_t *out,
+                           cm_error_t *err);
+
+/** Free @p a (NULL is a no-op). */
+void cm_raw_assembly_free(cm_raw_assembly_t *a);
 
 #endif /* CM_RAW_H */

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "profile_internal.h"
@@ -20,6 +23,7 @@ struct cm_store {
     int rootfd;
     size_t max_bytes;
     char *dir;            /* "<root>/<uid>", for messages */
+    char *root;           /* the root path as given */
     char user[CM_PROFILE_MAX_NAME + 1];
 };
 
@@ -46,6 +50,7 @@ const char *cm_store_dir(const cm_store_t *s) { return s->dir; }
 const char *cm_store_user(const cm_store_t *s) { return s->user; }
 uid_t cm_store_uid(const cm_store_t *s) { return s->uid; }
 size_t cm_store_max_bytes(const cm_store_t *s) { return s->max_bytes; }
+int cm_store_dirfd(const cm_store_t *s) { return s->dirfd; }
 
 int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
                       cm_error_t *err)
@@ -93,34 +98,98 @@ int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
     return 0;
 }
 
-/* mkdir -p of the store root: missing parents 0755, the root itself 0711
- * (users may traverse it to reach their directory, not list it). */
-static int make_root(const char *root, cm_error_t *err)
+/* The store root is opened component by component from "/", never
+ * following a symbolic link (O_NOFOLLOW on every step), so that nobody can
+ * redirect a root-run ingestion by replacing a directory on the way.  Every
+ * directory on the way must belong to root or to the caller and must not be
+ * writable by others unless it is sticky (like /tmp: others cannot rename
+ * what is in it); the root itself must belong to root (to the caller, for a
+ * private store of a user's own) and be writable by its owner only.  Only
+ * the root's last component is ever created -- a parent the administrator
+ * did not create is an error, not something to make. */
+static int check_step(int fd, const char *path, int last, cm_error_t *err)
 {
-    char *path = strdup(root);
-    int rc = 0;
+    struct stat st;
+    uid_t me = geteuid();
+    if (fstat(fd, &st) < 0)
+        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cm_error_set(err, "%s: not a directory", path);
+    if (st.st_uid != 0 && st.st_uid != me)
+        return cm_error_set(err, "%s: owned by uid %lu, expected root%s; "
+                            "refusing the store", path,
+                            (unsigned long)st.st_uid,
+                            me ? " or the caller" : "");
+    if (last && me == 0 && st.st_uid != 0)
+        return cm_error_set(err, "%s: owned by uid %lu, expected root; "
+                            "refusing the store", path,
+                            (unsigned long)st.st_uid);
+    if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))
+        return cm_error_set(err, "%s: mode %04o, expected no group or world "
+                            "write permission%s; refusing the store", path,
+                            (unsigned)(st.st_mode & 07777),
+                            last ? "" : " (or the sticky bit)");
+    return 0;
+}
 
+int cm_dir_open_safe(const char *root, int create, cm_error_t *err)
+{
+    if (root[0] != '/')
+        return cm_error_set(err, "%s: expected an absolute path for the store",
+                            root);
+    char *path = strdup(root);
     if (!path)
         return cm_error_set(err, "%s: out of memory", root);
-    for (char *c = path + 1; ; c++) {
-        int last = *c == '\0';
-        if (*c != '/' && !last)
-            continue;
-        *c = '\0';
-        if (mkdir(path, last ? 0711 : 0755) < 0 && errno != EEXIST) {
-            rc = cm_error_set(err, "%s: cannot create the store directory: %s",
-                              path, strerror(errno));
+    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *comp = path + 1;
+    while (fd >= 0) {
+        while (*comp == '/')
+            comp++;
+        if (!*comp)
+            break;
+        char *slash = strchr(comp, '/');
+        if (slash)
+            *slash = '\0';
+        int last = !slash || !slash[1 + strspn(slash + 1, "/")];
+        int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+                         O_CLOEXEC);
+        if (nfd < 0 && errno == ENOENT && last && create) {
+            if (mkdirat(fd, comp, 0711) < 0 && errno != EEXIST) {
+                cm_error_set(err, "%s: cannot create the store directory: %s",
+                             root, strerror(errno));
+                close(fd);
+                fd = -1;
+                break;
+            }
+            nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+                         O_CLOEXEC);
+        }
+        int e = errno;
+        close(fd);
+        fd = nfd;
+        if (fd < 0) {
+            if (e == ELOOP || e == ENOTDIR)
+                cm_error_set(err, "%s: a symbolic link or not a directory at "
+                             "'%s'; refusing the store", root, comp);
+            else
+                cm_error_set(err, "%s: cannot open the store directory (at "
+                             "'%s'): %s", root, comp, strerror(e));
+            errno = e;
             break;
         }
-        if (last)
+        if (check_step(fd, last ? root : path, last, err) < 0) {
+            close(fd);
+            fd = -1;
+            errno = EPERM;
             break;
-        *c = '/';
+        }
+        if (!slash)
+            break;
+        *slash = '/';
+        comp = slash + 1;
     }
-    if (rc == 0 && chmod(root, 0711) < 0 && errno != EPERM)
-        rc = cm_error_set(err, "%s: cannot set mode 0711: %s", root,
-                          strerror(errno));
     free(path);
-    return rc;
+    return fd;
 }
 
 /* The user directory must be a real directory of the user, closed to
@@ -213,8 +282,8 @@ cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
     s->dirfd = s->rootfd = -1;
     s->max_bytes = max_bytes ? max_bytes : CM_PROFILE_DEFAULT_MAX_BYTES;
     snprintf(name, sizeof name, "%lu", (unsigned long)uid);
-    if (asprintf(&s->dir, "%s/%s", root, name) < 0) {
-        s->dir = NULL;
+    if (asprintf(&s->dir, "%s/%s", root, name) < 0 ||
+        !(s->root = strdup(root))) {
         cm_error_set(err, "%s: out of memory", root);
         goto fail;
     }
@@ -225,19 +294,12 @@ cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
         snprintf(s->user, sizeof s->user, "%s", name);
 
     /* O_PATH: the root is 0711, searchable but not readable by users */
-    s->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (s->rootfd < 0 && errno == ENOENT && (flags & CM_STORE_CREATE)) {
-        if (make_root(root, err) < 0)
-            goto fail;
-        s->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    }
+    s->rootfd = cm_dir_open_safe(root, flags & CM_STORE_CREATE, err);
     if (s->rootfd < 0) {
         if (errno == ENOENT && !(flags & CM_STORE_CREATE)) {
             s->dirfd = -1;   /* no store yet: nothing stored */
             return s;
         }
-        cm_error_set(err, "%s: cannot open the store directory: %s", root,
-                     strerror(errno));
         goto fail;
     }
     if (open_user_dir(s, name, flags & CM_STORE_CREATE, err) < 0)
@@ -257,6 +319,7 @@ void cm_store_close(cm_store_t *s)
     if (s->rootfd >= 0)
         close(s->rootfd);
     free(s->dir);
+    free(s->root);
     free(s);
 }
 
@@ -643,5 +706,81 @@ int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
         qsort(v, (size_t)n, sizeof *v, entry_cmp);
     *entries = v;
     *count = n;
+    return 0;
+}
+
+/* ---- steps without MPI, and whether a run can be recorded --------------- */
+
+/* "<profile file name>.nompi" of (job_name, ntasks). */
+static int nompi_name(const char *job_name, int ntasks, char *buf, size_t n,
+                      cm_error_t *err)
+{
+    if (cm_store_filename(job_name, ntasks, buf, n - 8, err) < 0)
+        return -1;
+    strcat(buf, ".nompi");
+    return 0;
+}
+
+int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)
+{
+    char fname[264];
+    struct stat st;
+    return s && s->dirfd >= 0 &&
+           nompi_name(job_name, ntasks, fname, sizeof fname, NULL) == 0 &&
+           fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           S_ISREG(st.st_mode) && st.st_uid == s->uid;
+}
+
+int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
+                        cm_error_t *err)
+{
+    char fname[264];
+    if (need_dir(s, err) < 0 ||
+        nompi_name(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    int fd = openat(s->dirfd, fname, O_WRONLY | O_CREAT | O_NOFOLLOW |
+                    O_CLOEXEC | O_NONBLOCK, 0600);
+    if (fd < 0)
+        return cm_error_set(err, "%s/%s: cannot create: %s", s->dir, fname,
+                            strerror(errno));
+    close(fd);
+    return 0;
+}
+
+/* A missing root is created by root at the step's end when its parent is
+ * a safe directory on a writable, real file system (not /proc or /sys). */
+static int root_creatable(const char *root, cm_error_t *err)
+{
+    char *parent = strdup(root), *slash;
+    if (!parent)
+        return cm_error_set(err, "%s: out of memory", root);
+    slash = strrchr(parent, '/');
+    if (slash == parent)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    int fd = cm_dir_open_safe(parent, 0, err), rc = 0;
+    struct statfs fs;
+    if (fd < 0)
+        rc = -1;
+    else if (fstatfs(fd, &fs) < 0 || (fs.f_flags & ST_RDONLY) ||
+             fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC)
+        rc = cm_error_set(err, "%s: cannot be created in %s (a read-only or "
+                          "pseudo file system)", root, parent);
+    if (fd >= 0)
+        close(fd);
+    free(parent);
+    return rc;
+}
+
+int cm_store_can_record(cm_store_t *s, cm_error_t *err)
+{
+    if (s->rootfd < 0)
+        return root_creatable(s->root, err);
+    if (s->dirfd < 0)
+        return 0;   /* root creates the user directory at the step's end */
+    if (faccessat(s->dirfd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+        return cm_error_set(err, "%s: not writable: %s", s->dir,
+                            strerror(errno));
     return 0;
 }

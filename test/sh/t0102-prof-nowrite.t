@@ -12,7 +12,7 @@ test_expect_success 'without CLUSTERMAP_PROFILE_DIR nothing is written' '
     mkdir cwd && (cd cwd && prof_run 3 "" ../ring "$PWD/../exp.ring") &&
     test -s exp.ring &&
     ls -A cwd >list && test_must_be_empty list &&
-    ! ls clustermap-raw.* .clustermap-raw.* 2>/dev/null
+    ! ls part.* .part.* 2>/dev/null
 '
 
 test_expect_success 'an empty CLUSTERMAP_PROFILE_DIR counts as unset' '
@@ -26,19 +26,39 @@ test_expect_success 'MPI_Abort: no profile, no temporary file' '
     ls -A out.abort >list && test_must_be_empty list
 '
 
-test_expect_success 'unwritable directory: one clustermap-prof line, program succeeds' '
+test_expect_success 'unwritable directory: one clustermap-prof line per rank, program succeeds' '
     prof_run 2 "$PWD/does-not-exist" ./ring "$PWD/exp3" 2>err &&
     test -s exp3 &&
     grep "^clustermap-prof: cannot create a file in $PWD/does-not-exist: " err &&
-    test "$(grep -c clustermap-prof err)" -eq 1
+    test "$(grep -c clustermap-prof err)" -eq 2
+'
+
+test_expect_success 'no rank waits for another: ranks without the library finish too' '
+    mkdir out.mixed &&
+    cat >mixed.sh <<-\EOF &&
+	#!/bin/sh
+	# rank 1 runs without the profiler, as on a node that could not set it up
+	if test "$OMPI_COMM_WORLD_RANK" = 1; then unset LD_PRELOAD CLUSTERMAP_PROFILE_DIR; fi
+	exec "$@"
+	EOF
+    chmod +x mixed.sh &&
+    timeout 60 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader \
+        --mca btl_vader_single_copy_mechanism none -x LD_PRELOAD="$PROF_SO" \
+        -x CLUSTERMAP_PROFILE_DIR="$PWD/out.mixed" -np 3 ./mixed.sh ./ring "$PWD/exp5" &&
+    ls out.mixed >list &&
+    printf "part.0.txt\npart.2.txt\n" >want && test_cmp want list &&
+    test_must_fail env CLUSTERMAP_STORE="$PWD/store" \
+        "${CLUSTERMAP:-$CM_ROOT/build/clustermap}" profile import out.mixed \
+        --job-name mixed 2>err.mixed &&
+    grep "out.mixed: 1 of 3 ranks have no part; refusing an incomplete profile" err.mixed
 '
 
 test_expect_success 'SLURM_JOB_ID and SLURM_STEP_ID name the file, sanitised' '
     mkdir out.slurm &&
     prof_run 2 "$PWD/out.slurm" -x SLURM_JOB_ID=4711 -x "SLURM_STEP_ID=2/x" ./ring "$PWD/exp4" &&
     ls out.slurm >list &&
-    grep -E "^clustermap-raw\.4711\.2_x\.[0-9]+\.txt$" list &&
-    grep -x "job 4711 2_x" out.slurm/clustermap-raw.*
+    printf "part.0.txt\npart.1.txt\n" >want && test_cmp want list &&
+    grep -x "job 4711 2_x" out.slurm/part.1.txt
 '
 
 test_done

@@ -15,7 +15,7 @@ export CLUSTERMAP_STORE
 # prints for the whole profile).
 raw_as_mtx() {
     awk '$1 == "p2p" || $1 == "coll" { b[$2 + 1 " " $3 + 1] += $4 }
-         END { for (k in b) if (b[k] > 0) printf "%s %.17g\n", k, b[k] }' "$1" | sort
+         END { for (k in b) if (b[k] > 0) printf "%s %.17g\n", k, b[k] }' "$1"/part.*.txt | sort
 }
 
 sorted_mtx() {
@@ -27,13 +27,13 @@ test_expect_success 'capture halo2d (persistent requests, 6 ranks) and colls (4 
     mkdir halo.d colls.d &&
     prof_run 6 "$PWD/halo.d" ./halo2d "$PWD/halo.exp" >/dev/null &&
     prof_run 4 "$PWD/colls.d" ./colls "$PWD/colls.exp" >/dev/null &&
-    test $(ls halo.d | wc -l) = 1 && test $(ls colls.d | wc -l) = 1
+    test $(ls halo.d | wc -l) = 6 && test $(ls colls.d | wc -l) = 4
 '
 
 for case in halo:6 colls:4; do
     name=${case%:*} np=${case#*:}
     test_expect_success "$name: raw -> store -> JSON -> store -> mtx is unchanged" "
-        raw=\$(ls $name.d/*) &&
+        raw=$name.d &&
         cm_run profile import \"\$raw\" --job-name $name >out &&
         grep \"with $np tasks\" out &&
         cm_run profile export $name --ntasks $np --output $name.json &&
@@ -54,11 +54,11 @@ for case in halo:6 colls:4; do
 done
 
 test_expect_success 'show --format triplets keeps bytes and messages; eval reads it' '
-    raw=$(ls halo.d/*) &&
+    raw=halo.d &&
     cm_run profile show halo --ntasks 6 --format triplets --output halo.trip &&
     grep -x "# ranks 6" halo.trip &&
     awk "\$1 == \"p2p\" || \$1 == \"coll\" { b[\$2 \" \" \$3] += \$4; m[\$2 \" \" \$3] += \$5 }
-         END { for (k in b) printf \"%s %d %d\n\", k, b[k], m[k] }" "$raw" | sort >expect &&
+         END { for (k in b) printf \"%s %d %d\n\", k, b[k], m[k] }" "$raw"/part.*.txt | sort >expect &&
     grep -v "^#" halo.trip | sort >actual &&
     test_cmp expect actual &&
     cm_run eval --matrix halo.trip --hierarchy 2:3 --distances 1:10 --mapping block --weight msgs >msgs.out &&
@@ -67,9 +67,9 @@ test_expect_success 'show --format triplets keeps bytes and messages; eval reads
 '
 
 test_expect_success 'p2p and coll parts stay separate through the round trip' '
-    raw=$(ls colls.d/*) &&
+    raw=colls.d &&
     cm_run profile show colls-copy --ntasks 4 --format mtx --part coll --output coll.mtx &&
-    awk "\$1 == \"coll\" && \$4 > 0 { printf \"%d %d %.17g\n\", \$2 + 1, \$3 + 1, \$4 }" "$raw" | sort >expect &&
+    awk "\$1 == \"coll\" && \$4 > 0 { printf \"%d %d %.17g\n\", \$2 + 1, \$3 + 1, \$4 }" "$raw"/part.*.txt | sort >expect &&
     sorted_mtx coll.mtx >actual &&
     test_cmp expect actual
 '

@@ -1,24 +1,19 @@
 #!/bin/sh
-test_description='short libFuzzer runs of the profile JSON parser and the raw
-profile reader (docs/fuzzing.md has the long runs)'
+test_description='short libFuzzer runs of every parser that reads what
+someone else wrote: profiles (JSON, raw), matrices (Matrix Market, METIS,
+triplets), hostlists, slurm.conf/topology.conf, and the plugin'"'"'s srun
+command line, plugstack.conf arguments, --mapping values and
+SLURM_JOB_CPUS_PER_NODE (docs/fuzzing.md has the long runs)'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
 
-# Seconds per target; CM_FUZZ_TIME=0 skips the runs.
-time=${CM_FUZZ_TIME:-20}
+# Seconds per target (11 targets: about 2 minutes in all on 2 cores with
+# the build); CM_FUZZ_TIME=0 skips the runs.
+time=${CM_FUZZ_TIME:-8}
 FUZZ=$CM_ROOT/test/fuzz
-SRC="src/profiles/profile.c src/profiles/profile_json.c src/profiles/raw.c
-     src/profiles/store.c src/profiles/store_ingest.c src/core/matrix.c
-     src/core/error.c"
-
-# build TARGET: compile test/fuzz/fuzz_TARGET.c with the sources it needs.
-build() {
-    (cd "$CM_ROOT" &&
-     clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
-        -Isrc/core -Isrc/profiles "test/fuzz/fuzz_$1.c" $SRC -ljson-c -lm \
-        -o "$OLDPWD/fuzz_$1")
-}
+TARGETS="profile_json raw mtx metis triplets hostlist slurmconf srun_args
+         config request cpus_per_node"
 
 if test "$time" != 0 && command -v clang >/dev/null &&
    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >probe.c &&
@@ -29,14 +24,22 @@ else
     say "skipping the fuzz runs: clang with libFuzzer (Debian clang, libclang-rt-14-dev) is missing, or CM_FUZZ_TIME=0"
 fi
 
-for target in profile_json raw; do
+# test/fuzz/build.sh knows what each target links; sources are compiled
+# once for all targets.
+test_expect_success FUZZ "the parsers build for fuzzing" "
+    \"$FUZZ/build.sh\" . --objects
+"
+
+for target in $TARGETS; do
     test_expect_success FUZZ "fuzz_$target builds" "
-        build $target
+        \"$FUZZ/build.sh\" . $target
     "
+    # -timeout: a hang is a finding; the slowest legitimate inputs (a
+    # 2^24-rank matrix) take about 10 s.
     test_expect_success FUZZ "fuzz_$target runs ${time}s on the seed corpus without a finding" "
         mkdir -p new-$target &&
         ASAN_OPTIONS=detect_leaks=1 ./fuzz_$target -max_total_time=$time \
-            -rss_limit_mb=1024 -max_len=65536 new-$target \
+            -timeout=60 -rss_limit_mb=2048 -max_len=65536 new-$target \
             \"$FUZZ/corpus/$target\" >log-$target 2>&1 ||
         { tail -n 40 log-$target; false; }
     "

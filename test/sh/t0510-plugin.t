@@ -200,7 +200,8 @@ test_expect_success 'no --mapping and default=off: nothing happens' '
 test_expect_success 'hostfiles and profiling directories are cleaned up' '
     ! ls "$STATE"/tmp/n*/clustermap-hosts.* 2>/dev/null &&
     ! ls /tmp/clustermap-hosts.* 2>/dev/null | grep -q . &&
-    ! ls -d "$STATE"/tmp/n*/clustermap-prof.* 2>/dev/null
+    test -z "$(ls -A /run/clustermap 2>/dev/null)" &&
+    ! ls -d "$STORE"/*/.step.* "$STORE"/*/.result.* 2>/dev/null
 '
 
 test_expect_success DOWN 'down.sh' '

@@ -3,11 +3,12 @@
 # The SPANK plugin when things go wrong, and with several users: each
 # fallback leaves Slurm's default placement, prints exactly one
 # "clustermap:" line, and the job succeeds.  No profile, a corrupt profile,
-# a profile of another task count, a store the user cannot read, controller
-# data the user may not load (PrivateData=nodes: a real slurm_load_node
-# failure).  Two users: profiles are ingested as the user into the user's own
-# directory, and one user can neither read nor use the other's.  Several
-# jobs ending together all get merged.
+# a profile of another task count, a store the user cannot read, a store
+# directory the user cannot write (the line then says the run is not
+# profiled), controller data the user may not load (PrivateData=nodes: a
+# real slurm_load_node failure).  Two users: profiles are ingested as the
+# user into the user's own directory, and one user can neither read nor
+# use the other's.  Several jobs ending together all get merged.
 #
 # Own cluster (CM_CLUSTER_NAME=t0511, PrivateData=nodes); creates the test
 # users cmtu1 and cmtu2 when missing and removes those it created.
@@ -33,22 +34,7 @@ export CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
 test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
 
-created_users=
-for u in cmtu1 cmtu2; do
-    if ! id "$u" >/dev/null 2>&1; then
-        useradd -M -N -g users -s /bin/sh "$u" || error "useradd $u failed"
-        created_users="$created_users $u"
-    fi
-done
-remove_users() {
-    for u in $created_users; do userdel "$u" 2>/dev/null; done
-}
-U1=$(id -u cmtu1) U2=$(id -u cmtu2)
-
-as() {   # as USER CMD...: run CMD as USER (group users)
-    u=$1; shift
-    setpriv --reuid="$u" --regid=users --clear-groups "$@"
-}
+test_users
 
 one_line() {   # one_line FILE PATTERN: exactly one clustermap line, matching
     cm_lines "$1" >lines &&
@@ -105,6 +91,15 @@ test_expect_success 'a user profiles a job: ingested as the user, into a 0700 di
     test_must_be_empty out/u1.err
 '
 
+test_expect_success 'a store directory the user cannot write: the line says no profiling' '
+    chmod 0500 "$STORE/$U1" &&
+    test_when_finished "chmod 0700 \"$STORE/$U1\"" &&
+    sbw_as cmtu1 -J u1new -N2 -n4 --mapping=cluster \
+        -o out/nowrite.out -e out/nowrite.err job.sh &&
+    one_line out/nowrite.err "^clustermap: no profile for job .u1new. with 4 tasks; using Slurm.s default placement \(not profiling this run: .*not writable.*\)$" &&
+    test "$(ranks_hosts out/nowrite.out | wc -l)" -eq 4
+'
+
 test_expect_success 'controller data unavailable (PrivateData=nodes): one line' '
     sbw_as cmtu1 -J u1job -N2 -n4 --mapping=cluster \
         -o out/ctl.out -e out/ctl.err job.sh &&
@@ -146,7 +141,8 @@ test_expect_success 'three jobs ending together: all three runs are merged' '
 '
 
 test_expect_success 'no profiling directory is left on the nodes' '
-    ! ls -d "$STATE"/tmp/n*/clustermap-prof.* 2>/dev/null
+    test -z "$(ls -A /run/clustermap 2>/dev/null)" &&
+    ! ls -d "$STORE"/*/.step.* 2>/dev/null
 '
 
 test_expect_success DOWN 'down.sh' '

@@ -123,6 +123,24 @@ static void test_random(void **state)
     assert_true(bad > 100);
 }
 
+/* Leading zeros widen a number without raising its value: a width past
+ * 30 digits overflowed the digit buffer (found by fuzz_hostlist). */
+static void test_wide_numbers(void **state)
+{
+    (void)state;
+    char expr[128], want[512];
+    /* 30 digits: the widest accepted, kept as written */
+    snprintf(expr, sizeof expr, "n[%030d-%d]", 1, 2);
+    snprintf(want, sizeof want, "n%030d n%030d", 1, 2);
+    expect(expr, want);
+    snprintf(expr, sizeof expr, "n[%031d]", 0);
+    expect_error(expr, "expected a number in brackets");
+    snprintf(expr, sizeof expr, "n[%054d]", 0);
+    expect_error(expr, "expected a number in brackets");
+    snprintf(expr, sizeof expr, "n[1-%040d]", 5);
+    expect_error(expr, "expected a number after '-'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_bound_exact),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_wide_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

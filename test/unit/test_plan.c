@@ -1,5 +1,7 @@
 /* test_plan.c -- cm_plan() (src/core/plan.c): auto is never worse than
- * block, determinism, degenerate inputs, heterogeneous nodes, weight modes. */
+ * block, determinism, degenerate inputs, heterogeneous nodes, weight modes;
+ * bounded planning: the part of a machine a step can use
+ * (cm_tree_restrict and kin), time budgets and the deadline. */
 #include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
@@ -7,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -288,6 +291,462 @@ static void test_weights(void **state)
     cm_tree_free(t);
 }
 
+/* ---- bounded planning: a small step in a large machine (issue 9) ---- */
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Sanitizers slow the engine several times; its cost model does not know. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLOWDOWN 6.0
+#else
+#define SLOWDOWN 1.0
+#endif
+
+static const char *const all_algos[] = {
+    "auto", "scotch", "scotch-ms", "cluster", "treecut", "block", "cyclic", "random",
+};
+#define NALGOS ((int)(sizeof all_algos / sizeof all_algos[0]))
+
+/* A ring of @p n ranks, rank i sending i + 1 bytes to its successor and a
+ * little to the rank n / 2 further. */
+static cm_matrix_t *ring(int n)
+{
+    cm_error_t err = { "" };
+    cm_builder_t *b = cm_builder_new(n, &err);
+    for (int i = 0; i < n && n > 1; i++) {
+        cm_builder_add(b, i, (i + 1) % n, i + 1, 1, &err);
+        cm_builder_add(b, i, (i + n / 2) % n, 0.5, 1, &err);
+    }
+    return cm_test_finish(b);
+}
+
+/* A w x h 5-point stencil, ranks scrambled by a stride coprime with w h. */
+static cm_matrix_t *stencil(int w, int h)
+{
+    cm_error_t err = { "" };
+    int n = w * h;
+    cm_builder_t *b = cm_builder_new(n, &err);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int r = (int)((long)(y * w + x) * 97 % n);
+            if (x + 1 < w)
+                cm_builder_add(b, r, (int)((long)(y * w + x + 1) * 97 % n), 100, 1, &err);
+            if (y + 1 < h)
+                cm_builder_add(b, r, (int)((long)((y + 1) * w + x) * 97 % n), 100, 1, &err);
+        }
+    return cm_test_finish(b);
+}
+
+/* @p map (slots of @p r) as slots of the tree r was cut from: distinct and
+ * within its @p nslots. */
+static void check_origin_map(const cm_tree_t *r, const int *map, int n, int nslots)
+{
+    cm_error_t err = { "" };
+    int *orig = malloc(sizeof(int) * (size_t)n);
+    assert_int_equal(cm_tree_map_to_origin(r, map, n, orig, &err), 0);
+    for (int i = 0; i < n; i++) {
+        assert_true(orig[i] >= 0 && orig[i] < nslots);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(orig[i], orig[j]);
+    }
+    free(orig);
+}
+
+/* 3 ranks on 4096 x 4096 slots and its kin: the machine is built only as
+ * far as the ranks need, and every algorithm plans in well under a second
+ * with a valid mapping of the whole machine's slots. */
+static void test_small_step_huge_machine(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hier, *dist;
+        int n, nslots;
+    } cases[] = {
+        { "4096:4096", "1:10", 3, 4096 * 4096 },
+        { "1024:1024", "1:10", 64, 1024 * 1024 },
+        { "16:256:4096", "1:10:100", 5, 16 * 256 * 4096 },
+        { "4:2:256:8192", "1:2:10:20", 7, 4 * 2 * 256 * 8192 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cm_error_t err = { "" };
+        int n = cases[k].n;
+        cm_matrix_t *m = ring(n);
+        double t0 = wall_now();
+        cm_tree_t *r = cm_tree_from_hierarchy_restricted(cases[k].hier, cases[k].dist,
+                                                         n, NULL, 0, &err);
+        if (!r)
+            fail_msg("%s: %s", cases[k].hier, err.msg);
+        assert_int_equal(cm_tree_origin_nslots(r), cases[k].nslots);
+        /* The rule keeps at most 2n slots per level that splits, the
+         * baselines n per node: a few times n, not the machine. */
+        assert_true(cm_tree_nslots(r) <= 16 * n);
+        for (int a = 0; a < NALGOS; a++) {
+            int *map = malloc(sizeof(int) * (size_t)n);
+            if (plan(m, r, all_algos[a], map, NULL, &err) != 0)
+                fail_msg("%s on %s: %s", all_algos[a], cases[k].hier, err.msg);
+            assert_int_equal(cm_mapping_check(r, map, n, &err), 0);
+            check_origin_map(r, map, n, cases[k].nslots);
+            free(map);
+        }
+        double dt = wall_now() - t0;
+        if (dt > 1.0 * SLOWDOWN)
+            fail_msg("%s, %d ranks: %.3f s", cases[k].hier, n, dt);
+        cm_tree_free(r);
+        cm_matrix_free(m);
+    }
+}
+
+/* cm_plan() cuts a large tree itself: 3 ranks on a tree of a million
+ * slots plan fast, as they do on the part cut beforehand. */
+static void test_plan_cuts_the_machine(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_test_hier("256:4096", "1:10");
+    cm_matrix_t *m = ring(3);
+    for (int a = 0; a < NALGOS; a++) {
+        int whole[3], part[3];
+        double t0 = wall_now();
+        assert_int_equal(plan(m, t, all_algos[a], whole, NULL, &err), 0);
+        double dt = wall_now() - t0;
+        if (dt > 1.0 * SLOWDOWN)
+            fail_msg("%s: %.3f s on %d slots", all_algos[a], dt, cm_tree_nslots(t));
+        assert_int_equal(cm_mapping_check(t, whole, 3, &err), 0);
+        /* Random is drawn over the whole tree, which the part cannot do. */
+        if (strcmp(all_algos[a], "random") == 0)
+            continue;
+        cm_tree_t *r = cm_tree_restrict(t, 3, NULL, 0, &err);
+        assert_non_null(r);
+        assert_int_equal(plan(m, r, all_algos[a], part, NULL, &err), 0);
+        assert_int_equal(cm_tree_map_to_origin(r, part, 3, part, &err), 0);
+        assert_memory_equal(whole, part, sizeof whole);
+        assert_true(cm_cost(m, t, whole) == cm_cost(m, r, (int[3]){
+            cm_tree_slot_from_origin(r, whole[0]), cm_tree_slot_from_origin(r, whole[1]),
+            cm_tree_slot_from_origin(r, whole[2]) }));
+        cm_tree_free(r);
+    }
+    cm_matrix_free(m);
+    cm_tree_free(t);
+}
+
+/* Everything a restricted tree promises, against the whole tree: slots and
+ * nodes map back in order, levels and lowest common ancestors are those of
+ * the whole tree, block and cyclic give the same slots, kept slots are
+ * there, and cutting without building gives the same part. */
+static void check_restriction(const cm_tree_t *t, const cm_tree_t *r, int n,
+                              const int *keep, int nkeep)
+{
+    cm_error_t err = { "" };
+    int ns = cm_tree_nslots(r);
+    assert_int_equal(cm_tree_origin_nslots(r), cm_tree_nslots(t));
+    assert_int_equal(cm_tree_origin_nnodes(r), cm_tree_nnodes(t));
+    assert_int_equal(cm_tree_nlevels(r), cm_tree_nlevels(t));
+    for (int l = 0; l < cm_tree_nlevels(t); l++) {
+        assert_string_equal(cm_tree_level_name(r, l), cm_tree_level_name(t, l));
+        assert_true(cm_tree_level_byte_cost(r, l) == cm_tree_level_byte_cost(t, l));
+    }
+    for (int s = 0; s < ns; s++) {
+        int o = cm_tree_slot_origin(r, s);
+        assert_true(o >= 0 && o < cm_tree_nslots(t));
+        assert_true(s == 0 || o > cm_tree_slot_origin(r, s - 1));
+        assert_int_equal(cm_tree_slot_from_origin(r, o), s);
+        int node = cm_tree_slot_node(r, s);
+        assert_int_equal(cm_tree_node_origin(r, node), cm_tree_slot_node(t, o));
+        for (int q = 0; q < ns; q += 1 + ns / 64)
+            assert_int_equal(cm_tree_lca_level(r, s, q),
+                             cm_tree_lca_level(t, o, cm_tree_slot_origin(r, q)));
+    }
+    for (int i = 0; i < nkeep; i++)
+        assert_true(cm_tree_slot_from_origin(r, keep[i]) >= 0);
+    int nn = n < cm_tree_nslots(t) ? n : cm_tree_nslots(t);
+    int *a = malloc(sizeof(int) * (size_t)nn), *b = malloc(sizeof(int) * (size_t)nn);
+    assert_int_equal(cm_map_block(t, nn, a, &err), 0);
+    assert_int_equal(cm_map_block(r, nn, b, &err), 0);
+    assert_int_equal(cm_tree_map_to_origin(r, b, nn, b, &err), 0);
+    assert_memory_equal(a, b, sizeof(int) * (size_t)nn);
+    assert_int_equal(cm_map_cyclic(t, nn, a, &err), 0);
+    assert_int_equal(cm_map_cyclic(r, nn, b, &err), 0);
+    assert_int_equal(cm_tree_map_to_origin(r, b, nn, b, &err), 0);
+    assert_memory_equal(a, b, sizeof(int) * (size_t)nn);
+    free(a);
+    free(b);
+}
+
+/* The same part, slot for slot and node for node. */
+static void check_same_part(const cm_tree_t *a, const cm_tree_t *b)
+{
+    assert_int_equal(cm_tree_nslots(a), cm_tree_nslots(b));
+    assert_int_equal(cm_tree_nvertices(a), cm_tree_nvertices(b));
+    assert_int_equal(cm_tree_nnodes(a), cm_tree_nnodes(b));
+    for (int s = 0; s < cm_tree_nslots(a); s++)
+        assert_int_equal(cm_tree_slot_origin(a, s), cm_tree_slot_origin(b, s));
+    for (int k = 0; k < cm_tree_nnodes(a); k++)
+        assert_int_equal(cm_tree_node_origin(a, k), cm_tree_node_origin(b, k));
+}
+
+static void test_restriction_maps_back(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hier, *dist;
+        int n;
+        int keep[3];    /* -1: none */
+    } cases[] = {
+        { "4:2:4:2", "1:2:10:20", 3, { -1, -1, -1 } },
+        { "4:2:4:2", "1:2:10:20", 9, { 63, 17, -1 } },
+        { "4:2:4:2", "1:2:10:20", 64, { -1, -1, -1 } },
+        { "8:4:16", "1:10:100", 5, { 511, 0, 300 } },
+        { "8:4:16", "1:10:100", 100, { -1, -1, -1 } },
+        { "3:5:7", "1:2:3", 11, { 104, -1, -1 } },
+        { "64", "1", 6, { 60, -1, -1 } },
+        { "2:2:2:2:2:2", "1:2:3:4:5:6", 13, { -1, -1, -1 } },
+        { "5:1:9", "1:2:3", 17, { 44, -1, -1 } },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cm_error_t err = { "" };
+        int nkeep = 0;
+        while (nkeep < 3 && cases[k].keep[nkeep] >= 0)
+            nkeep++;
+        cm_tree_t *t = cm_test_hier(cases[k].hier, cases[k].dist);
+        cm_tree_t *r = cm_tree_restrict(t, cases[k].n, cases[k].keep, nkeep, &err);
+        cm_tree_t *h = cm_tree_from_hierarchy_restricted(cases[k].hier, cases[k].dist,
+                                                         cases[k].n, cases[k].keep,
+                                                         nkeep, &err);
+        if (!r || !h)
+            fail_msg("%s, %d ranks: %s", cases[k].hier, cases[k].n, err.msg);
+        check_restriction(t, r, cases[k].n, cases[k].keep, nkeep);
+        check_same_part(r, h);
+        /* Cutting the part again keeps it. */
+        int rkeep[3];
+        if (nkeep)
+            assert_int_equal(cm_tree_map_from_origin(r, cases[k].keep, nkeep, rkeep,
+                                                     &err), 0);
+        cm_tree_t *rr = cm_tree_restrict(r, cases[k].n, rkeep, nkeep, &err);
+        assert_non_null(rr);
+        assert_int_equal(cm_tree_nslots(rr), cm_tree_nslots(r));
+        cm_tree_free(rr);
+        cm_tree_free(h);
+        cm_tree_free(r);
+        cm_tree_free(t);
+    }
+}
+
+/* Nodes of 4, 8 and 2 cores, then 16 nodes of 1: the bigger nodes are
+ * kept first; nodes interleaved over two switches (allocation order is
+ * not tree order) keep block and cyclic; identical hwloc nodes are cut
+ * without being built. */
+static void test_restriction_irregular(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    int cores[19] = { 4, 8, 2 };
+    for (int i = 3; i < 19; i++)
+        cores[i] = 1;
+    cm_tree_t *t = cm_test_nodes(19, cores, NULL);
+    cm_tree_t *r = cm_tree_restrict(t, 6, NULL, 0, &err);
+    assert_non_null(r);
+    check_restriction(t, r, 6, NULL, 0);
+    int first, count;   /* the 8-core node, capped at 6 slots, kept */
+    cm_tree_vertex_slots(t, cm_tree_node_vertex(t, 1), &first, &count);
+    assert_true(cm_tree_slot_from_origin(r, first + 5) >= 0);
+    cm_tree_free(r);
+    cm_tree_free(t);
+
+    cm_switch_desc_t sw[3] = { { "top", 1, -1 }, { "s0", 0, 0 }, { "s1", 0, 0 } };
+    cm_node_desc_t nd[8];
+    char names[8][8];
+    for (int i = 0; i < 8; i++) {
+        snprintf(names[i], sizeof names[i], "n%d", i);
+        nd[i] = (cm_node_desc_t){ names[i], 1 + i % 2, 4, 4 + 4 * (i % 3) };
+    }
+    t = cm_tree_from_switches(sw, 3, nd, 8, &err);
+    assert_non_null(t);
+    for (int n = 1; n <= cm_tree_nslots(t); n += 3) {
+        r = cm_tree_restrict(t, n, NULL, 0, &err);
+        assert_non_null(r);
+        check_restriction(t, r, n, NULL, 0);
+        cm_tree_free(r);
+    }
+    cm_tree_free(t);
+
+    const char *xml = cm_test_data_path("hwloc/2s-2numa-6c.xml");
+    t = cm_tree_from_hwloc(xml, 40, &err);
+    assert_non_null(t);
+    static const int keep[2] = { 239, 100 };
+    for (int n = 1; n <= 50; n += 7) {
+        r = cm_tree_restrict(t, n, keep, 2, &err);
+        cm_tree_t *h = cm_tree_from_hwloc_restricted(xml, 40, n, keep, 2, &err);
+        if (!r || !h)
+            fail_msg("hwloc, %d ranks: %s", n, err.msg);
+        check_restriction(t, r, n, keep, 2);
+        check_same_part(r, h);
+        for (int v = 0; v < cm_tree_nvertices(h); v++) {
+            const char *a = cm_tree_vertex_label(r, v), *b = cm_tree_vertex_label(h, v);
+            assert_true((!a && !b) || (a && b && strcmp(a, b) == 0));
+        }
+        cm_tree_free(h);
+        cm_tree_free(r);
+    }
+    cm_tree_free(t);
+}
+
+/* Mappings in and out of a part: checked like cm_mapping_check() on the
+ * whole tree, naming its slots. */
+static void test_restriction_mappings(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_test_hier("8:4:16", "1:10:100");
+    static const int keep[3] = { 511, 0, 300 };
+    cm_tree_t *r = cm_tree_restrict(t, 3, keep, 3, &err);
+    assert_non_null(r);
+    int map[3];
+    assert_int_equal(cm_tree_map_from_origin(r, keep, 3, map, &err), 0);
+    assert_int_equal(cm_mapping_check(r, map, 3, &err), 0);
+    assert_int_equal(cm_tree_map_to_origin(r, map, 3, map, &err), 0);
+    assert_memory_equal(map, keep, sizeof map);
+    static const struct { int orig[3]; const char *msg; } bad[] = {
+        { { 511, 0, 512 }, "rank 2 is on slot 512, expected a slot in 0..511" },
+        { { 511, 0, 511 }, "rank 2 is on slot 511, which rank 0 already holds" },
+        { { 511, 0, 299 }, "rank 2 is on slot 299, which the restricted machine" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        assert_int_equal(cm_tree_map_from_origin(r, bad[k].orig, 3, map, &err), -1);
+        if (!strstr(err.msg, bad[k].msg))
+            fail_msg("expected '%s', got '%s'", bad[k].msg, err.msg);
+    }
+    /* An incoming mapping anywhere in the machine is kept by cm_plan. */
+    cm_matrix_t *m = ring(3);
+    cm_plan_options_t o;
+    cm_plan_options_init(&o);
+    o.initial = keep;
+    assert_int_equal(cm_plan(m, t, &o, map, NULL, &err), 0);
+    assert_int_equal(cm_mapping_check(t, map, 3, &err), 0);
+    assert_true(cm_cost(m, t, map) <= cm_cost(m, t, keep));
+    cm_matrix_free(m);
+    cm_tree_free(r);
+    cm_tree_free(t);
+}
+
+/* Every algorithm, Scotch included, ends within its time budget (CPU
+ * seconds, with slack for a loaded machine), or is not started when its
+ * predicted cost does not fit, and says so. */
+static void test_budget_honoured(void **state)
+{
+    (void)state;
+    static const double budgets[] = { 0.05, 0.25 };
+    cm_tree_t *t = cm_test_hier("4:8:32", "1:10:100");
+    cm_matrix_t *m = stencil(32, 32);
+    int n = cm_matrix_n(m);
+    int *map = malloc(sizeof(int) * (size_t)n);
+    int started = 0, refused = 0;
+    for (int a = 0; a < NALGOS; a++)
+        for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+            cm_error_t err = { "" };
+            cm_plan_options_t o;
+            cm_plan_report_t rep;
+            cm_plan_options_init(&o);
+            o.algorithm = all_algos[a];
+            o.time_budget = budgets[b];
+            double c0 = cpu_now();
+            int rc = cm_plan(m, t, &o, map, &rep, &err);
+            double dt = cpu_now() - c0;
+            if (dt > (2.0 * budgets[b] + 0.1) * SLOWDOWN)
+                fail_msg("%s: %.3f s for a budget of %g s", all_algos[a], dt, budgets[b]);
+            if (rc == 0) {
+                assert_int_equal(cm_mapping_check(t, map, n, &err), 0);
+                started++;
+            } else {
+                if (!strstr(err.msg, "skipped: predicted"))
+                    fail_msg("%s: %s", all_algos[a], err.msg);
+                refused++;
+            }
+            for (int k = 0; k < rep.ncandidates && rc == 0; k++) {
+                const cm_plan_candidate_t *c = &rep.candidates[k];
+                assert_true(c->ok || c->why[0]);
+                if (c->ok && c->predicted > 0)
+                    assert_true(c->predicted <= budgets[b]);
+            }
+        }
+    /* Both happen on this input: the budgets are not trivial. */
+    assert_true(started > 0 && refused > 0);
+    free(map);
+    cm_matrix_free(m);
+    cm_tree_free(t);
+}
+
+/* A wall-clock deadline: auto returns the best complete mapping by then,
+ * a single algorithm that cannot finish by then is not started, and the
+ * option is checked. */
+static void test_deadline(void **state)
+{
+    (void)state;
+    cm_tree_t *t = cm_test_hier("4:8:128", "1:10:100");
+    cm_matrix_t *m = stencil(64, 64);
+    int n = cm_matrix_n(m);
+    int *map = malloc(sizeof(int) * (size_t)n);
+    static const struct {
+        const char *algo;
+        double deadline;
+        int ok;
+        const char *why;    /* in the error, or in some candidate */
+    } cases[] = {
+        { "auto", 0.15, 1, "deadline" },
+        { "auto", 1e-6, 1, "deadline" },
+        { "scotch", 0.01, 0, "deadline" },
+        { "scotch-ms", 0.01, 0, "deadline" },
+        { "block", 1e-6, 1, NULL },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cm_error_t err = { "" };
+        cm_plan_options_t o;
+        cm_plan_report_t rep;
+        cm_plan_options_init(&o);
+        o.algorithm = cases[k].algo;
+        o.time_budget = 30;
+        o.deadline = cases[k].deadline;
+        double t0 = wall_now();
+        int rc = cm_plan(m, t, &o, map, &rep, &err);
+        double dt = wall_now() - t0;
+        if (dt > (1.5 * cases[k].deadline + 0.1) * SLOWDOWN)
+            fail_msg("%s: %.3f s for a deadline of %g s", cases[k].algo, dt,
+                     cases[k].deadline);
+        assert_int_equal(rc == 0, cases[k].ok);
+        int said = !cases[k].why || (rc < 0 && strstr(err.msg, cases[k].why));
+        if (rc == 0) {
+            assert_int_equal(cm_mapping_check(t, map, n, &err), 0);
+            for (int c = 0; c < rep.ncandidates; c++)
+                said |= cases[k].why && strstr(rep.candidates[c].why, cases[k].why);
+        }
+        if (!said)
+            fail_msg("%s: nothing says why it stopped (%s)", cases[k].algo, err.msg);
+    }
+    static const double bad[] = { -1, NAN, INFINITY };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cm_error_t err = { "" };
+        cm_plan_options_t o;
+        cm_plan_options_init(&o);
+        o.deadline = bad[k];
+        assert_int_equal(cm_plan(m, t, &o, map, NULL, &err), -1);
+        assert_non_null(strstr(err.msg, "deadline"));
+    }
+    free(map);
+    cm_matrix_free(m);
+    cm_tree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +756,13 @@ int main(void)
         cmocka_unit_test(test_degenerate),
         cmocka_unit_test(test_heterogeneous),
         cmocka_unit_test(test_weights),
+        cmocka_unit_test(test_small_step_huge_machine),
+        cmocka_unit_test(test_plan_cuts_the_machine),
+        cmocka_unit_test(test_restriction_maps_back),
+        cmocka_unit_test(test_restriction_irregular),
+        cmocka_unit_test(test_restriction_mappings),
+        cmocka_unit_test(test_budget_honoured),
+        cmocka_unit_test(test_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,6 +145,23 @@ static void test_cpus_per_node(void **state)
     assert_int_equal(cmp_parse_int("1x", 100, &v), -1);
 }
 
+/* Short options are letters: "-=" or "-@" must not be taken for the
+ * private ids of --mapping or --ntasks-per-node, whose missing argument
+ * was then read through a NULL pointer (found by fuzz_srun_args). */
+static void test_srun_args_not_letters(void **state)
+{
+    (void)state;
+    cmp_srun_args_t o;
+    cm_error_t err = {""};
+    char *a[] = { "srun", "-=", "-@", "-%", "-#", "-n2", "a.out" };
+    assert_int_equal(cmp_srun_args_parse(7, a, &o, &err), 0);
+    assert_int_equal(o.ntasks, 2);
+    assert_int_equal(o.has_mapping, 0);
+    assert_int_equal(o.ntasks_per_node, 0);
+    assert_int_equal(o.multi_prog, 0);
+    assert_int_equal(o.jobid, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_srun_args),
         cmocka_unit_test(test_cpus_per_node),
+        cmocka_unit_test(test_srun_args_not_letters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

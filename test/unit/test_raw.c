@@ -114,10 +114,18 @@ static void test_empty_matrices(void **state)
 static const struct bad {
     const char *text, *msg;
 } bad[] = {
-    { "", "F:1: expected \"clustermap-raw 1\", got end of file" },
-    { "clustermap-raw 2\n", "F:1: expected format version 1, got \"2\"" },
-    { "clustermap-rw 1\n", "F:1: expected \"clustermap-raw 1\", got "
-      "\"clustermap-rw\"" },
+    { "", "F:1: expected \"clustermap-raw 1\" or \"clustermap-raw 2\", got "
+      "end of file" },
+    { "clustermap-raw 3\n", "F:1: expected format version 1 or 2, got \"3\"" },
+    { "clustermap-rw 1\n", "F:1: expected \"clustermap-raw 1\" or "
+      "\"clustermap-raw 2\", got \"clustermap-rw\"" },
+    { "clustermap-raw 2\nranks 4\njob 1 0\n", "F:3: expected \"rank R\", "
+      "got \"job\"" },
+    { "clustermap-raw 2\nranks 4\nrank 4\n", "F:3: expected a rank below the "
+      "rank count, got \"4\"" },
+    { "clustermap-raw 2\nranks 4\nrank 1\njob 1 0\nprogram a\n"
+      "p2p 2 1 8 1\nend 1\n", "F:6: expected rows of the part's own rank "
+      "only, got \"2\"" },
     { "clustermap-raw 1", "F:1: expected a newline at the end of the line, "
       "got end of file" },
     { "clustermap-raw  1\n", "F:1: expected fields separated by single "
@@ -227,14 +235,90 @@ static void test_symlink_refused(void **state)
     cm_test_rmtree(dir);
 }
 
-static void test_not_regular(void **state)
+/* Write part @p rank of a @p n-rank step with one p2p row to rank+1. */
+static void write_part(const char *dir, int rank, int n, const char *job)
+{
+    char path[4200], text[512];
+    snprintf(path, sizeof path, "%s/part.%d.txt", dir, rank);
+    snprintf(text, sizeof text, "clustermap-raw 2\nranks %d\nrank %d\njob %s 0\n"
+             "program a\np2p %d %d %d 1\ncoll %d %d 8 1\nend 2\n", n, rank, job,
+             rank, (rank + 1) % n, 100 * (rank + 1), rank, (rank + 1) % n);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A directory of parts is assembled: every rank exactly once, one step. */
+static void test_parts_directory(void **state)
 {
     (void)state;
     char *dir = cm_test_mkdtemp();
     cm_raw_profile_t p;
     cm_error_t err = { "" };
     assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
-    assert_non_null(strstr(err.msg, "expected a regular file"));
+    assert_non_null(strstr(err.msg, "expected part.<rank>.txt files, found none"));
+    for (int r = 0; r < 3; r++)
+        write_part(dir, r, 4, "7");
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "1 of 4 ranks have no part; refusing an "
+                           "incomplete profile"));
+    write_part(dir, 3, 4, "7");
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), 0);
+    assert_int_equal(p.nranks, 4);
+    assert_int_equal(p.rank, -1);
+    assert_string_equal(p.jobid, "7");
+    for (int r = 0; r < 4; r++)
+        check_entry(p.p2p, r, 0, (r + 1) % 4, 100.0 * (r + 1), 1);
+    assert_int_equal(cm_matrix_nnz(p.coll), 4);
+    cm_raw_release(&p);
+    write_part(dir, 3, 4, "8");   /* another step's part */
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "part of job 8.0, expected 7.0"));
+    write_part(dir, 3, 5, "7");   /* another rank count */
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "expected a part of a"));
+    cm_test_rmtree(dir);
+}
+
+/* The assembly refuses a rank twice and a whole profile, unchanged after. */
+static void test_assembly_refusals(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    cm_error_t err = { "" };
+    cm_raw_profile_t p;
+    assert_null(cm_raw_assembly_new(0, &err));
+    cm_raw_assembly_t *a = cm_raw_assembly_new(2, &err);
+    assert_non_null(a);
+    write_part(dir, 0, 2, "1");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/part.0.txt", dir);
+    for (int k = 0; k < 2; k++) {
+        int fd = open(path, O_RDONLY);
+        int rc = cm_raw_assembly_add_fd(a, fd, "p0", MAXB, &err);
+        assert_int_equal(rc, k ? -1 : 0);
+        close(fd);
+    }
+    assert_non_null(strstr(err.msg, "rank 0 arrived twice"));
+    assert_int_equal(cm_raw_assembly_missing(a), 1);
+    assert_int_equal(cm_raw_assembly_finish(a, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "1 of 2 ranks sent no profile"));
+    int fd = open(cm_test_write_file(dir, "whole.txt", good), O_RDONLY);
+    assert_int_equal(cm_raw_assembly_add_fd(a, fd, "whole", MAXB, &err), -1);
+    assert_non_null(strstr(err.msg, "expected a one-rank part"));
+    close(fd);
+    cm_raw_assembly_free(a);
+    cm_raw_assembly_free(NULL);
+    cm_test_rmtree(dir);
+}
+
+static void test_not_regular(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
     char fifo[4096];
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -274,6 +358,8 @@ int main(void)
         cmocka_unit_test(test_nul_byte),
         cmocka_unit_test(test_symlink_refused),
         cmocka_unit_test(test_not_regular),
+        cmocka_unit_test(test_parts_directory),
+        cmocka_unit_test(test_assembly_refusals),
         cmocka_unit_test(test_oversized_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -501,6 +501,45 @@ static void test_write_roundtrip(void **state)
     cm_matrix_free(m);
 }
 
+/* Repeated entries are summed; a sum that overflows to infinity is refused
+ * (found by fuzz_mtx, fuzz_triplets), not kept as an infinite volume that
+ * would turn every cost into inf or NaN. */
+static void test_repeated_entries_overflow(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *text;
+        cm_format_t fmt;
+    } cases[] = {
+        { "sum.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                     "2 2 2\n1 2 1e308\n1 2 1e308\n", CM_FORMAT_MTX },
+        { "sum.graph", "3 2 1\n2 1e308 2 1e308\n1 1e308 1 1e308\n\n",
+          CM_FORMAT_METIS },
+        { "bytes.triplets", "0 1 1e308 1\n0 1 1e308 1\n", CM_FORMAT_TRIPLETS },
+        { "msgs.triplets", "0 1 1 1e308\n0 1 1 1e308\n", CM_FORMAT_TRIPLETS },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *path = cm_test_write_file(tmpdir, cases[k].name, cases[k].text);
+        cm_error_t err = { "" };
+        cm_matrix_t *m = cm_matrix_read(path, cases[k].fmt, &err);
+        assert_null(m);
+        if (!strstr(err.msg, path) ||
+            !strstr(err.msg, "repeated entries from rank 0 to rank 1") ||
+            !strstr(err.msg, "to sum to a finite number"))
+            fail_msg("%s: error '%s'", cases[k].name, err.msg);
+    }
+    /* Large finite sums stay. */
+    const char *path = cm_test_write_file(tmpdir, "big.triplets",
+                                          "0 1 1e308\n0 1 7e307\n");
+    cm_matrix_t *m = read_ok(path, CM_FORMAT_TRIPLETS);
+    const double *bytes;
+    int len;
+    cm_matrix_row(m, 0, NULL, &bytes, NULL, &len);
+    assert_int_equal(len, 1);
+    assert_true(bytes[0] == 1e308 + 7e307);
+    cm_matrix_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_format_parse),
         cmocka_unit_test(test_read_stream_and_missing),
         cmocka_unit_test(test_write_roundtrip),
+        cmocka_unit_test(test_repeated_entries_overflow),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -275,6 +275,48 @@ static void test_mutations(void **state)
     cm_test_rmtree(dir);
 }
 
+/* Files that are not text, and Include lines that fan out: refused at
+ * once (a NUL byte made "Include /dev/zero" read forever; 8 small files of
+ * k Include lines each made k^8 reads). */
+static void test_hostile_files(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    char msg[4200];
+    const char *p = cm_test_write_file(dir, "zero.conf", "NodeName=a\nInclude /dev/zero\n");
+    expect_error(p, NULL, "a", "/dev/zero:1: expected text, got a NUL byte");
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nul.conf", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("NodeName=a\nNodeName=b\0c\nNodeName=d\n", 1, 35, f);
+    fclose(f);
+    snprintf(msg, sizeof msg, "%s:2: expected text, got a NUL byte", path);
+    expect_error(path, NULL, "a", msg);
+
+    /* f1 .. f7 include the next one six times: 6^7 reads without a bound */
+    for (int i = 1; i <= 8; i++) {
+        char name[32], text[256] = "";
+        snprintf(name, sizeof name, "f%d.conf", i);
+        for (int k = 0; i < 8 && k < 6; k++)
+            snprintf(text + strlen(text), sizeof text - strlen(text),
+                     "Include f%d.conf\n", i + 1);
+        cm_test_write_file(dir, name, text);
+    }
+    p = cm_test_write_file(dir, "top.conf", "NodeName=a\nInclude f1.conf\n");
+    expect_error(p, NULL, "a", "more than 256 Include lines in all");
+    /* a few includes are fine */
+    cm_test_write_file(dir, "f7.conf", "Include f8.conf\nInclude f8.conf\n");
+    p = cm_test_write_file(dir, "few.conf", "NodeName=a\nInclude f7.conf\nInclude f7.conf\n");
+    cm_error_t err = {""};
+    cm_tree_t *t = cm_tree_from_slurm_conf(p, NULL, "a", &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    cm_tree_free(t);
+    cm_test_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cpus_only),
         cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_hostile_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

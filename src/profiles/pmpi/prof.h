@@ -40,13 +40,18 @@ CMP_HIDDEN void cmp_start(int provided);
  * the profile, frees everything, and sets cmp_active to 0. */
 CMP_HIDDEN void cmp_finish(void);
 
-/* prof_write.c: gather every rank's quadruples (kind, world dst, bytes,
- * msgs), @p nmine of them from this rank, to rank 0 of @p comm (a duplicate
- * of MPI_COMM_WORLD), which writes the raw profile into @p dir.  Collective
- * over @p comm; never fails the program. */
-CMP_HIDDEN void cmp_write_profile(MPI_Comm comm, int rank, int size,
-                                  const uint64_t *mine, size_t nmine,
-                                  const char *dir);
+/* Non-zero once MPI_Init (any language) returned successfully. */
+extern CMP_HIDDEN int cmp_mpi_seen;
+
+/* prof_write.c: MPI_Init was called: this task uses MPI after all (the
+ * "part.<task>.nompi" mark made when the library was loaded goes). */
+/* prof_write.c: write this rank's part of the raw profile (format 2:
+ * @p nmine quadruples kind, world dst, bytes, msgs) into @p dir.  Local:
+ * no other rank is involved, so a rank that cannot profile never makes
+ * another one wait.  Never fails the program. */
+CMP_HIDDEN void cmp_nompi_clear(void);
+CMP_HIDDEN void cmp_write_part(int rank, int size, const uint64_t *mine,
+                               size_t nmine, const char *dir);
 
 /* ------------------------------------------------------ hot state --
  * Everything the common case of a send needs, in one hidden global (reached

@@ -30,15 +30,16 @@
 #define CMP_DENSE_MAX 4096
 
 CMP_HIDDEN volatile int cmp_active;
+CMP_HIDDEN int cmp_mpi_seen;
 CMP_HIDDEN cmp_hot_t cmp_hot;
 CMP_HIDDEN int cmp_multi;
 CMP_HIDDEN pthread_mutex_t cmp_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* Filled by cmp_start(); prof_write.c reads them at finish. */
-static int joined;            /* took part in init: must join the gather */
+/* Filled by cmp_start(); cmp_finish() writes them.  Nothing here needs
+ * another rank: no communicator of our own, no collective. */
+static int joined;            /* cmp_start() set up recording */
 static int world_size, world_rank;
 static int *identity;         /* dense rows: [world_size] i -> i */
-static MPI_Comm dup_world = MPI_COMM_NULL;
 static MPI_Group world_group = MPI_GROUP_NULL;
 static int keyval = MPI_KEYVAL_INVALID;
 static char *profile_dir;
@@ -339,15 +340,15 @@ int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
 void cmp_start(int provided)
 {
     const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    cmp_mpi_seen = 1;
     if (joined || !dir || !*dir)
         return;
+    cmp_nompi_clear();
     if (PMPI_Comm_size(MPI_COMM_WORLD, &world_size) != MPI_SUCCESS ||
-        PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS ||
-        PMPI_Comm_dup(MPI_COMM_WORLD, &dup_world) != MPI_SUCCESS) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS) {
         fprintf(stderr, "clustermap-prof: cannot set up, not profiling\n");
         return;
     }
-    joined = 1;
     cmp_multi = provided == MPI_THREAD_MULTIPLE;
     int dense_max = CMP_DENSE_MAX;
     const char *dm = getenv("CLUSTERMAP_PROF_DENSE_MAX");
@@ -362,14 +363,17 @@ void cmp_start(int provided)
         row_init(&rows[CMP_COLL], world_size <= dense_max) ||
         (rows[CMP_P2P].dense &&
          !(identity = malloc((size_t)world_size * sizeof *identity)))) {
-        /* Still joins the gather at finalize (with nothing) so that the
-         * other ranks do not wait for it. */
+        /* This rank writes no part: ingestion refuses the incomplete set,
+         * and no other rank waits for anything. */
         fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
                 "profiled\n", world_rank);
         row_free(&rows[CMP_P2P]);
         row_free(&rows[CMP_COLL]);
+        free(identity);
+        identity = NULL;
         return;
     }
+    joined = 1;
     tcache_clear();
     cmp_hot.type = MPI_DATATYPE_NULL;      /* size 0, like cmp_bytes */
     cmp_hot.size = 0;
@@ -400,13 +404,12 @@ void cmp_finish(void)
                 "profiled\n", world_rank);
         n = 0;
     }
-    cmp_write_profile(dup_world, world_rank, world_size, mine, n,
-                      profile_dir ? profile_dir : ".");
+    else
+        cmp_write_part(world_rank, world_size, mine, n, profile_dir);
     free(mine);
     for (int k = 0; k < CMP_NKINDS; k++)
         row_free(&rows[k]);
     cmp_persist_clear();
-    PMPI_Comm_free(&dup_world);
     if (world_group != MPI_GROUP_NULL)
         PMPI_Group_free(&world_group);
     if (keyval != MPI_KEYVAL_INVALID)

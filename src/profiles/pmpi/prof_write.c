@@ -1,10 +1,12 @@
 /*
- * prof_write.c -- gather every rank's rows to rank 0 at MPI_Finalize and
- * write the raw profile atomically: a temporary file in the target
- * directory, fsync, rename, fsync of the directory.  Readers therefore see
- * either no file or a complete one, and a job that dies before finalize
- * leaves nothing behind.  Errors are reported on one stderr line and never
- * stop the program.
+ * prof_write.c -- every rank writes its own part of the raw profile at
+ * MPI_Finalize (format 2, docs/profile-format.md): a temporary file in the
+ * node's private profiling directory, then rename, so that readers see
+ * either no part or a complete one.  There is no collective: a rank whose
+ * node could not set up profiling, or that runs without this library,
+ * never makes another rank wait; ingestion assembles the parts and refuses
+ * an incomplete set.  Errors are reported on one stderr line and never stop
+ * the program.
  */
 #include "prof.h"
 
@@ -34,41 +36,48 @@ static void sanitise(char *out, size_t n, const char *s, const char *dflt)
         snprintf(out, n, "%s", dflt);
 }
 
-static void write_rows(FILE *f, const uint64_t *all, const int *counts,
-                       const int *displs, int size, int kind,
-                       unsigned long long *lines)
+/* "<dir>/part.<task>.<ext>": the task is SLURM_PROCID (what the node's
+ * slurmstepd knows its tasks by), else the world rank. */
+static int part_path(char *buf, size_t n, const char *dir, int rank,
+                     const char *ext)
+{
+    char task[32];
+    const char *procid = getenv("SLURM_PROCID");
+    sanitise(task, sizeof task, procid, "");
+    if (!task[0])
+        snprintf(task, sizeof task, "%d", rank);
+    return snprintf(buf, n, "%s/part.%s.%s", dir, task, ext) < (int)n ? 0 : -1;
+}
+
+static void write_rows(FILE *f, int rank, const uint64_t *q, size_t n,
+                       int size, int kind, unsigned long long *lines)
 {
     static const char *const tag[CMP_NKINDS] = { "p2p", "coll" };
-    for (int src = 0; src < size; src++) {
-        const uint64_t *q = all + displs[src];
-        for (int e = 0; e < counts[src] / 4; e++, q += 4) {
-            if (q[0] != (uint64_t)kind || q[1] >= (uint64_t)size)
-                continue;
-            fprintf(f, "%s %d %llu %llu %llu\n", tag[kind], src,
-                    (unsigned long long)q[1], (unsigned long long)q[2],
-                    (unsigned long long)q[3]);
-            (*lines)++;
-        }
+    for (size_t e = 0; e < n; e++, q += 4) {
+        if (q[0] != (uint64_t)kind || q[1] >= (uint64_t)size)
+            continue;
+        fprintf(f, "%s %d %llu %llu %llu\n", tag[kind], rank,
+                (unsigned long long)q[1], (unsigned long long)q[2],
+                (unsigned long long)q[3]);
+        (*lines)++;
     }
 }
 
-static void write_file(const char *dir, const uint64_t *all, const int *counts,
-                       const int *displs, int size)
+void cmp_write_part(int rank, int size, const uint64_t *mine, size_t nmine,
+                    const char *dir)
 {
     char job[64], step[64], prog[128], path[PATH_MAX], tmp[PATH_MAX];
     sanitise(job, sizeof job, getenv("SLURM_JOB_ID"), "nojob");
     sanitise(step, sizeof step, getenv("SLURM_STEP_ID"), "nostep");
     sanitise(prog, sizeof prog, program_invocation_short_name, "unknown");
-    long pid = (long)getpid();
-    if (snprintf(path, sizeof path, "%s/clustermap-raw.%s.%s.%ld.txt", dir,
-                 job, step, pid) >= (int)sizeof path ||
-        snprintf(tmp, sizeof tmp, "%s/.clustermap-raw.%s.%s.%ld.XXXXXX", dir,
-                 job, step, pid) >= (int)sizeof tmp) {
+    if (!dir || part_path(path, sizeof path, dir, rank, "txt") < 0 ||
+        snprintf(tmp, sizeof tmp, "%s/.part.%d.XXXXXX", dir, rank) >=
+            (int)sizeof tmp) {
         fprintf(stderr, "clustermap-prof: profile directory name too long: "
-                "%s\n", dir);
+                "%s\n", dir ? dir : "(none)");
         return;
     }
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    int fd = mkostemp(tmp, O_CLOEXEC);   /* mode 0600 */
     if (fd < 0) {
         fprintf(stderr, "clustermap-prof: cannot create a file in %s: %s\n",
                 dir, strerror(errno));
@@ -82,13 +91,12 @@ static void write_file(const char *dir, const uint64_t *all, const int *counts,
         return;
     }
     unsigned long long lines = 0;
-    fchmod(fd, 0644);
-    fprintf(f, "clustermap-raw 1\nranks %d\njob %s %s\nprogram %s\n", size,
-            job, step, prog);
-    write_rows(f, all, counts, displs, size, CMP_P2P, &lines);
-    write_rows(f, all, counts, displs, size, CMP_COLL, &lines);
+    fprintf(f, "clustermap-raw 2\nranks %d\nrank %d\njob %s %s\nprogram %s\n",
+            size, rank, job, step, prog);
+    write_rows(f, rank, mine, nmine, size, CMP_P2P, &lines);
+    write_rows(f, rank, mine, nmine, size, CMP_COLL, &lines);
     fprintf(f, "end %llu\n", lines);
-    int bad = ferror(f) || fflush(f) != 0 || fsync(fd) != 0;
+    int bad = ferror(f) || fflush(f) != 0;
     int err = errno;
     if (fclose(f) != 0 && !bad) {
         bad = 1;
@@ -102,56 +110,32 @@ static void write_file(const char *dir, const uint64_t *all, const int *counts,
         fprintf(stderr, "clustermap-prof: cannot write %s: %s\n", path,
                 strerror(err));
         unlink(tmp);
-        return;
     }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || fsync(dfd) != 0)
-        fprintf(stderr, "clustermap-prof: cannot sync directory %s: %s\n",
-                dir, strerror(errno));
-    if (dfd >= 0)
-        close(dfd);
 }
 
-void cmp_write_profile(MPI_Comm comm, int rank, int size, const uint64_t *mine,
-                       size_t nmine, const char *dir)
+/* A profiled process starts as "not using MPI": an empty
+ * "part.<task>.nompi" made when the library is loaded, removed by
+ * MPI_Init (cmp_nompi_clear).  Made at load, not at exit, because shells
+ * such as dash leave with _exit(), which runs no destructor.  A part
+ * written by an MPI program of the same task wins over the mark. */
+__attribute__((constructor)) static void mark_nompi(void)
 {
-    int mycount = (mine && nmine <= (size_t)INT_MAX / 4) ? (int)(4 * nmine) : 0;
-    int *counts = NULL, *displs = NULL, ok = 1;
-    uint64_t *all = NULL;
-    if (rank == 0) {
-        counts = malloc((size_t)size * sizeof *counts);
-        displs = malloc((size_t)size * sizeof *displs);
-        ok = counts && displs;
-    }
-    /* Everyone joins every step, so that a failure at the root never
-     * leaves the other ranks waiting. */
-    PMPI_Gather(&mycount, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
-    if (rank == 0 && ok) {
-        size_t total = 0;
-        for (int i = 0; i < size; i++) {
-            if (total > (size_t)INT_MAX - (size_t)counts[i]) {
-                ok = 0;
-                break;
-            }
-            displs[i] = (int)total;
-            total += (size_t)counts[i];
-        }
-        if (ok) {
-            all = malloc((total ? total : 1) * sizeof *all);
-            ok = all != NULL;
-        }
-        if (!ok)
-            fprintf(stderr, "clustermap-prof: profile too large to gather, "
-                    "not written\n");
-    }
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (ok) {
-        PMPI_Gatherv(mine, mycount, MPI_UINT64_T, all, counts, displs,
-                     MPI_UINT64_T, 0, comm);
-        if (rank == 0)
-            write_file(dir, all, counts, displs, size);
-    }
-    free(all);
-    free(counts);
-    free(displs);
+    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    char path[PATH_MAX];
+    if (!dir || !*dir || !getenv("SLURM_PROCID") ||
+        part_path(path, sizeof path, dir, 0, "nompi") < 0)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+                  O_NONBLOCK, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
+void cmp_nompi_clear(void)
+{
+    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    char path[PATH_MAX];
+    if (dir && *dir && getenv("SLURM_PROCID") &&
+        part_path(path, sizeof path, dir, 0, "nompi") == 0)
+        unlink(path);
 }

@@ -59,12 +59,12 @@ run_mpi() {
     run "$@" >"$out" 2>"$err"
 }
 
-# sbatch_mpi [SBATCH-OPTION...] SCRIPT: sbatch-wait, and submit once more if
-# the job's -e file (else -o file) shows the Open MPI start-up race -- also
-# when the job itself succeeded, as a script whose last command is not the
-# srun does.
-sbatch_mpi() {
-    "$CM_CLUSTER_BIN/sbatch-wait" "$@"
+# race_retry SUBMIT [ARG...]: run SUBMIT ARG... (a command that submits a
+# job and waits for it), and once more if the job's -e file (else its -o
+# file) shows the Open MPI start-up race -- also when the job itself
+# succeeded, as a script whose last command is not the srun does.
+race_retry() {
+    "$@"
     rc=$? log= prev=
     for a in "$@"; do
         case $prev in -e) log=$a ;; -o) [ -n "$log" ] || log=$a ;; esac
@@ -72,8 +72,11 @@ sbatch_mpi() {
     done
     [ -n "$log" ] && ompi_race "$log" || return $rc
     say "# Open MPI start-up race (see test/sh/lib/cluster.sh); submitting once more"
-    "$CM_CLUSTER_BIN/sbatch-wait" "$@"
+    "$@"
 }
+
+# sbatch_mpi [SBATCH-OPTION...] SCRIPT: sbatch-wait under race_retry.
+sbatch_mpi() { race_retry "$CM_CLUSTER_BIN/sbatch-wait" "$@"; }
 
 cluster_finish() {
     if [ -d "$CM_CLUSTER_STATE/log" ]; then

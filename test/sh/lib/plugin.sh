@@ -2,7 +2,8 @@
 # shellcheck shell=sh disable=SC2034
 #
 # Sets CM_ROOT, CLUSTER (test/cluster), PBUILD (the build with the plugin:
-# $CLUSTERMAP_BUILD, default <root>/build), CM (the command), PLUGIN, PROFLIB,
+# $CLUSTERMAP_BUILD, default <root>/build), CM (the command), PLUGIN, PLACELIB
+# (the placement module, found next to PLUGIN by default), PROFLIB,
 # STATE (the cluster's state directory), STORE (the profile store the
 # plugin is configured with, inside STATE so that every node sees it), and
 # defines
@@ -17,7 +18,9 @@
 #   plan_of FILE            "rank node core" of the plugin's verbose plan lines
 #   cm_lines FILE           the "clustermap:" lines of FILE
 # Callers set CM_CLUSTER_NAME before sourcing (their own cluster) and
-# CM_CLUSTER_SLURM_EXTRA if they need more slurm.conf lines.
+# CM_CLUSTER_SLURM_EXTRA if they need more slurm.conf lines.  With
+# CM_PLUGIN_PATHS_ONLY=1 it stops after the paths (tests that look at the
+# built files before they know whether the cluster can run here).
 
 CM_ROOT=$(cd "$SHARNESS_TEST_DIRECTORY/../.." && pwd)
 CLUSTER=$CM_ROOT/test/cluster
@@ -28,6 +31,7 @@ case $PBUILD in
 esac
 CM=$PBUILD/clustermap
 PLUGIN=$PBUILD/clustermap.so
+PLACELIB=$PBUILD/clustermap-place.so
 PROFLIB=$PBUILD/libclustermap-prof.so
 export CM_CLUSTER_NAME
 unset CM_CLUSTER_PLUGSTACK CM_CLUSTER_PLUGSTACK_FILE CM_CLUSTER_NODES
@@ -35,13 +39,35 @@ unset SLURM_HOSTFILE SLURM_JOB_ID CLUSTERMAP_STORE
 STATE=$(. "$CLUSTER/lib.sh" && echo "$CM_STATE")
 STORE=$STATE/store
 
-for f in "$CM" "$PLUGIN" "$PROFLIB"; do
+for f in "$CM" "$PLUGIN" "$PLACELIB" "$PROFLIB"; do
     test -f "$f" || error "$f not built (run make, or set CLUSTERMAP_BUILD)"
 done
+[ "${CM_PLUGIN_PATHS_ONLY:-0}" = 1 ] && return 0
 
 # run, run_mpi, sbatch_mpi and the skip rules come from cluster.sh.
 . "$SHARNESS_TEST_DIRECTORY/lib/cluster.sh"
 sbw() { sbatch_mpi "$@"; }
+
+# test_users: the unprivileged test users cmtu1 and cmtu2 (group users),
+# created when missing; sets U1 and U2.  remove_users deletes those
+# test_users created.  as USER CMD...: run CMD as USER.
+test_users() {
+    created_users=
+    for u in cmtu1 cmtu2; do
+        if ! id "$u" >/dev/null 2>&1; then
+            useradd -M -N -g users -s /bin/sh "$u" || error "useradd $u failed"
+            created_users="$created_users $u"
+        fi
+    done
+    U1=$(id -u cmtu1) U2=$(id -u cmtu2)
+}
+remove_users() {
+    for u in $created_users; do userdel "$u" 2>/dev/null; done
+}
+as() {
+    u=$1; shift
+    setpriv --reuid="$u" --regid=users --clear-groups "$@"
+}
 
 # sbw_as USER [OPTION...] SCRIPT: submit as USER (group users), wait as root.
 sbw_as() {

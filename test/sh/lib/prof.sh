@@ -8,10 +8,10 @@
 #                       run CMD on NP ranks with the library preloaded and
 #                       CLUSTERMAP_PROFILE_DIR=DIR (DIR "" = unset)
 #   prof_check DIR EXPECTED
-#                       DIR holds exactly one raw profile and nothing else;
-#                       its p2p/coll lines equal EXPECTED (any order), its
-#                       header names the rank count and the end count is
-#                       right.
+#                       DIR holds one part per rank (part.<rank>.txt, format
+#                       2) and nothing else; together their p2p/coll lines
+#                       equal EXPECTED (any order), each header names the
+#                       rank count and its rank, each end count is right.
 
 CM_ROOT=$(cd "$SHARNESS_TEST_DIRECTORY/../.." && pwd)
 PROF_BUILD=${CLUSTERMAP_BUILD:-$CM_ROOT/build}
@@ -46,15 +46,21 @@ prof_run() {
 
 prof_check() {
     dir=$1 expected=$2
-    ls -A "$dir" >"$dir.list" &&
-    test "$(wc -l <"$dir.list")" -eq 1 &&
-    grep -E '^clustermap-raw\.nojob\.nostep\.[0-9]+\.txt$' "$dir.list" &&
-    raw=$dir/$(cat "$dir.list") &&
-    sed -n 1p "$raw" | grep -x 'clustermap-raw 1' &&
-    sed -n 3p "$raw" | grep -x 'job nojob nostep' &&
-    n=$(grep -c -E '^(p2p|coll) ' "$raw") &&
-    tail -n 1 "$raw" | grep -x "end $n" &&
-    grep -E '^(p2p|coll) ' "$raw" | sort >"$dir.actual" &&
+    np=$(sed -n 's/^ranks //p' "$dir"/part.0.txt) &&
+    ls -A "$dir" | sort >"$dir.list" &&
+    i=0 && : >"$dir.want" &&
+    while test "$i" -lt "$np"; do echo "part.$i.txt" >>"$dir.want"; i=$((i + 1)); done &&
+    sort "$dir.want" | test_cmp - "$dir.list" &&
+    for f in "$dir"/part.*.txt; do
+        sed -n 1p "$f" | grep -x 'clustermap-raw 2' &&
+        sed -n 2p "$f" | grep -x "ranks $np" &&
+        r=${f##*/part.} && r=${r%.txt} &&
+        sed -n 3p "$f" | grep -x "rank $r" &&
+        sed -n 4p "$f" | grep -x 'job nojob nostep' &&
+        n=$(grep -c -E '^(p2p|coll) ' "$f") &&
+        tail -n 1 "$f" | grep -x "end $n" || return 1
+    done &&
+    cat "$dir"/part.*.txt | grep -E '^(p2p|coll) ' | sort >"$dir.actual" &&
     sort "$expected" >"$dir.expected" &&
     test_cmp "$dir.expected" "$dir.actual"
 }

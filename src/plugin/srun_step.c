@@ -1,0 +1,463 @@
+/*
+ * srun_step.c -- what srun does with a step (local context, clustermap.so).
+ *
+ * srun reads SLURM_HOSTFILE after its options are parsed and before it
+ * creates the step, and it uses line i as the node of rank i.  So, once per
+ * srun, from slurm_spank_init: work out which mode applies and how many
+ * tasks the step will have (srun's own command line, then the allocation's
+ * environment), look the job up in the profile store, and -- only when the
+ * step is to be placed -- load the placement module (place.c), which plans
+ * it on the allocation's machine tree; then write a private hostfile and
+ * point SLURM_HOSTFILE at it.  The core each rank got on its node travels
+ * to the tasks in CLUSTERMAP_CORES (bind.c); a step to profile is marked
+ * with CLUSTERMAP_STEP_PROFILE (profile_step.c).
+ *
+ * Every return that leaves the step to Slurm goes through cmp_fallback()
+ * (log.c) with its reason: SLURM_HOSTFILE stays alone, and one line says
+ * why -- to the user who asked for placement, and to the administrator's
+ * log through the step.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cm_profiles.h"
+#include "plugin.h"
+
+/* The hostfile this srun wrote, removed at srun's exit. */
+static char hostfile_path[CMP_PATH_MAX];
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Markers inherited from an enclosing step are not ours. */
+static void clear_markers(void)
+{
+    const char *ours = getenv(CMP_ENV_HOSTFILE), *hf = getenv("SLURM_HOSTFILE");
+    if (ours && hf && !strcmp(ours, hf))
+        unsetenv("SLURM_HOSTFILE");
+    unsetenv(CMP_ENV_HOSTFILE);
+    unsetenv(CMP_ENV_CORES);
+    unsetenv(CMP_ENV_PROFILE);
+    unsetenv(CMP_ENV_VERBOSE);
+    unsetenv(CMP_ENV_FALLBACK);
+}
+
+/* What srun will launch, and where it may. */
+typedef struct step {
+    cmp_request_t req;
+    cmp_srun_args_t sa;
+    char job_name[CMP_NAME_MAX + 1];
+    int ntasks;
+    int cpus_per_task;
+    cmp_alloc_t alloc;
+} step_t;
+
+/* The mode that applies: srun's --mapping, else the one sbatch/salloc
+ * passed down, else plugstack's default=.  0 when there is nothing to do. */
+static int read_request(const cmp_config_t *c, step_t *s)
+{
+    const char *value = s->sa.has_mapping ? s->sa.mapping : getenv(CMP_OPTION_ENV);
+    if (!value)
+        s->req.mode = c->default_mode;
+    else if (cmp_request_parse(value, &s->req, NULL) < 0)
+        return 0;   /* the option callback reports it */
+    cmp_log_request(value != NULL, s->req.verbose);
+    if (s->req.mode == CMP_MODE_OFF && value)
+        cmp_fallback(CMP_NOTHING_TO_DO, NULL, "--mapping=off");
+    return s->req.mode != CMP_MODE_OFF && s->req.mode != CMP_MODE_HELP &&
+           s->req.mode != CMP_MODE_UNSET;
+}
+
+/* Open MPI ties the stdio of the srun that starts its daemons to
+ * /dev/null, so a line there would be lost: the job's stderr is mpirun's,
+ * srun's parent.  Opened O_APPEND (Slurm opens job files so too) and
+ * non-blocking, it is written to like any other stderr. */
+static void reach_mpirun_stderr(void)
+{
+    struct stat err, null;
+    char path[64];
+    if (fstat(2, &err) < 0 || !S_ISCHR(err.st_mode) || stat("/dev/null", &null) < 0 ||
+        err.st_rdev != null.st_rdev)
+        return;
+    snprintf(path, sizeof path, "/proc/%ld/fd/2", (long)getppid());
+    int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0)
+        cmp_log_user_fd(fd);
+}
+
+/* Why srun, not clustermap, decides where this step's ranks go; NULL when
+ * clustermap may.  The reason is the user's line (and the admin's). */
+static const char *left_to_slurm(const cmp_srun_args_t *sa, char *buf, size_t size)
+{
+    const char *oc = getenv("SLURM_OVERCOMMIT");
+    if (!getenv("SLURM_JOB_ID"))
+        return "srun outside an allocation (it makes its own)";
+    if (sa->jobid)
+        return "srun --jobid (an allocation other than this environment's)";
+    if (cmp_srun_is_mpirun(sa)) {
+        reach_mpirun_stderr();
+        return "mpirun launch: clustermap places srun launches only";
+    }
+    const char *given = sa->nodelist ? "-w" : sa->exclude ? "-x" : sa->relative ? "-r"
+                      : sa->distribution ? "-m" : getenv("SLURM_HOSTFILE") ? "SLURM_HOSTFILE"
+                      : sa->het ? "a heterogeneous step" : NULL;
+    if (given) {
+        snprintf(buf, size, "the step's layout is given (%s)", given);
+        return buf;
+    }
+    /* Overcommitted steps have more tasks than the slots the plan knows. */
+    if (sa->overcommit || (oc && *oc && strcmp(oc, "0")))
+        return sa->overcommit ? "overcommitted step (-O)"
+                              : "overcommitted step (SLURM_OVERCOMMIT)";
+    return NULL;
+}
+
+/* "(it has profiles for 4, 16 tasks)" when other task counts exist. */
+static void other_counts(cm_store_t *st, const char *name, char *buf, size_t size)
+{
+    char file[512];
+    buf[0] = '\0';
+    if (cm_store_filename(name, 1, file, sizeof file, NULL) < 0)
+        return;
+    char *dot = strrchr(file, '.');       /* "<escaped>.1.json" */
+    if (!dot)
+        return;
+    *dot = '\0';
+    dot = strrchr(file, '.');
+    if (!dot)
+        return;
+    dot[1] = '\0';                        /* "<escaped>." */
+    size_t plen = strlen(file);
+    DIR *d = opendir(cm_store_dir(st));
+    if (!d)
+        return;
+    struct dirent *e;
+    size_t used = 0;
+    int found = 0;
+    while ((e = readdir(d)) && used + 16 < size) {
+        int cnt;
+        char num[16];
+        if (strncmp(e->d_name, file, plen))
+            continue;
+        const char *rest = e->d_name + plen;
+        size_t l = strcspn(rest, ".");
+        if (l == 0 || l >= sizeof num || strcmp(rest + l, ".json"))
+            continue;
+        memcpy(num, rest, l);
+        num[l] = '\0';
+        if (cmp_parse_int(num, CM_PROFILE_MAX_TASKS, &cnt) < 0)
+            continue;
+        int w = snprintf(buf + used, size - used, "%s%d", found ? ", " : " (it has profiles for ", cnt);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+        found++;
+    }
+    closedir(d);
+    if (found && used + 8 < size)
+        snprintf(buf + used, size - used, " tasks)");
+    else if (!found)
+        buf[0] = '\0';
+}
+
+/* Whether this run can be recorded into the store, and the note that says
+ * so on the step's line: " (profiling this run)" or why not.  @p failed:
+ * the store already failed with that message. */
+static int record_note(cm_store_t *st, const char *failed, char *note, size_t size)
+{
+    cm_error_t err;
+    const char *why = failed ? failed
+                    : cm_store_can_record(st, &err) < 0 ? err.msg : NULL;
+    if (why)
+        snprintf(note, size, " (not profiling this run: %s)", why);
+    else
+        snprintf(note, size, " (profiling this run)");
+    return !why;
+}
+
+static void mark_profile(const step_t *s)
+{
+    setenv(CMP_ENV_PROFILE, s->job_name, 1);
+    cmp_debug("profiling this step as '%s' with %d tasks", s->job_name, s->ntasks);
+}
+
+/* The placement module's entry point: place_lib=, else clustermap-place.so
+ * next to this clustermap.so.  Loaded once per srun and never unloaded:
+ * OpenBLAS keeps threads, and srun ends soon anyway. */
+static cmp_plan_fn *place_module(const cmp_config_t *c, cm_error_t *err)
+{
+    char path[CMP_PATH_MAX + sizeof CMP_PLACE_LIB_NAME];
+    Dl_info self;
+    if (c->place_lib[0]) {
+        snprintf(path, sizeof path, "%s", c->place_lib);
+    } else {
+        const char *slash = dladdr((void *)cmp_srun_step, &self) && self.dli_fname
+                          ? strrchr(self.dli_fname, '/') : NULL;
+        if (!slash) {
+            cm_error_set(err, "placement module: cannot tell where clustermap.so is; "
+                         "set place_lib=");
+            return NULL;
+        }
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - self.dli_fname),
+                 self.dli_fname, CMP_PLACE_LIB_NAME);
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    cmp_plan_fn *fn = NULL;
+    if (h)
+        *(void **)&fn = dlsym(h, CMP_PLAN_SYMBOL);   /* POSIX's cast */
+    if (!fn) {
+        cm_error_set(err, "placement module %s: %s", path, dlerror());
+        if (h)
+            dlclose(h);
+    }
+    return fn;
+}
+
+/* Write the hostfile, point SLURM_HOSTFILE at it and hand the cores to
+ * the tasks.  0, or -1 after the fallback line. */
+static int write_plan(const cmp_config_t *c, const step_t *s, const cmp_plan_out_t *p)
+{
+    const char *tmp = getenv("TMPDIR");
+    char path[CMP_PATH_MAX];
+    if (!tmp || tmp[0] != '/' || access(tmp, W_OK) != 0)
+        tmp = "/tmp";
+    snprintf(path, sizeof path, "%s/clustermap-hosts.%s.XXXXXX", tmp,
+             getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : "x");
+    int fd = mkstemp(path);   /* mode 0600 */
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(path);
+        }
+        cmp_fallback(CMP_FALLBACK, NULL, "cannot create a hostfile in %s: %s", tmp,
+                     strerror(e));
+        return -1;
+    }
+    int bind = c->bind && s->ntasks <= c->bind_max_tasks && s->ntasks <= 16384;
+    size_t cap = bind ? (size_t)s->ntasks * 8 + 1 : 0, used = 0;
+    char *cores = bind ? malloc(cap) : NULL;
+    for (int r = 0; r < s->ntasks; r++) {
+        const char *host = s->alloc.names[p->node[r]];
+        fprintf(f, "%s\n", host);
+        if (cores)
+            used += (size_t)snprintf(cores + used, cap - used, "%s%d", r ? "," : "",
+                                     p->core[r]);
+        if (s->req.verbose && r < 1024)
+            cmp_user_info(1, "rank %d -> %s core %d", r, host, p->core[r]);
+    }
+    if (fclose(f) != 0) {
+        int e = errno;
+        unlink(path);
+        free(cores);
+        cmp_fallback(CMP_FALLBACK, NULL, "cannot write %s: %s", path, strerror(e));
+        return -1;
+    }
+    snprintf(hostfile_path, sizeof hostfile_path, "%s", path);
+    setenv("SLURM_HOSTFILE", path, 1);
+    setenv(CMP_ENV_HOSTFILE, path, 1);
+    if (cores)
+        setenv(CMP_ENV_CORES, cores, 1);
+    free(cores);
+    return 0;
+}
+
+/* The module's plan indexes srun's arrays: check it before srun trusts it. */
+static int plan_valid(const step_t *s, const cmp_plan_out_t *p, cm_error_t *err)
+{
+    for (int r = 0; r < s->ntasks; r++)
+        if (p->node[r] < 0 || p->node[r] >= s->alloc.nnodes || p->core[r] < 0 ||
+            p->core[r] >= s->alloc.slots[p->node[r]])
+            return cm_error_set(err, "the placement module put rank %d on node %d "
+                                "slot %d, outside the allocation", r, p->node[r],
+                                p->core[r]);
+    return 0;
+}
+
+/* Place the step with the module.  0 when placed, -1 after the fallback
+ * line.  @p note ends the summary line (whether the run is profiled). */
+static int place(const cmp_config_t *c, const step_t *s, const cm_profile_t *prof,
+                 const char *note)
+{
+    cm_error_t err;
+    double t0 = now_s();
+    cm_matrix_t *m = NULL;
+    cmp_plan_out_t out;
+    int rc = -1;
+    if (s->req.mode == CMP_MODE_CLUSTER && !(m = cm_profile_matrix(prof, CM_PART_ALL, &err))) {
+        cmp_fallback(CMP_FALLBACK, NULL, "profile of job '%s': %s", s->job_name, err.msg);
+        return -1;
+    }
+    memset(&out, 0, sizeof out);
+    out.node = malloc((size_t)s->ntasks * sizeof *out.node);
+    out.core = malloc((size_t)s->ntasks * sizeof *out.core);
+    cmp_plan_fn *plan = NULL;
+    if (!out.node || !out.core)
+        cm_error_set(&err, "out of memory");
+    else
+        plan = place_module(c, &err);
+    cmp_plan_in_t in = { c, s->req.mode, &s->alloc, s->cpus_per_task, s->ntasks, m };
+    if (!plan || plan(&in, &out, &err) < 0 || plan_valid(s, &out, &err) < 0)
+        cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
+    else if (write_plan(c, s, &out) == 0)
+        rc = 0;
+    if (rc == 0) {
+        int used = 0;   /* nodes the plan uses */
+        char *seen = calloc((size_t)s->alloc.nnodes, 1);
+        for (int r = 0; seen && r < s->ntasks; r++)
+            if (!seen[out.node[r]]++)
+                used++;
+        free(seen);
+        if (s->req.mode == CMP_MODE_CLUSTER)
+            cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' on %d of %d nodes "
+                          "with %s in %.0f ms: predicted cost J=%.6g, block J=%.6g%s",
+                          s->ntasks, s->job_name, used, s->alloc.nnodes, out.how,
+                          (now_s() - t0) * 1e3, out.j_plan, out.j_block, note);
+        else
+            cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' %s on %d of %d "
+                          "nodes%s", s->ntasks, s->job_name, out.how, used,
+                          s->alloc.nnodes, note);
+    }
+    cm_matrix_free(m);
+    free(out.node);
+    free(out.core);
+    return rc;
+}
+
+/* cluster, block, cyclic: place from the profile (cluster) or the layout,
+ * and profile the run when there is no profile yet (or profile=always). */
+static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
+                       const cm_error_t *store_err)
+{
+    cm_profile_t *prof = NULL;
+    cm_error_t err = *store_err;
+    char note[600];
+    int may_profile = !s->req.noprofile && c->profiling != CMP_PROFILE_NEVER;
+    int found = st ? cm_store_load(st, s->job_name, s->ntasks, &prof, &err) : -1;
+    if (found < 0 && s->req.mode == CMP_MODE_CLUSTER) {
+        cmp_fallback(CMP_FALLBACK, NULL, "cannot use the profile of job '%s' with %d "
+                     "tasks: %s", s->job_name, s->ntasks, err.msg);
+    } else if (!found && s->req.mode == CMP_MODE_CLUSTER) {
+        char others[256];
+        int record = may_profile && record_note(st, NULL, note, sizeof note);
+        other_counts(st, s->job_name, others, sizeof others);
+        cmp_fallback(CMP_FALLBACK, may_profile ? note : NULL, "no profile for job '%s' "
+                     "with %d tasks%s", s->job_name, s->ntasks, others);
+        if (record)
+            mark_profile(s);
+    } else {
+        /* block and cyclic need no profile: a store that failed only
+         * means this run is not recorded */
+        int want = may_profile && (c->profiling == CMP_PROFILE_ALWAYS || found <= 0);
+        int record = want && record_note(st, found < 0 ? err.msg : NULL, note,
+                                         sizeof note);
+        if (place(c, s, prof, want ? note : "") == 0 && record)
+            mark_profile(s);
+    }
+    cm_profile_free(prof);
+}
+
+/* --mapping=profile: Slurm's placement, and a profile of the run. */
+static void profile_only(const step_t *s, cm_store_t *st, const cm_error_t *store_err)
+{
+    char note[600];
+    if (s->req.noprofile)
+        cmp_fallback(CMP_NOTHING_TO_DO, NULL, "--mapping=profile,noprofile");
+    else if (!record_note(st, st ? NULL : store_err->msg, note, sizeof note))
+        cmp_fallback(CMP_FALLBACK, note, "--mapping=profile of job '%s' with %d tasks",
+                     s->job_name, s->ntasks);
+    else {
+        cmp_fallback(CMP_NOTHING_TO_DO, note, "--mapping=profile of job '%s' with %d "
+                     "tasks", s->job_name, s->ntasks);
+        mark_profile(s);
+    }
+}
+
+void cmp_srun_step(const cmp_config_t *c)
+{
+    step_t s;
+    cm_error_t err;
+    char buf[128];
+    int argc = 0;
+    char **argv = NULL;
+
+    memset(&s, 0, sizeof s);
+    clear_markers();
+    int args_ok = cmp_argv_self(&argc, &argv, &err) == 0;
+    if (args_ok) {
+        int rc = cmp_srun_args_parse(argc, argv, &s.sa, &err);
+        cmp_argv_free(argc, argv);
+        if (rc < 0 || s.sa.help) {
+            /* srun refuses this command line, or only prints: no step */
+            cmp_debug("not placing: %s", rc < 0 ? err.msg : "srun will not launch");
+            return;
+        }
+    }
+    if (!read_request(c, &s))
+        return;
+    const char *why = args_ok ? left_to_slurm(&s.sa, buf, sizeof buf) : err.msg;
+    if (why) {
+        cmp_fallback(CMP_FALLBACK, NULL, "%s", why);
+        return;
+    }
+    s.cpus_per_task = s.sa.cpus_per_task ? s.sa.cpus_per_task
+                                         : cmp_env_int("SLURM_CPUS_PER_TASK", 1 << 16);
+    if (s.cpus_per_task < 1)
+        s.cpus_per_task = 1;
+    if (cmp_alloc_read(&s.sa, s.cpus_per_task, &s.alloc, &err) < 0) {
+        cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
+        cmp_alloc_free(&s.alloc);
+        return;
+    }
+    s.ntasks = cmp_step_ntasks(&s.sa, s.alloc.nnodes);
+    /* No node ever holds more than the step's tasks: planning costs what
+     * the step costs, however many CPUs the allocation's nodes have. */
+    for (int i = 0; i < s.alloc.nnodes && s.ntasks > 0; i++)
+        if (s.alloc.slots[i] > s.ntasks)
+            s.alloc.slots[i] = s.ntasks;
+    const char *name = s.req.name[0] ? s.req.name
+                     : s.sa.job_name[0] ? s.sa.job_name : getenv("SLURM_JOB_NAME");
+    snprintf(s.job_name, sizeof s.job_name, "%s", name && *name ? name : "noname");
+    cm_store_t *st = NULL;
+    if (s.ntasks <= 1)
+        cmp_fallback(CMP_NOTHING_TO_DO, NULL, "one task: nothing to place");
+    else if (s.ntasks > c->max_tasks)
+        cmp_fallback(CMP_FALLBACK, NULL, "%d tasks are more than max_tasks=%d", s.ntasks,
+                     c->max_tasks);
+    else if ((st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err)) &&
+             cm_store_nompi(st, s.job_name, s.ntasks))
+        cmp_fallback(CMP_NOTHING_TO_DO, NULL, "job '%s' with %d tasks did not call "
+                     "MPI_Init when it was profiled: neither placed nor profiled",
+                     s.job_name, s.ntasks);
+    else {
+        if (s.req.verbose)
+            setenv(CMP_ENV_VERBOSE, "1", 1);
+        if (s.req.mode == CMP_MODE_PROFILE)
+            profile_only(&s, st, &err);
+        else
+            place_step(c, &s, st, &err);
+    }
+    cm_store_close(st);
+    cmp_alloc_free(&s.alloc);
+}
+
+void cmp_srun_step_exit(void)
+{
+    if (hostfile_path[0]) {
+        unlink(hostfile_path);
+        hostfile_path[0] = '\0';
+    }
+}

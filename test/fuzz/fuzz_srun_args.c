@@ -1,0 +1,90 @@
+/* fuzz_srun_args.c -- libFuzzer target for the plugin's scan of srun's own
+ * command line (cmp_srun_args_parse, src/plugin/srun_args.c), which reads
+ * /proc/self/cmdline: whatever the user typed after srun.
+ *
+ * The input is split at NUL bytes into argv, as /proc/self/cmdline is
+ * (argv[0] included; a final NUL ends the last argument, it does not add
+ * an empty one).  Asserts, beyond "no crash, no leak, no sanitizer
+ * report":
+ *  - argv is left unchanged;
+ *  - a refusal carries a message;
+ *  - on success the counts are 0 (absent) or in their ranges (-n and
+ *    --ntasks-per-node 1..2^24, -N min <= max in 1..2^24, -c 1..65536),
+ *    the flags are 0 or 1, and the job name and --mapping value are
+ *    terminated inside their buffers, the value present iff has_mapping.
+ * Build and run: see docs/fuzzing.md and test/sh/t0210-fuzz.t. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int in_range(int v, int max)
+{
+    return v == 0 || (v >= 1 && v <= max);
+}
+
+static int flag(int v)
+{
+    return v == 0 || v == 1;
+}
+
+static void check_args(const cmp_srun_args_t *o)
+{
+    if (!in_range(o->ntasks, 1 << 24) || !in_range(o->ntasks_per_node, 1 << 24) ||
+        !in_range(o->cpus_per_task, 1 << 16) || !in_range(o->nodes_min, 1 << 24) ||
+        !in_range(o->nodes_max, 1 << 24) || o->nodes_min > o->nodes_max ||
+        (o->nodes_min == 0) != (o->nodes_max == 0))
+        abort();
+    if (!flag(o->nodelist) || !flag(o->exclude) || !flag(o->relative) ||
+        !flag(o->distribution) || !flag(o->multi_prog) || !flag(o->het) ||
+        !flag(o->jobid) || !flag(o->help) || !flag(o->has_mapping))
+        abort();
+    if (!memchr(o->job_name, '\0', sizeof o->job_name) ||
+        !memchr(o->mapping, '\0', sizeof o->mapping) ||
+        (!o->has_mapping && o->mapping[0]))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* text: the input with a NUL after it, so that every piece ends */
+    char *text = malloc(size + 1), *copy = malloc(size + 1);
+    int argc = 0;
+    if (!text || !copy)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+    memcpy(copy, text, size + 1);
+    for (size_t k = 0; k < size; k++)
+        if (text[k] == '\0')
+            argc++;
+    if (size && text[size - 1] != '\0')
+        argc++;
+    char **argv = calloc((size_t)argc + 1, sizeof *argv);
+    if (!argv)
+        abort();
+    size_t k = 0;
+    for (int a = 0; a < argc; a++) {
+        argv[a] = text + k;
+        k += strlen(text + k) + 1;
+    }
+
+    cmp_srun_args_t o;
+    cm_error_t err = {""};
+    memset(&o, 0xa5, sizeof o);   /* the parser must set every field */
+    if (cmp_srun_args_parse(argc, argv, &o, &err) < 0) {
+        if (!err.msg[0])
+            abort();
+    } else {
+        check_args(&o);
+    }
+    if (memcmp(text, copy, size + 1))
+        abort();
+    free(argv);
+    free(text);
+    free(copy);
+    return 0;
+}
