@@ -64,6 +64,8 @@ typedef struct result {
 typedef struct family {
     char name[48];
     int count;
+    int nk[NTOOLS];       /* instances where tool k gave a mapping: a tool
+                             refused on its budget is left out of its mean */
     double lrs[NTOOLS], lrb[NTOOLS];
     double lrs_lb;        /* log(LB / J_scotch): the best any mapper can show */
 } family_t;
@@ -117,6 +119,9 @@ static void account(const char *name, const result_t *r)
     f->count++;
     f->lrs_lb += log(r->lb / r->J[T_SCOTCH]);
     for (int k = 0; k < NTOOLS; k++) {
+        if (!r->ok[k] || !(r->J[k] > 0))
+            continue;
+        f->nk[k]++;
         f->lrs[k] += log(r->J[k] / r->J[T_SCOTCH]);
         f->lrb[k] += log(r->J[k] / r->J[T_BLOCK]);
     }
@@ -406,6 +411,16 @@ static void bench_frag(void)
     cm_tree_free(t);
 }
 
+/* A geometric mean from a sum of logs over the instances where the tool
+ * gave a mapping; "-" when it never did. */
+static void print_mean(int width, double sum, int count)
+{
+    if (!count)
+        printf(" %*s", width, "-");
+    else
+        printf(" %*.3f", width, exp(sum / count));
+}
+
 static void summary(void)
 {
     printf("\n== geometric means (J / J_scotch, J / J_block) ==\n");
@@ -425,12 +440,15 @@ static void summary(void)
             continue;
         printf("%-22s %4d", f->name, f->count);
         for (int k = 0; k < NTOOLS; k++)
-            printf(" %9.3f", exp(f->lrs[k] / f->count));
-        printf(" %9.3f %9.3f", exp(f->lrs_lb / f->count),
-               exp((f->lrs[T_AUTO] - f->lrs_lb) / f->count));
+            print_mean(9, f->lrs[k], f->nk[k]);
+        printf(" %9.3f", exp(f->lrs_lb / f->count));
+        if (f->nk[T_AUTO] == f->count)
+            printf(" %9.3f", exp((f->lrs[T_AUTO] - f->lrs_lb) / f->count));
+        else
+            printf(" %9s", "-");
         printf("   |");
         for (int k = T_MS; k < NTOOLS; k++)
-            printf(" %11.3f", exp(f->lrb[k] / f->count));
+            print_mean(11, f->lrb[k], f->nk[k]);
         printf("\n");
     }
 }
