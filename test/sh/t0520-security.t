@@ -246,6 +246,17 @@ test_expect_success 'row 9: a step failing after MPI_Finalize: same exit code, n
     lines out/r9.err "task [0-9]+ failed \(exit code 3\): the run of .fails. is not recorded" 1
 '
 
+test_expect_success 'row 10: past the placement deadline: Slurm default, one line, job runs' '
+    plugstack deadline=0.01 &&
+    test_when_finished "plugstack" &&
+    timed r10 sbw_user cmtu1 -t 3 -J victim -N4 -n8 --mapping=cluster \
+        -o out/r10.out -e out/r10.err job.sh &&
+    test "$(cat r10.rc)" = 0 && in_time r10 &&
+    test "$(ranks_hosts out/r10.out | wc -l)" -eq 8 &&
+    test "$(cm_lines out/r10.err | wc -l)" -eq 1 &&
+    grep -E "^clustermap: .*deadline.*; using Slurm.s default placement" out/r10.err
+'
+
 test_expect_success 'nothing is left in prof_dir or staged in the store; root made nothing in /tmp' '
     test -z "$(ls -A /run/clustermap)" &&
     ! ls -d "$STORE"/*/.step.* "$STORE"/*/.result.* 2>/dev/null &&
