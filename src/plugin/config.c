@@ -96,8 +96,8 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                                 "treecut, scotch, block, cyclic or random, got '%s'", v);
         copy(c->algorithm, sizeof c->algorithm, v);
     } else if (!strcmp(key, "deadline")) {
-        if (parse_double(v, 0.01, 600, &c->deadline) < 0)
-            return cm_error_set(err, "deadline=: expected seconds in [0.01, 600], got '%s'", v);
+        if (parse_double(v, 0.001, 600, &c->deadline) < 0)
+            return cm_error_set(err, "deadline=: expected seconds in [0.001, 600], got '%s'", v);
     } else if (!strcmp(key, "budget")) {
         if (parse_double(v, 0.001, 60, &c->budget) < 0)
             return cm_error_set(err, "budget=: expected seconds in [0.001, 60], got '%s'", v);

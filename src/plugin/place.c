@@ -16,6 +16,14 @@
 
 #include "plugin.h"
 
+/* Seconds since @p t0 (CLOCK_MONOTONIC). */
+static double since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
 /* Plan with the engine; J of the plan and of block when the profile allows. */
 static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
                         cmp_plan_out_t *out, double deadline, cm_error_t *err)
@@ -47,16 +55,14 @@ int cmp_place_plan_v1(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *
     const cmp_config_t *c = in->config;
     cm_error_t e;
     int *map = NULL, rc = -1;
-    struct timespec t0, t1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     cm_tree_t *t = cmp_slurm_tree(in->alloc, in->cpus_per_task, &e);
     if (!t)
         return cm_error_set(err, "controller data unavailable (%s)", e.msg);
     /* The deadline covers the whole placement: what reading the machine
      * took is no longer the engine's. */
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double left = c->deadline - ((double)(t1.tv_sec - t0.tv_sec) +
-                                 (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    double left = c->deadline - since(&t0);
     if (left <= 0) {
         cm_error_set(err, "the placement deadline (deadline=%g s) passed while "
                      "reading the allocation", c->deadline);
@@ -83,6 +89,13 @@ int cmp_place_plan_v1(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *
     if (in->mode == CMP_MODE_CLUSTER) {
         if (plan_cluster(in, t, map, out, left, err) < 0)
             goto out;
+        /* The engine stops at the deadline with the best mapping so far;
+         * the plugin's promise is Slurm's own placement past it. */
+        if (since(&t0) > c->deadline) {
+            cm_error_set(err, "the placement took %.3f s, past its deadline "
+                         "(deadline=%g s)", since(&t0), c->deadline);
+            goto out;
+        }
     } else {
         int cyclic = in->mode == CMP_MODE_CYCLIC;
         snprintf(out->how, sizeof out->how, "%s", cyclic ? "cyclic" : "block");

@@ -16,19 +16,9 @@ test_description='SPANK plugin: profile, place, bind on the virtual cluster'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all='the virtual cluster needs root (network namespaces, bind mounts)'
-    test_done
-fi
-if ! unshare --net --uts --mount --propagation private true 2>/dev/null ||
-   ! command -v ip >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1; then
-    skip_all='needs network/UTS/mount namespaces and mpicc'
-    test_done
-fi
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0510}
 unset CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
-test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
 
 # Hosts of the plan must be the hosts the ranks ran on.
 check_plan_hosts() {   # ERR OUT N
@@ -204,14 +194,6 @@ test_expect_success 'hostfiles and profiling directories are cleaned up' '
     ! ls -d "$STORE"/*/.step.* "$STORE"/*/.result.* 2>/dev/null
 '
 
-test_expect_success DOWN 'down.sh' '
-    cp -r "$STATE/log" cluster-log &&
-    "$CLUSTER/down.sh" >/dev/null
-'
-
-if test_have_prereq DOWN && [ -d "$STATE" ]; then
-    cp -r "$STATE/log" cluster-log 2>/dev/null
-    "$CLUSTER/down.sh" >/dev/null 2>&1
-fi
+cluster_finish
 
 test_done

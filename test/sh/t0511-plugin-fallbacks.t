@@ -18,29 +18,13 @@ test_description='SPANK plugin: fallbacks, two users, concurrent ingest'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all='the virtual cluster needs root (network namespaces, bind mounts)'
-    test_done
-fi
-if ! unshare --net --uts --mount --propagation private true 2>/dev/null ||
-   ! command -v ip >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1 ||
-   ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
-    skip_all='needs namespaces, mpicc, useradd and setpriv'
-    test_done
-fi
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0511}
 CM_CLUSTER_SLURM_EXTRA="PrivateData=nodes"
 export CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
-test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
 
 test_users
 
-one_line() {   # one_line FILE PATTERN: exactly one clustermap line, matching
-    cm_lines "$1" >lines &&
-    test "$(wc -l <lines)" -eq 1 &&
-    grep -E "$2" lines
-}
 
 test_expect_success 'cluster with the plugin comes up' '
     plugin_cluster_up &&
@@ -145,15 +129,7 @@ test_expect_success 'no profiling directory is left on the nodes' '
     ! ls -d "$STORE"/*/.step.* 2>/dev/null
 '
 
-test_expect_success DOWN 'down.sh' '
-    cp -r "$STATE/log" cluster-log &&
-    "$CLUSTER/down.sh" >/dev/null
-'
-
-if test_have_prereq DOWN && [ -d "$STATE" ]; then
-    cp -r "$STATE/log" cluster-log 2>/dev/null
-    "$CLUSTER/down.sh" >/dev/null 2>&1
-fi
+cluster_finish
 remove_users
 
 test_done

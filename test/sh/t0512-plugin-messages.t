@@ -61,17 +61,8 @@ if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null 2>&1 ||
     test_done
 fi
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
-test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
 command -v mpirun >/dev/null 2>&1 && test_set_prereq MPIRUN
 
-# one_line FILE ERE: exactly one clustermap line in FILE, and it matches
-one_line() {
-    cm_lines "$1" >lines &&
-    test "$(wc -l <lines)" -eq 1 &&
-    grep -E "$2" lines
-}
-
-no_line() { test -z "$(cm_lines "$1")"; }
 
 FALLBACK="; using Slurm.s default placement$"
 
@@ -288,14 +279,6 @@ test_expect_success 'optional plugin whose file is missing: Slurm refuses --mapp
     grep "Dlopen of plugin file failed" missing2.err
 '
 
-test_expect_success DOWN 'down.sh' '
-    cp -r "$STATE/log" cluster-log &&
-    "$CLUSTER/down.sh" >/dev/null
-'
-
-if test_have_prereq DOWN && [ -d "$STATE" ]; then
-    cp -r "$STATE/log" cluster-log 2>/dev/null
-    "$CLUSTER/down.sh" >/dev/null 2>&1
-fi
+cluster_finish
 
 test_done

@@ -21,19 +21,8 @@ test_description='security and fault suite: hostile users, failing nodes'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 
-if [ "$(id -u)" -ne 0 ]; then
-    skip_all='the virtual cluster needs root (network namespaces, bind mounts)'
-    test_done
-fi
-if ! unshare --net --uts --mount --propagation private true 2>/dev/null ||
-   ! command -v ip >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1 ||
-   ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
-    skip_all='needs namespaces, mpicc, useradd and setpriv'
-    test_done
-fi
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0520}
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
-test "${CM_CLUSTER_KEEP:-0}" = 1 || test_set_prereq DOWN
 
 test_users
 LOGS=$STATE/log
@@ -247,7 +236,7 @@ test_expect_success 'row 9: a step failing after MPI_Finalize: same exit code, n
 '
 
 test_expect_success 'row 10: past the placement deadline: Slurm default, one line, job runs' '
-    plugstack deadline=0.01 &&
+    plugstack deadline=0.001 &&
     test_when_finished "plugstack" &&
     timed r10 sbw_user cmtu1 -t 3 -J victim -N4 -n8 --mapping=cluster \
         -o out/r10.out -e out/r10.err job.sh &&
@@ -263,14 +252,7 @@ test_expect_success 'nothing is left in prof_dir or staged in the store; root ma
     test -z "$(find "$STATE"/tmp/n* -maxdepth 1 -user root -name "clustermap-*" ! -name "clustermap-cluster*")"
 '
 
-test_expect_success DOWN 'down.sh' '
-    cp -r "$STATE/log" cluster-log &&
-    "$CLUSTER/down.sh" >/dev/null
-'
-
-if test_have_prereq DOWN && [ -d "$STATE" ]; then
-    "$CLUSTER/down.sh" >/dev/null 2>&1
-fi
+cluster_finish
 remove_users
 
 test_done

@@ -17,6 +17,10 @@
 #   ranks_hosts FILE...     "rank host" of the halo/hello output lines
 #   plan_of FILE            "rank node core" of the plugin's verbose plan lines
 #   cm_lines FILE           the "clustermap:" lines of FILE
+#   one_line FILE ERE, no_line FILE
+#                           exactly one such line, matching ERE; none
+#   test_users, remove_users, as USER CMD...
+#                           the unprivileged test users cmtu1 and cmtu2
 # Callers set CM_CLUSTER_NAME before sourcing (their own cluster) and
 # CM_CLUSTER_SLURM_EXTRA if they need more slurm.conf lines.  With
 # CM_PLUGIN_PATHS_ONLY=1 it stops after the paths (tests that look at the
@@ -44,14 +48,23 @@ for f in "$CM" "$PLUGIN" "$PLACELIB" "$PROFLIB"; do
 done
 [ "${CM_PLUGIN_PATHS_ONLY:-0}" = 1 ] && return 0
 
-# run, run_mpi, sbatch_mpi and the skip rules come from cluster.sh.
+# run, run_mpi, sbatch_mpi, cluster_finish and the skip rules (root,
+# namespaces) come from cluster.sh; the tests also need mpicc.
 . "$SHARNESS_TEST_DIRECTORY/lib/cluster.sh"
+if ! command -v mpicc >/dev/null 2>&1; then
+    skip_all='needs mpicc'
+    test_done
+fi
 sbw() { sbatch_mpi "$@"; }
 
 # test_users: the unprivileged test users cmtu1 and cmtu2 (group users),
 # created when missing; sets U1 and U2.  remove_users deletes those
 # test_users created.  as USER CMD...: run CMD as USER.
 test_users() {
+    if ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
+        skip_all='needs useradd and setpriv (two unprivileged test users)'
+        test_done
+    fi
     created_users=
     for u in cmtu1 cmtu2; do
         if ! id "$u" >/dev/null 2>&1; then
@@ -96,6 +109,14 @@ plugin_cluster_up() {
 ranks_hosts() { awk '$1 == "rank" && $3 == "size" {print $2, $6}' "$@"; }
 plan_of() { sed -n 's/^clustermap: rank \([0-9]*\) -> \([^ ]*\) core \([0-9]*\)$/\1 \2 \3/p' "$@"; }
 cm_lines() { grep '^clustermap:' "$@" || true; }
+# one_line FILE ERE: exactly one clustermap line in FILE, and it matches;
+# no_line FILE: none.
+one_line() {
+    cm_lines "$1" >lines &&
+    test "$(wc -l <lines)" -eq 1 &&
+    grep -E "$2" lines
+}
+no_line() { test -z "$(cm_lines "$1")"; }
 
 # The job's output must be readable by every test user: a world-writable
 # sticky directory in the trash directory (which is outside /tmp, so every
