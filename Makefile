@@ -5,6 +5,7 @@
 #   make deps            install the Debian 12 packages the project needs
 #   make demo            run the end-to-end demo
 #   make bench           run the benchmarks under bench/
+#   make bench-sim       simulated run time under each placement (SimGrid)
 #   make install         PREFIX=/usr/local DESTDIR=
 #
 # BUILD selects the output directory (default build/); SAN=1 adds
@@ -80,7 +81,7 @@ BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO))
 
-.PHONY: all tests benches check unit-check deps demo bench install uninstall clean
+.PHONY: all tests benches check unit-check deps demo bench bench-sim install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
@@ -159,6 +160,12 @@ demo:
 bench:
 	@$(MAKE) --no-print-directory -s benches
 	@bench/run.sh $(BUILD)
+
+# The SimGrid judge: simulated run time of the mini-applications under
+# every placement (bench/sim/README.md).
+bench-sim:
+	@$(MAKE) --no-print-directory -s all
+	@bench/sim/run.sh $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \

@@ -7,8 +7,9 @@
 # ranks are scrambled against the nodes is submitted twice with
 # `sbatch --mapping=cluster`: the first run is profiled, the second placed.
 # Prints where every rank ran in both runs and the predicted communication
-# cost (clustermap eval) of Slurm's default placement versus clustermap's,
-# then takes the cluster down.
+# cost (clustermap eval) of Slurm's default placement versus clustermap's
+# and their run times simulated with SimGrid on a platform shaped like the
+# cluster (sim_times), then takes the cluster down.
 #
 # Otherwise (or with CM_DEMO=offline): the offline planner demo -- real
 # communication matrices of NAS and LAMMPS runs, a hierarchical machine
@@ -87,6 +88,45 @@ cluster_possible() {
     command -v ip >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1
 }
 
+# sim_times SLURM-RANKS PLACED-RANKS J-SLURM J-PLACED: the simulated run
+# time of the halo under both placements as they ran ("rank host" files),
+# on a SimGrid platform shaped like the virtual cluster (bench/sim/platforms/
+# vc4.spec: 4 nodes of 8 cores, 2 per leaf switch): the program is traced
+# once, the trace replayed under each placement (bench/sim/README.md).
+sim_times() {
+    sim=$root/bench/sim
+    pd=$work/vc4
+    "$sim/mkplatform" "$sim/platforms/vc4.spec" "$pd" >/dev/null || fail "mkplatform failed"
+    smpicc -O2 -I"$root/test/mpi" -o "$work/halo.smpi" "$root/test/mpi/halo_scrambled.c" \
+        >"$work/smpicc.log" 2>&1 || { cat "$work/smpicc.log" >&2; fail "smpicc failed"; }
+    # The virtual cluster's n1..n4 are the platform's n0..n3.
+    for f in "$1" "$2"; do
+        sort -n "$f" | awk '{ sub(/^n/, "", $2); print "n" ($2 - 1) }' >"$work/$f.hosts"
+    done
+    mkdir -p "$work/trace"
+    (cd "$work/trace" && smpirun -np 16 -platform "$pd/platform.xml" -hostfile "$work/$1.hosts" \
+        -trace-ti --cfg=tracing/filename:halo.ti --cfg=smpi/simulate-computation:no \
+        --log=root.thres:warning "$work/halo.smpi" 20) >"$work/trace.log" 2>&1 ||
+        { tail -n 5 "$work/trace.log" >&2; fail "tracing the halo under SimGrid failed"; }
+    for f in "$1" "$2"; do
+        for m in default eager; do
+            "$sim/replay.sh" "$work/trace" halo.ti 16 "$work/$f.hosts" "$pd/platform.xml" \
+                "$m" "$work/$f.$m" || fail "replay failed"
+        done
+    done
+    echo
+    echo "== simulated run time (SimGrid replay of the halo, 20 steps, on a platform like"
+    echo "   this cluster: $(sed -n '2s/^# *//p' "$sim/platforms/vc4.spec" | sed 's/ -- .*//'))"
+    printf '%-34s %14s %16s %16s\n' placement "predicted J" "time, SMPI model" "time, eager"
+    printf '%-34s %14.4g %14.1f us %14.1f us\n' "Slurm's default (run 1)" "$3" \
+        "$(awk '{ print $1 * 1e6 }' "$work/$1.default")" "$(awk '{ print $1 * 1e6 }' "$work/$1.eager")"
+    printf '%-34s %14.4g %14.1f us %14.1f us\n' "clustermap (run 2)" "$4" \
+        "$(awk '{ print $1 * 1e6 }' "$work/$2.default")" "$(awk '{ print $1 * 1e6 }' "$work/$2.eager")"
+    awk -v a="$(cat "$work/$1.default")" -v b="$(cat "$work/$2.default")" \
+        -v c="$(cat "$work/$1.eager")" -v d="$(cat "$work/$2.eager")" 'BEGIN {
+        printf "clustermap / Slurm default: time %.3f (SMPI model), %.3f (eager)\n", b / a, d / c }'
+}
+
 # "rank host" of the halo's output, as a table with the cores the plugin chose.
 cluster_demo() {
     for f in clustermap clustermap.so libclustermap-prof.so; do
@@ -160,6 +200,7 @@ cluster_demo() {
         printf '%-40s J=%s\n' "$label" "$j"
     done
     awk -v s="$js" -v c="$jc" 'BEGIN { printf "clustermap / Slurm default = %.3f\n", c / s }'
+    sim_times r1 r2 "$js" "$jc"
     cd "$root"
     "$root/test/cluster/down.sh" >/dev/null
     echo "demo: ok"

@@ -12,7 +12,8 @@
 
 static const char *const CMD = "plan";
 
-enum { OPT_ALGORITHM = CM_OPT_PLACE_END, OPT_OUTPUT, OPT_TIME_BUDGET, OPT_INITIAL };
+enum { OPT_ALGORITHM = CM_OPT_PLACE_END, OPT_OUTPUT, OPT_TIME_BUDGET, OPT_INITIAL,
+       OPT_HOSTFILE };
 
 /* Largest --time-budget accepted (seconds): a bound on input. */
 #define MAX_TIME_BUDGET 86400.0
@@ -22,7 +23,7 @@ static void usage(FILE *f)
     char names[256];
 
     fprintf(f,
-"Usage: clustermap plan --matrix FILE <machine> --output FILE\n"
+"Usage: clustermap plan --matrix FILE <machine> --output FILE|--hostfile FILE\n"
 "                       [--algorithm %s]\n"
 "                       [--seed N] [--weight W]\n"
 "                       [--time-budget S] [--initial FILE] [--verbose]\n"
@@ -49,6 +50,10 @@ static void usage(FILE *f)
 "  --initial FILE         incoming mapping that auto refines and compares with\n"
 "  -o, --output FILE      where to write the mapping ('-' for stdout); only a\n"
 "                         regular file of yours is replaced, whole\n"
+"  --hostfile FILE        also (or instead) write the node of each rank, one\n"
+"                         name per line: a SLURM_HOSTFILE for srun\n"
+"                         --distribution=arbitrary, or smpirun's -hostfile\n"
+"                         (machines with node names: --slurm-conf, --hwloc-*)\n"
 "  -v, --verbose          print the algorithm, J and the time taken on stderr;\n"
 "                         for auto also the winner and every candidate\n"
 "  -h, --help             this text\n"
@@ -72,7 +77,7 @@ static int write_stdout(const int *map, int n)
 
 static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                 const cm_tree_t *t, const cm_plan_options_t *o,
-                const char *output, int verbose)
+                const char *output, const char *hostfile, int verbose)
 {
     cm_error_t err = { "" };
     int n = cm_matrix_n(m), status;
@@ -96,13 +101,16 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
 
     /* The file names slots of the whole machine, of which t may be the
      * part the ranks can use (cm_machine_opts_load()). */
+    status = CM_EXIT_OK;
+    if (hostfile && cm_hostfile_write(hostfile, t, map, n, &err) != 0)
+        status = cm_cli_output_fail(CMD, hostfile, err.msg);
     cm_tree_map_to_origin(t, map, n, map, &err);
-    if (strcmp(output, "-") == 0)
-        status = write_stdout(map, n);
-    else if (cm_mapping_write(output, map, n, &err) != 0)
-        status = cm_cli_output_fail(CMD, output, err.msg);
-    else
-        status = CM_EXIT_OK;
+    if (status == CM_EXIT_OK && output) {
+        if (strcmp(output, "-") == 0)
+            status = write_stdout(map, n);
+        else if (cm_mapping_write(output, map, n, &err) != 0)
+            status = cm_cli_output_fail(CMD, output, err.msg);
+    }
     cm_tree_map_from_origin(t, map, n, map, &err);   /* back, for J */
 
     if (verbose && status == CM_EXIT_OK) {
@@ -132,7 +140,7 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
 
 /* plan's own options. */
 typedef struct plan_args {
-    const char *algorithm, *output, *initial;
+    const char *algorithm, *output, *initial, *hostfile;
     cm_plan_options_t *po;   /* --time-budget */
 } plan_args_t;
 
@@ -154,6 +162,8 @@ static int plan_option(void *ctx, int code, const char *arg)
         return once(&a->algorithm, "--algorithm", arg);
     case OPT_INITIAL:
         return once(&a->initial, "--initial", arg);
+    case OPT_HOSTFILE:
+        return once(&a->hostfile, "--hostfile", arg);
     case 'o':
     case OPT_OUTPUT:
         return once(&a->output, "--output", arg);
@@ -179,11 +189,12 @@ int cm_cmd_plan(int argc, char **argv)
         { "output",    required_argument, NULL, OPT_OUTPUT },
         { "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
         { "initial",   required_argument, NULL, OPT_INITIAL },
+        { "hostfile",  required_argument, NULL, OPT_HOSTFILE },
         { NULL, 0, NULL, 0 }
     };
     cm_place_opts_t mo;
     cm_plan_options_t po;
-    plan_args_t pa = { NULL, NULL, NULL, &po };
+    plan_args_t pa = { NULL, NULL, NULL, NULL, &po };
     int *init_map = NULL;
     const cm_cli_algorithm_t *a;
     int status;
@@ -203,8 +214,9 @@ int cm_cmd_plan(int argc, char **argv)
     if (!a)
         return cm_cli_usage_error(CMD, "unknown algorithm '%s' (expected %s)",
                                   pa.algorithm, names);
-    if (!pa.output)
-        return cm_cli_usage_error(CMD, "missing --output FILE ('-' for stdout)");
+    if (!pa.output && !pa.hostfile)
+        return cm_cli_usage_error(CMD, "missing --output FILE ('-' for stdout) or "
+                                  "--hostfile FILE");
 
     mo.machine.keep_mapping = pa.initial;   /* its slots must be kept */
     if ((status = cm_machine_opts_load(&mo.machine, CMD, &m, &t)) != 0)
@@ -225,7 +237,7 @@ int cm_cmd_plan(int argc, char **argv)
         po.initial = init_map;
     }
     if (status == 0)
-        status = plan(a, m, t, &po, pa.output, mo.verbose);
+        status = plan(a, m, t, &po, pa.output, pa.hostfile, mo.verbose);
     free(init_map);
     cm_matrix_free(m);
     cm_tree_free(t);

@@ -527,6 +527,14 @@ int cm_mapping_read(const char *path, int n, int *map, cm_error_t *err);
 /** Write a mapping in the same format, replacing @p path whole through
  *  cm_file_atomic_open(), whose refusals it shares. */
 int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err);
+/** Write the hostfile of a mapping: line i holds the name (vertex label)
+ *  of the node holding rank i's slot -- what Slurm reads from
+ *  SLURM_HOSTFILE with --distribution=arbitrary and what SimGrid's smpirun
+ *  reads with -hostfile.  Fails, before writing, when a rank's slot is not
+ *  in a node or its node has no label (--hierarchy machines).  Replaces
+ *  @p path whole, as cm_mapping_write(). */
+int cm_hostfile_write(const char *path, const cm_tree_t *t, const int *map,
+                      int n, cm_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Output files                                                             */

@@ -153,3 +153,34 @@ int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err)
             break;
     return cm_file_atomic_commit(a, err);
 }
+
+int cm_hostfile_write(const char *path, const cm_tree_t *t, const int *map,
+                      int n, cm_error_t *err)
+{
+    if (!path || !t || !map)
+        return cm_error_set(err, "hostfile write: expected a path, a tree and a map, "
+                            "got NULL");
+    if (cm_mapping_check(t, map, n, err) != 0)
+        return -1;
+    /* Every name first: a machine without node names writes nothing. */
+    for (int r = 0; r < n; r++) {
+        int node = cm_tree_slot_node(t, map[r]);
+        const char *name = node < 0 ? NULL
+                                    : cm_tree_vertex_label(t, cm_tree_node_vertex(t, node));
+        if (!name || !*name)
+            return cm_error_set(err, "%s: rank %d's slot %d is not on a named node "
+                                "(a hostfile needs a machine with node names: "
+                                "--slurm-conf, --hwloc-xml or --hwloc-live)",
+                                path, r, map[r]);
+    }
+    cm_file_atomic_t *a = cm_file_atomic_open(path, err);
+    if (!a)
+        return -1;
+    FILE *f = cm_file_atomic_stream(a);
+    for (int r = 0; r < n; r++) {
+        int node = cm_tree_slot_node(t, map[r]);
+        if (fprintf(f, "%s\n", cm_tree_vertex_label(t, cm_tree_node_vertex(t, node))) < 0)
+            break;
+    }
+    return cm_file_atomic_commit(a, err);
+}

@@ -97,4 +97,44 @@ test_expect_success 'plan reads METIS graphs' '
     valid_mapping torus.map 64 64
 '
 
+SC="--slurm-conf $CM_DATA/slurm/slurm.conf --topology-conf $CM_DATA/slurm/topology.conf"
+
+test_expect_success '--hostfile: block fills the nodes in allocation order (n5, n6: 16 cores)' '
+    cm_run plan --matrix $CG64 $SC --nodelist "n[1-8]" --algorithm block \
+        --hostfile block.hosts &&
+    test $(wc -l <block.hosts) = 64 &&
+    for n in 1 2 3 4 5 6; do echo n$n; done >want &&
+    uniq block.hosts >got && test_cmp want got &&
+    test $(grep -c "^n5$" block.hosts) = 16
+'
+
+test_expect_success '--hostfile: cyclic deals ranks over the nodes in order' '
+    cm_run plan --matrix $CG16 $SC --nodelist "n[1-4]" --algorithm cyclic \
+        --hostfile cyclic.hosts --output cyclic.map &&
+    for r in 1 2 3 4; do printf "n1\nn2\nn3\nn4\n"; done >want &&
+    test_cmp want cyclic.hosts
+'
+
+# The node of each rank in the hostfile is the node of its slot in the
+# mapping: slots are numbered depth-first over topology.conf (odd nodes on
+# s1 first), 8 per node of n[1-4].
+test_expect_success '--hostfile agrees with the mapping of the same plan' '
+    cm_run plan --matrix $CG16 $SC --nodelist "n[1-4]" --algorithm auto \
+        --hostfile auto.hosts --output auto.map &&
+    awk "{ print \"n\" substr(\"1324\", int(\$1 / 8) + 1, 1) }" auto.map >want &&
+    test_cmp want auto.hosts
+'
+
+test_expect_success '--hostfile on a machine without node names: an error, no file' '
+    test_expect_code 1 "$CLUSTERMAP" plan --matrix $CG64 $H64 --algorithm block \
+        --hostfile x.hosts 2>err &&
+    grep "^clustermap plan: x.hosts: rank 0.* not on a named node" err &&
+    ! test -e x.hosts
+'
+
+test_expect_success 'plan needs --output or --hostfile' '
+    test_expect_code 2 "$CLUSTERMAP" plan --matrix $CG64 $H64 2>err &&
+    grep "missing --output FILE .* or --hostfile FILE" err
+'
+
 test_done

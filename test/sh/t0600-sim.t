@@ -1,0 +1,107 @@
+#!/bin/sh
+test_description='the SimGrid judge (bench/sim): a smoke case end to end, the
+hostfile seen from inside the simulated program, a replay against an online
+run, the ping-pong, and refusals of bad input'
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+. "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
+
+SIM=$CM_ROOT/bench/sim
+for c in smpicc smpirun mpicc mpirun; do
+    command -v $c >/dev/null 2>&1 || error "$c not found (sh scripts/install-deps.sh)"
+done
+export OPENBLAS_NUM_THREADS=1
+P=ft8-25g-2to1
+# smpirun cannot use paths with blanks, such as sharness's trash directory.
+W=$(mktemp -d "${TMPDIR:-/tmp}/t0600.XXXXXX") || error "mktemp failed"
+
+# One app, two placements, one platform, one model: the smoke case
+# (32 ranks = 4 nodes of 8 cores under 2 leaf switches).
+test_expect_success 'judge: scrambled 3-D halo, block and auto, CSV rows' '
+    "$SIM/judge" --app "$SIM/apps/halo3d.c" --args "--scramble 1" --np 32 \
+        --platform $P --model default --placements block,auto --no-pingpong \
+        --work "$W" --csv sim.csv >judge.out 2>&1 || { cat judge.out; false; } &&
+    echo app,np,platform,model,placement,total_s,comm_s,J,J_ratio_block,time_ratio_block >want &&
+    head -n 1 sim.csv >got && test_cmp want got &&
+    test $(wc -l <sim.csv) = 3 &&
+    awk -F, -v p=$P "NR > 1 {
+            if (\$1 != \"halo3d\" || \$2 != 32 || \$3 != p || \$4 != \"default\") bad = 1
+            if (!(\$6 > 0) || !(\$7 > 0) || !(\$7 <= \$6) || !(\$8 > 0)) bad = 1
+            if (\$5 == \"block\" && (\$9 != 1 || \$10 != 1)) bad = 1
+            if (\$5 == \"auto\") auto = 1
+        } END { exit bad || !auto }" sim.csv
+'
+
+# The engine cut J, so the rows must differ: a judge that replayed the same
+# hostfile twice would pass the test above.
+test_expect_success 'judge: auto is a different placement with a lower J' '
+    ! cmp -s "$W/plat/$P/block.hosts" "$W/plat/$P/auto.hosts" &&
+    awk -F, "\$5 == \"auto\" { exit !(\$9 < 1) }" sim.csv &&
+    grep "^  auto " judge.out
+'
+
+# Every rank prints the host it was given: line r of the hostfile.
+test_expect_success 'hostfile seen from inside the simulated program' '
+    smpirun -np 32 -platform "$W/plat/$P/platform.xml" -hostfile "$W/plat/$P/auto.hosts" \
+        --log=root.thres:warning --cfg=smpi/simulate-computation:no \
+        "$W/bin/halo3d.smpi" --scramble 1 --iters 1 --print-hosts >hosts.out 2>&1 &&
+    sed -n "s/^rank \([0-9]*\) host \([^ ]*\)$/\1 \2/p" hosts.out | sort -n |
+        cut -d" " -f2 >got &&
+    test $(wc -l <got) = 32 &&
+    test_cmp "$W/plat/$P/auto.hosts" got
+'
+
+# The trace was recorded under block; its replay under auto's hostfile must
+# give the time of an online run under that hostfile.
+test_expect_success 'replay of the block trace = online run, non-block placement (4 digits)' '
+    smpirun -np 32 -platform "$W/plat/$P/platform.xml" -hostfile "$W/plat/$P/auto.hosts" \
+        --log=root.thres:warning --log=smpi_utils.thres:info \
+        --cfg=smpi/simulate-computation:no --cfg=smpi/display-timing:yes \
+        "$W/bin/halo3d.smpi" --scramble 1 >online.out 2>&1 &&
+    online=$(sed -n "s/.*Simulated time: \([0-9.eE+-]*\) seconds.*/\1/p" online.out) &&
+    replay=$(cat "$W/plat/$P/auto.default.total") &&
+    echo "online $online replay $replay" &&
+    awk -v a="$online" -v b="$replay" "BEGIN {
+        exit !(a > 0 && sprintf(\"%.4g\", a) == sprintf(\"%.4g\", b)) }"
+'
+
+test_expect_success 'ping-pong: the three distance classes, nearer is faster' '
+    "$SIM/pingpong.sh" "$W/plat/$P" >pp.out 2>&1 || { cat pp.out; false; } &&
+    cat pp.out &&
+    awk "\$1 ~ /^(same-node|same-leaf|across-leaves)\$/ { n++; us[n] = \$3 }
+         END { exit !(n == 3 && us[1] > 0 && us[1] < us[2] && us[2] < us[3]) }" pp.out
+'
+
+test_expect_success 'judge: usage errors exit 2 and name the problem' '
+    test_expect_code 2 "$SIM/judge" --np 4 2>err && grep "missing --app FILE" err &&
+    test_expect_code 2 "$SIM/judge" --app "$SIM/apps/halo2d.c" --np 0 2>err &&
+    grep "np expects a positive integer" err &&
+    test_expect_code 2 "$SIM/judge" --app "$SIM/apps/halo2d.c" --platform nosuch 2>err &&
+    grep "no .*platforms/nosuch.spec" err &&
+    test_expect_code 2 "$SIM/judge" --app "$SIM/apps/halo2d.c" --model fast 2>err &&
+    grep "model expects default, eager or both" err &&
+    test_expect_code 2 "$SIM/judge" --app "$SIM/apps/halo2d.c" --placements block,best 2>err &&
+    grep "unknown placement .best." err
+'
+
+test_expect_success 'judge: more ranks than the platform has cores is an error' '
+    test_expect_code 1 "$SIM/judge" --app "$SIM/apps/halo2d.c" --np 65 --platform ft8-100g-2to1 \
+        --no-pingpong 2>err &&
+    grep "65 ranks need 9 nodes of 8 cores, it has 8" err
+'
+
+test_expect_success 'mkplatform: a bad spec names file and line, writes nothing' '
+    sed "s/^cores .*/cores eight/" "$SIM/platforms/$P.spec" >bad.spec &&
+    test_must_fail "$SIM/mkplatform" bad.spec out 2>err &&
+    grep "bad.spec:[0-9]*:" err &&
+    ! test -e out/platform.xml
+'
+
+test_expect_success 'judge: a --work path with blanks is refused' '
+    test_expect_code 1 "$SIM/judge" --app "$SIM/apps/halo2d.c" --np 8 --platform $P \
+        --work "$PWD/a b" 2>err &&
+    grep "smpirun cannot use a path with blanks" err
+'
+
+rm -rf "$W"
+test_done
