@@ -188,13 +188,12 @@ cluster_demo() {
     machine="--slurm-conf $state/etc/slurm.conf --topology-conf $state/etc/topology.conf --nodelist n[1-4]"
     echo
     echo "== predicted communication cost J (clustermap eval, seconds of transfer)"
-    for m in slurm.map block placed.map; do
+    for m in slurm.map placed.map; do
         # shellcheck disable=SC2086
         j=$("$cm" eval --matrix halo.trip $machine --mapping "$m" | sed -n 's/^J=//p') ||
             fail "clustermap eval failed"
         case $m in
             slurm.map) label="Slurm's default (run 1, as it ran)"; js=$j ;;
-            block) label="block (node by node)" ;;
             placed.map) label="clustermap (run 2, as it ran)"; jc=$j ;;
         esac
         printf '%-40s J=%s\n' "$label" "$j"

@@ -55,6 +55,8 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
             out->verbose = 1;
         } else if (l == 9 && !strncmp(p, "noprofile", 9)) {
             out->noprofile = 1;
+        } else if (l == 4 && !strncmp(p, "pack", 4)) {
+            out->pack = 1;
         } else if (l > 5 && !strncmp(p, "name=", 5)) {
             if (!valid_name(p + 5, l - 5))
                 return cm_error_set(err, "--mapping: name=: expected 1..%d printable "
@@ -64,7 +66,7 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
             out->name[l - 5] = '\0';
         } else {
             return cm_error_set(err, "--mapping: unknown modifier '%.*s' (expected "
-                                "name=<profile>, verbose or noprofile)",
+                                "name=<profile>, verbose, noprofile or pack)",
                                 (int)(l > 64 ? 64 : l), p);
         }
         p += l;
@@ -94,6 +96,9 @@ const char cmp_help_text[] =
 "  verbose    print the placement (rank -> node, core) and its predicted\n"
 "             communication cost on the step's stderr\n"
 "  noprofile  never profile this job\n"
+"  pack       allow more tasks on a node than Slurm would run there (and\n"
+"             so fewer nodes); by default every node keeps the number of\n"
+"             tasks of Slurm's own layout and only the ranks move\n"
 "\n"
 "Given to sbatch or salloc, the option applies to every srun in the job;\n"
 "an srun option overrides it.  Steps with one task, steps given -w, -m or\n"

@@ -78,7 +78,7 @@ static int mapping_cb(int val, const char *optarg, int remote)
 static struct spank_option mapping_option = {
     "mapping", "mode[,modifier...]",
     "clustermap task placement: cluster, profile, block, cyclic or off, "
-    "modifiers name=NAME, verbose, noprofile (--mapping=help explains)",
+    "modifiers name=NAME, verbose, noprofile, pack (--mapping=help explains)",
     1, 0, mapping_cb
 };
 

@@ -45,6 +45,7 @@ typedef struct cmp_request {
     char name[CMP_NAME_MAX + 1]; /* name=<profile>: "" = the job's name */
     int verbose;
     int noprofile;
+    int pack;         /* may run more tasks on a node than Slurm would */
 } cmp_request_t;
 
 /** Parse a --mapping value.  0, or -1 with @p err naming what is wrong. */
@@ -178,6 +179,12 @@ void cmp_alloc_free(cmp_alloc_t *a);
 /** srun's task count for the step of @p sa on @p nnodes nodes (see
  *  docs/admin-guide.md). */
 int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes);
+
+/** The number of tasks Slurm's default (block) layout runs on each of
+ *  @p nnodes nodes that hold @p cap[i] tasks at most: one task to each node
+ *  in turn, skipping full nodes (step_layout.c).  Writes @p count[nnodes];
+ *  -1 when the tasks do not fit (an overcommitted step). */
+int cmp_step_layout(const int *cap, int nnodes, int ntasks, int *count);
 
 /* ---- the placement module (clustermap-place.so: place.c, slurm_tree.c) ---- */
 

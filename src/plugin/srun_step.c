@@ -323,7 +323,8 @@ static int place(const cmp_config_t *c, const step_t *s, const cm_profile_t *pro
         free(seen);
         if (s->req.mode == CMP_MODE_CLUSTER)
             cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' on %d of %d nodes "
-                          "with %s in %.0f ms: predicted cost J=%.6g, block J=%.6g%s",
+                          "with %s in %.0f ms: predicted cost J=%.6g, Slurm's default "
+                          "J=%.6g%s",
                           s->ntasks, s->job_name, used, s->alloc.nnodes, out.how,
                           (now_s() - t0) * 1e3, out.j_plan, out.j_block, note);
         else
@@ -386,6 +387,21 @@ static void profile_only(const step_t *s, cm_store_t *st, const cm_error_t *stor
     }
 }
 
+/* Give each node exactly the tasks Slurm's own layout runs there (on the
+ * first min(nodes, tasks) nodes, as srun does), so that the plan moves
+ * ranks, not load.  A step whose tasks do not fit is left as it is: the
+ * placement then refuses it and Slurm places it. */
+static void slurm_counts(cmp_alloc_t *a, int ntasks)
+{
+    int n = a->nnodes < ntasks ? a->nnodes : ntasks;
+    int *count = n > 0 ? malloc((size_t)n * sizeof *count) : NULL;
+    if (count && cmp_step_layout(a->slots, n, ntasks, count) == 0) {
+        memcpy(a->slots, count, (size_t)n * sizeof *count);
+        a->nnodes = n;
+    }
+    free(count);
+}
+
 void cmp_srun_step(const cmp_config_t *c)
 {
     step_t s;
@@ -428,6 +444,8 @@ void cmp_srun_step(const cmp_config_t *c)
     for (int i = 0; i < s.alloc.nnodes && s.ntasks > 0; i++)
         if (s.alloc.slots[i] > s.ntasks)
             s.alloc.slots[i] = s.ntasks;
+    if (!s.req.pack)
+        slurm_counts(&s.alloc, s.ntasks);
     const char *name = s.req.name[0] ? s.req.name
                      : s.sa.job_name[0] ? s.sa.job_name : getenv("SLURM_JOB_NAME");
     snprintf(s.job_name, sizeof s.job_name, "%s", name && *name ? name : "noname");

@@ -14,6 +14,7 @@
 #include "../../src/plugin/config.c"
 #include "../../src/plugin/options.c"
 #include "../../src/plugin/srun_args.c"
+#include "../../src/plugin/step_layout.c"
 
 static void test_request(void **state)
 {
@@ -28,6 +29,9 @@ static void test_request(void **state)
     assert_string_equal(r.name, "lammps");
     assert_int_equal(r.verbose, 1);
     assert_int_equal(r.noprofile, 1);
+    assert_int_equal(r.pack, 0);
+    assert_int_equal(cmp_request_parse("cluster,pack", &r, &err), 0);
+    assert_int_equal(r.pack, 1);
     assert_int_equal(cmp_request_parse("off", &r, &err), 0);
     assert_int_equal(r.mode, CMP_MODE_OFF);
     assert_int_equal(cmp_request_parse("clusters", &r, &err), -1);
@@ -145,6 +149,32 @@ static void test_cpus_per_node(void **state)
     assert_int_equal(cmp_parse_int("1x", 100, &v), -1);
 }
 
+/* Slurm's block layout decides its counts cyclically (step_layout.c). */
+static void test_step_layout(void **state)
+{
+    (void)state;
+    int c[4];
+    int cap8[4] = { 8, 8, 8, 8 };
+    assert_int_equal(cmp_step_layout(cap8, 4, 16, c), 0);   /* -N4 -n16: 4 each */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(c[i], 4);
+    assert_int_equal(cmp_step_layout(cap8, 4, 18, c), 0);   /* 5 5 4 4 */
+    assert_int_equal(c[0], 5);
+    assert_int_equal(c[1], 5);
+    assert_int_equal(c[2], 4);
+    assert_int_equal(c[3], 4);
+    int cap71[2] = { 7, 1 };                                 /* -N2 -n8 of 7 + 1 CPUs */
+    assert_int_equal(cmp_step_layout(cap71, 2, 8, c), 0);
+    assert_int_equal(c[0], 7);
+    assert_int_equal(c[1], 1);
+    int cap2[3] = { 2, 2, 2 };                               /* --ntasks-per-node=2 */
+    assert_int_equal(cmp_step_layout(cap2, 3, 6, c), 0);
+    assert_int_equal(c[0] + c[1] + c[2], 6);
+    assert_int_equal(c[2], 2);
+    assert_int_equal(cmp_step_layout(cap2, 3, 7, c), -1);    /* overcommitted */
+    assert_int_equal(cmp_step_layout(cap2, 0, 1, c), -1);
+}
+
 /* Short options are letters: "-=" or "-@" must not be taken for the
  * private ids of --mapping or --ntasks-per-node, whose missing argument
  * was then read through a NULL pointer (found by fuzz_srun_args). */
@@ -170,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_srun_args),
         cmocka_unit_test(test_cpus_per_node),
         cmocka_unit_test(test_srun_args_not_letters),
+        cmocka_unit_test(test_step_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
