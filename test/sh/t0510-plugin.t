@@ -169,6 +169,33 @@ test_expect_success 'srun --mapping=cluster -n8 in an allocation: 8 tasks, own p
     check_plan_hosts out/fewer2.err out/fewer2.out 8
 '
 
+# Tasks per node as the ranks report them: "count host" lines.
+node_counts() {
+    ranks_hosts "$1" | awk "{print \$2}" | sort | uniq -c | awk "{print \$1, \$2}"
+}
+
+test_expect_success 'the placed -n8 step keeps the tasks per node of Slurm.s run' '
+    node_counts out/fewer1.out >slurm.counts &&
+    node_counts out/fewer2.out >placed.counts &&
+    cat slurm.counts &&
+    test_cmp slurm.counts placed.counts
+'
+
+test_expect_success 'srun -N2 -n8 in a 4-node allocation: as Slurm, 2 nodes, same counts' '
+    cat >n28.sh <<-EOF &&
+	#!/bin/sh
+	srun --mpi=pmix --mapping=off -N2 -n8 ./halo_scrambled >out/n28s.out 2>out/n28s.err
+	srun --mpi=pmix --mapping=cluster,verbose -N2 -n8 ./halo_scrambled >out/n28.out 2>out/n28.err
+	EOF
+    sbw -J halo -N4 -n16 --exclusive -o out/n28job.out n28.sh &&
+    grep "^clustermap: placed 8 tasks of job .halo. on 2 of 2 nodes" out/n28.err &&
+    node_counts out/n28s.out >slurm.counts &&
+    node_counts out/n28.out >placed.counts &&
+    cat slurm.counts &&
+    test $(wc -l <slurm.counts) -eq 2 &&
+    test_cmp slurm.counts placed.counts
+'
+
 test_expect_success 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
     run_mpi out/n2.out out/n2.err salloc -J halo -N4 -n16 --exclusive \
         --mapping=cluster,verbose srun --mpi=pmix -N2 ./halo_scrambled &&
