@@ -196,6 +196,24 @@ test_expect_success 'srun -N2 -n8 in a 4-node allocation: as Slurm, 2 nodes, sam
     test_cmp slurm.counts placed.counts
 '
 
+# Two placed steps side by side fit as they do without clustermap: each
+# keeps Slurm's 2 tasks per node, so neither waits for the other's CPUs.
+test_expect_success 'two srun --exact -n8 steps side by side: both placed, neither waits' '
+    cat >side.sh <<-EOF &&
+	#!/bin/sh
+	srun --exact --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/sa.out 2>out/sa.err &
+	srun --exact --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/sb.out 2>out/sb.err &
+	wait
+	EOF
+    sbw -J halo -N4 -n16 --exclusive -o out/side.out side.sh &&
+    grep "^clustermap: placed 8 tasks" out/sa.err &&
+    grep "^clustermap: placed 8 tasks" out/sb.err &&
+    ! grep -i "temporarily disabled\|busy\|waiting" out/sa.err out/sb.err &&
+    node_counts out/sa.out >a.counts && node_counts out/sb.out >b.counts &&
+    printf "2 n1\n2 n2\n2 n3\n2 n4\n" >expect &&
+    test_cmp expect a.counts && test_cmp expect b.counts
+'
+
 test_expect_success 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
     run_mpi out/n2.out out/n2.err salloc -J halo -N4 -n16 --exclusive \
         --mapping=cluster,verbose srun --mpi=pmix -N2 ./halo_scrambled &&
