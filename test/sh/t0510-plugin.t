@@ -214,6 +214,27 @@ test_expect_success 'two srun --exact -n8 steps side by side: both placed, neith
     test_cmp expect a.counts && test_cmp expect b.counts
 '
 
+# A shared -N2 -n8 job gets 7 CPUs on one node and 1 on the other (t0500):
+# the placed run keeps 7 + 1.
+test_expect_success 'uneven CPUs per node (-N2 -n8, shared): the placed run keeps Slurm.s counts' '
+    sbw -J uneven -N2 -n8 --mapping=cluster -o out/u1.out -e out/u1.err job.sh &&
+    sbw -J uneven -N2 -n8 --mapping=cluster,verbose -o out/u2.out -e out/u2.err job.sh &&
+    grep "^clustermap: placed 8 tasks of job .uneven." out/u2.err &&
+    node_counts out/u1.out | awk "{print \$1}" | sort -n >slurm.counts &&
+    node_counts out/u2.out | awk "{print \$1}" | sort -n >placed.counts &&
+    cat slurm.counts && test $(wc -l <slurm.counts) -eq 2 &&
+    test_cmp slurm.counts placed.counts
+'
+
+test_expect_success '-c2: 2 CPUs per task, the placed run keeps Slurm.s counts' '
+    sbw -J cpt2 -N4 -n8 -c2 --exclusive --mapping=cluster -o out/c1.out -e out/c1.err job.sh &&
+    sbw -J cpt2 -N4 -n8 -c2 --exclusive --mapping=cluster,verbose -o out/c2.out -e out/c2.err job.sh &&
+    grep "^clustermap: placed 8 tasks of job .cpt2." out/c2.err &&
+    node_counts out/c1.out >slurm.counts &&
+    node_counts out/c2.out >placed.counts &&
+    test_cmp slurm.counts placed.counts
+'
+
 test_expect_success 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
     run_mpi out/n2.out out/n2.err salloc -J halo -N4 -n16 --exclusive \
         --mapping=cluster,verbose srun --mpi=pmix -N2 ./halo_scrambled &&
