@@ -34,6 +34,11 @@ static void usage(FILE *f)
 "  level.<name>=<bytes>     bytes whose endpoints meet first at that level,\n"
 "                           one line per level, root level first\n"
 "  max_node_out=<bytes>     most bytes any one node sends to other nodes\n"
+"  T_max=<cost>             the slowest rank: max over ranks of the cost, as\n"
+"                           in J, of the entries it receives, the bytes from\n"
+"                           other nodes counted for its whole node (what\n"
+"                           paces a latency-bound pipeline; plan's auto never\n"
+"                           raises it above block's)\n"
 "  lower_bound=<cost>       with --bound: no mapping of this matrix onto this\n"
 "                           machine has a lower J (docs/machine-costs.md)\n"
 "\n"
@@ -128,6 +133,10 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
     }
     fputs("\nmax_node_out=", stdout);
     cm_cli_print_number(stdout, r.max_node_out);
+    /* Last of the fixed lines, so that scripts reading the others by
+     * position (the root level on line 2) keep working. */
+    fputs("\nT_max=", stdout);
+    cm_cli_print_number(stdout, cm_cost_max(m, t, map));
     fputc('\n', stdout);
     if (bound) {
         double lb = cm_cost_lower_bound(m, t, NULL, &err);

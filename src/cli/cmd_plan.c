@@ -54,8 +54,11 @@ static void usage(FILE *f)
 "                         name per line: a SLURM_HOSTFILE for srun\n"
 "                         --distribution=arbitrary, or smpirun's -hostfile\n"
 "                         (machines with node names: --slurm-conf, --hwloc-*)\n"
-"  -v, --verbose          print the algorithm, J and the time taken on stderr;\n"
-"                         for auto also the winner and every candidate\n"
+"  -v, --verbose          print the algorithm, J, T_max and the time taken on\n"
+"                         stderr; for auto also the winner and every candidate\n"
+"                         (auto returns the lowest J among the candidates\n"
+"                         whose T_max, the slowest rank's communication time,\n"
+"                         is no higher than block's: `clustermap eval --help`)\n"
 "  -h, --help             this text\n"
 "\n"
 "Example:\n"
@@ -117,6 +120,8 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
         fprintf(stderr, "algorithm=%s\nranks=%d slots=%d\nJ=", a->name, n,
                 cm_tree_origin_nslots(t));
         cm_cli_print_number(stderr, cm_cost(m, t, map));
+        fputs("\nT_max=", stderr);
+        cm_cli_print_number(stderr, cm_cost_max(m, t, map));
         fprintf(stderr, "\ntime=%.6f s\n", elapsed);
         if (rep.ncandidates > 1) {
             fprintf(stderr, "winner=%s\n", rep.winner);
@@ -126,7 +131,11 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                 if (c->ok) {
                     fputs("J=", stderr);
                     cm_cli_print_number(stderr, c->J);
-                    fprintf(stderr, " time=%.6f s\n", c->seconds);
+                    fputs(" T_max=", stderr);
+                    cm_cli_print_number(stderr, c->T_max);
+                    fprintf(stderr, " time=%.6f s%s\n", c->seconds,
+                            c->over_tmax ? " (T_max above block's: not chosen)"
+                                         : "");
                 } else {
                     fprintf(stderr, "%s\n", c->why[0] ? c->why
                             : "skipped (budget or not applicable)");

@@ -357,6 +357,24 @@ int cm_mapping_check(const cm_tree_t *t, const int *map, int n, cm_error_t *err)
  *  by VieM and KaHIP for it.  The map must be valid (cm_mapping_check). */
 double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
 
+/** T_max(pi): the communication time of the slowest rank, after seed
+ *  004's objective T = max_i sum_j t(i, j).  Every stored entry (i -> j)
+ *  is priced as in J, msgs_ij * msg_cost[lca] + bytes_ij * byte_cost[lca],
+ *  and charged to its receiver j -- except the bytes of an entry between
+ *  two nodes, which are charged to the receiver's node (cm_tree_nnodes();
+ *  a tree without nodes charges them to j).  A rank's figure is what it
+ *  was charged plus what its node was charged; T_max is the largest (0
+ *  for no ranks).  Receivers, because a blocking receive of a small
+ *  message costs its rank a full latency (SMPI's default protocol, MPI
+ *  rendezvous), one after the other, and a pipeline moves at the pace of
+ *  its slowest rank; nodes for the bytes, because a node's ranks share its
+ *  network interface.  Where J sums everything, T_max predicts
+ *  latency-bound pipelines (docs/machine-costs.md, "T_max").  J / n <=
+ *  T_max <= J.  Seconds on hwloc and slurm.conf trees.  O(nnz), n + nodes
+ *  long doubles of scratch.  NAN on NULL arguments, a slot out of range or
+ *  no memory; the map must be valid (cm_mapping_check). */
+double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
+
 /** Everything `clustermap eval` prints. */
 typedef struct cm_cost_report {
     double J;             /**< as cm_cost() */
@@ -468,6 +486,9 @@ typedef struct cm_plan_candidate {
     double J;        /**< the objective of o->weight: cm_cost() after
                           cm_tree_apply_weight() (equal to cm_cost() under
                           the default mixed weight) */
+    double T_max;    /**< cm_cost_max() under the same costs as J */
+    int over_tmax;   /**< 1 when ok but not eligible in "auto": its T_max
+                          is above block's */
     double seconds;  /**< wall time it took */
     int ok;          /**< 0 when it failed or did not fit the budget */
     double predicted;/**< seconds its construction was predicted to take
@@ -479,14 +500,18 @@ typedef struct cm_plan_candidate {
 typedef struct cm_plan_report {
     char winner[32]; /**< the candidate whose mapping was returned */
     double J;        /**< its J, as the candidates' */
+    double T_max;    /**< its T_max, as the candidates' */
     int ncandidates;
     cm_plan_candidate_t candidates[CM_PLAN_MAX_CANDIDATES];
 } cm_plan_report_t;
 
 /** Map the n ranks of @p m onto the slots of @p t: map[rank] = slot.
  *  "auto" runs every candidate that fits the budget, always including
- *  block, and returns the lowest J, so it is never worse than block under
- *  the model.  Same inputs, options and seed give the same mapping (unless
+ *  block, and returns the lowest J among those whose T_max (cm_cost_max(),
+ *  the slowest rank) is no higher than block's, so it is never worse than
+ *  block in either figure under the model: a candidate that lowers J by
+ *  making one rank's receives slower (a latency-bound pipeline) is not
+ *  chosen.  Both figures use the costs of o->weight.  Same inputs, options and seed give the same mapping (unless
  *  a deadline cuts the run short).  The candidates run on
  *  cm_tree_restrict() of @p t, so that time and memory follow n, not the
  *  slots of t; block, cyclic and random (drawn over all of t) are those of

@@ -1,4 +1,5 @@
-/* cost.c -- the objective J(pi) and the per-level breakdown `eval` prints.
+/* cost.c -- the objective J(pi), the per-rank bottleneck T_max(pi) and the
+ * per-level breakdown `eval` prints.
  *
  * Traffic is summed per lowest-common-ancestor level first and multiplied by
  * the level costs once at the end.  The sums use long double with Neumaier
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clustermap.h"
+#include "engine_internal.h"
 
 /* Compensated (Neumaier) accumulator. */
 typedef struct acc {
@@ -132,4 +133,76 @@ int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
     }
     free(lb);
     return 0;
+}
+
+/* T_max.  Each entry (i -> j) is charged to its receiver j: under SMPI's
+ * default protocol a small message moves only once its receive is posted,
+ * so a rank's blocking receives cost it one latency each, one after the
+ * other, and a pipeline advances at the pace of the rank whose receives
+ * cost the most.  Senders are not charged: their sends are detached, and
+ * charging both ends credits a wavefront tile's corner rank with its cheap
+ * sends (1.3x block where the replay is 1.9x).
+ *
+ * The bytes of an entry that crosses nodes are charged to the receiver's
+ * node instead, and every rank of that node waits for all of them: the
+ * node's ranks share its network interface (intra-node transfers have
+ * their own path).  Charged to the rank alone, a 2-D halo's 2x4 tiles
+ * looked 1.24-1.30x block, as slow as the wavefront's, where the replay
+ * gives 0.54 -- they take in a third fewer bytes per node; shared, 0.68-0.71
+ * (docs/machine-costs.md, "T_max").  Sums are compensated as J's. */
+double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
+                          const int *map, const double *cb, const double *cm)
+{
+    if (!m || !t || !map || !cb || !cm)
+        return NAN;
+    int n = cm_matrix_n(m);
+    if (cm_tree_nlevels(t) < 1 || !map_in_range(t, map, n))
+        return NAN;
+    int nnodes = cm_tree_nnodes(t);
+    acc_t *own = calloc((size_t)n + (size_t)nnodes + 1, sizeof *own);
+    if (!own)
+        return NAN;
+    acc_t *node_in = own + n;   /* per node: bytes from other nodes */
+    for (int i = 0; i < n; i++) {
+        const int *cols;
+        const double *bytes, *msgs;
+        int len;
+        cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
+        int from = cm_tree_slot_node(t, map[i]);
+        for (int k = 0; k < len; k++) {
+            int j = cols[k];
+            int l = cm_tree_lca_level(t, map[i], map[j]);
+            int to = cm_tree_slot_node(t, map[j]);
+            acc_add(to >= 0 && to != from ? &node_in[to] : &own[j],
+                    bytes[k] * (long double)cb[l]);
+            if (msgs)
+                acc_add(&own[j], msgs[k] * (long double)cm[l]);
+        }
+    }
+    double worst = 0;
+    for (int j = 0; j < n; j++) {
+        int v = cm_tree_slot_node(t, map[j]);
+        long double T = acc_value(&own[j]) + (v >= 0 ? acc_value(&node_in[v]) : 0);
+        worst = fmax(worst, (double)T);
+    }
+    free(own);
+    return worst;
+}
+
+double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
+{
+    int nlev = t ? cm_tree_nlevels(t) : 0;
+    if (nlev < 1)
+        return NAN;
+    double *cb = malloc(sizeof(double) * 2 * (size_t)nlev);
+    if (!cb)
+        return NAN;
+    double *cm = cb + nlev;
+    for (int l = 0; l < nlev; l++) {
+        cb[l] = cm_tree_level_byte_cost(t, l);
+        cm[l] = cm_tree_level_msg_cost(t, l);
+    }
+    double T = cm_cost_max_levels(m, t, map, cb, cm);
+    free(cb);
+    return T;
 }

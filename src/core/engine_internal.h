@@ -82,6 +82,19 @@ static inline double cm_edge_cost(const cm_problem_t *p, double bytes,
 /** J of @p map under the problem's effective costs. */
 double cm_problem_cost(const cm_problem_t *p, const int *map);
 
+/** cm_cost_max() under per-level costs @p cb (per byte) and @p cm (per
+ *  message), cm_tree_nlevels(t) entries each, e.g. a problem's effective
+ *  costs (cost.c). */
+double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
+                          const int *map, const double *cb, const double *cm);
+
+/** T_max of @p map under the problem's effective costs (its matrix as
+ *  given, not the symmetric one: receivers are charged). */
+static inline double cm_problem_cost_max(const cm_problem_t *p, const int *map)
+{
+    return cm_cost_max_levels(p->a, p->tree, map, p->costs.cb, p->costs.cm);
+}
+
 /** A work budget counted in edge evaluations, so that the same inputs give
  *  the same mapping on every machine (a wall-clock budget would not).  The
  *  planner converts --time-budget into units with a fixed rate. */

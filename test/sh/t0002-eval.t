@@ -18,7 +18,7 @@ check_jcost() {
     test_cmp expect.jcost actual.jcost
 }
 
-test_expect_success 'eval prints J, one line per level root first, max_node_out' '
+test_expect_success 'eval prints J, one line per level root first, max_node_out, T_max' '
     cm_run eval --matrix $CG64 $H64 --mapping block >out &&
     sed "s/=.*//" out >keys &&
     cat >expect <<-EOF &&
@@ -29,10 +29,12 @@ test_expect_success 'eval prints J, one line per level root first, max_node_out'
 	level.socket
 	level.core
 	max_node_out
+	T_max
 	EOF
     test_cmp expect keys &&
     grep -E "^J=[0-9]+$" out &&
-    grep -E "^max_node_out=[0-9]+$" out
+    grep -E "^max_node_out=[0-9]+$" out &&
+    grep -E "^T_max=[0-9]+$" out
 '
 
 test_expect_success 'the level bytes add up to the matrix total' '
@@ -55,7 +57,7 @@ test_expect_success '--verbose writes to stderr only' '
 
 test_expect_success '--bound adds lower_bound, at most J of every mapping' '
     cm_run eval --matrix $CG64 $H64 --mapping block --bound >bound.out &&
-    head -n 7 bound.out >bound.head &&
+    head -n 8 bound.out >bound.head &&
     test_cmp out bound.head &&
     lb=$(sed -n "s/^lower_bound=//p" bound.out) &&
     test -n "$lb" &&
@@ -79,6 +81,8 @@ test_expect_success '--bound is exact where every mapping costs the same (ft)' '
 #   3->1   7 bytes: slots 2,3, same node        -> node,     7 * 3
 #   2->2  50 bytes: same slot                   -> core,    50 * 0
 # J = 1000 + 15 + 21 = 1036; node 0 (slots 0,1) sends 100 bytes off-node.
+# T_max: costs go to the receiver, bytes from another node to its node:
+# rank 1 receives 21 on its node and its node 1 takes in 1000 -> 1021.
 test_expect_success 'a hand-written mapping on a hand-computed example' '
     cat >hand.triplets <<-EOF &&
 	# src dst bytes
@@ -97,6 +101,7 @@ test_expect_success 'a hand-written mapping on a hand-computed example' '
 	level.socket=0
 	level.core=50
 	max_node_out=100
+	T_max=1021
 	EOF
     test_cmp expect actual
 '

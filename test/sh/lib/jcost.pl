@@ -89,6 +89,8 @@ for (@map) { die "$mapping: slot $_ >= $nslots\n" if $_ >= $nslots }
 my $J = 0;
 my @level = (0) x ($k + 1);            # by group index i; 0 = same slot
 my %out;                               # bytes a node sends off-node
+my @recv = (0) x $n;                   # cost each rank receives
+my %node_in;                           # cost of bytes a node takes in
 for my $e (@edges) {
     my ($i, $j, $bytes) = @$e;
     my ($p, $q) = ($map[$i], $map[$j]);
@@ -97,6 +99,11 @@ for my $e (@edges) {
         $lvl = 1;
         $lvl++ while int($p / $group[$lvl]) != int($q / $group[$lvl]);
         $J += $bytes * $d[$lvl - 1];
+        if (int($p / $node_size) != int($q / $node_size)) {
+            $node_in{int($q / $node_size)} += $bytes * $d[$lvl - 1];
+        } else {
+            $recv[$j] += $bytes * $d[$lvl - 1];
+        }
     }
     $level[$lvl] += $bytes;
     my ($np, $nq) = (int($p / $node_size), int($q / $node_size));
@@ -117,3 +124,9 @@ for (my $i = $k; $i >= 1; $i--) {
 }
 print 'level.core=', num($level[0]), "\n";
 print 'max_node_out=', num($max_out), "\n";
+my $tmax = 0;
+for my $r (0 .. $n - 1) {
+    my $t = $recv[$r] + ($node_in{int($map[$r] / $node_size)} // 0);
+    $tmax = $t if $t > $tmax;
+}
+print 'T_max=', num($tmax), "\n";
