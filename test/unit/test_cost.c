@@ -18,34 +18,12 @@
 #include "testdata.h"
 #include "testutil.h"
 
-/* ---- helpers ---------------------------------------------------------- */
-
-typedef struct entry {
-    int src, dst;
-    double bytes, msgs;
-} entry_t;
-
-static cm_matrix_t *matrix_of(int n, const entry_t *e, int ne, int has_msgs)
-{
-    cm_error_t err = { "" };
-    cm_builder_t *b = cm_builder_new(n, &err);
-    assert_non_null(b);
-    for (int k = 0; k < ne; k++)
-        assert_int_equal(cm_builder_add(b, e[k].src, e[k].dst, e[k].bytes, e[k].msgs,
-                                        &err), 0);
-    cm_builder_set_has_msgs(b, has_msgs);
-    cm_matrix_t *m = cm_builder_finish(b, &err);
-    assert_non_null(m);
-    cm_builder_free(b);
-    return m;
-}
-
 /* ---- hand-checked cases ----------------------------------------------- */
 
 /* 8 ranks on "2:2:2" with distances "1:10:100".  Levels root down:
  * switch (0, cost 100), node (1, 10), socket (2, 1), core (3, 0).  Slots
  * 0-1 | 2-3 are the sockets of node 0, 4-5 | 6-7 those of node 1. */
-static const entry_t hand[] = {
+static const cm_test_entry_t hand[] = {
     { 0, 1, 5, 0 },    /* identity: same socket      1 *  5 =    5 */
     { 0, 2, 7, 0 },    /*           same node       10 *  7 =   70 */
     { 0, 4, 11, 0 },   /*           across nodes   100 * 11 = 1100 */
@@ -59,7 +37,7 @@ static void test_hand_identity(void **state)
     (void)state;
     cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
     assert_int_equal(cm_tree_nlevels(t), 4);
-    cm_matrix_t *m = matrix_of(8, hand, 6, 0);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, 6, 0);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     assert_true(cm_cost(m, t, map) == 1477.0);
 
@@ -86,7 +64,7 @@ static void test_hand_permuted(void **state)
 {
     (void)state;
     cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
-    cm_matrix_t *m = matrix_of(8, hand, 6, 0);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, 6, 0);
     /* rank:          0  1  2  3  4  5  6  7 */
     int map[8] = { 0, 4, 1, 5, 2, 6, 3, 7 };
     /* (0,1) slots 0,4 root 100*5 = 500;  (0,2) slots 0,1 socket 1*7 = 7;
@@ -112,8 +90,8 @@ static void test_max_node_tie(void **state)
 {
     (void)state;
     cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
-    const entry_t e[] = { { 5, 1, 4, 0 }, { 1, 5, 4, 0 }, { 1, 2, 100, 0 } };
-    cm_matrix_t *m = matrix_of(8, e, 3, 0);
+    const cm_test_entry_t e[] = { { 5, 1, 4, 0 }, { 1, 5, 4, 0 }, { 1, 2, 100, 0 } };
+    cm_matrix_t *m = cm_test_matrix_of(8, e, 3, 0);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     double lb[4];
     cm_cost_report_t r = { .level_bytes = lb };
@@ -134,8 +112,8 @@ static void test_msg_costs(void **state)
 {
     (void)state;
     cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
-    const entry_t e[] = { { 0, 1, 5, 2 }, { 0, 4, 11, 3 }, { 2, 2, 1, 9 } };
-    cm_matrix_t *m = matrix_of(8, e, 3, 1);
+    const cm_test_entry_t e[] = { { 0, 1, 5, 2 }, { 0, 4, 11, 3 }, { 2, 2, 1, 9 } };
+    cm_matrix_t *m = cm_test_matrix_of(8, e, 3, 1);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     /* Message costs are 0 until set. */
     assert_true(cm_cost(m, t, map) == 5 * 1 + 11 * 100);
@@ -160,12 +138,12 @@ static void test_exact_sum(void **state)
 {
     (void)state;
     cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
-    const entry_t e[] = {
+    const cm_test_entry_t e[] = {
         { 0, 1, 9007199254740992.0, 0 },   /* 2^53 */
         { 2, 3, 1, 0 },
         { 4, 5, 1, 0 },
     };
-    cm_matrix_t *m = matrix_of(8, e, 3, 0);
+    cm_matrix_t *m = cm_test_matrix_of(8, e, 3, 0);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     assert_true(cm_cost(m, t, map) == 9007199254740994.0);
     cm_matrix_free(m);
@@ -176,7 +154,7 @@ static void test_bad_map(void **state)
 {
     (void)state;
     cm_tree_t *t = cm_test_hier("2:2:2", "1:10:100");
-    cm_matrix_t *m = matrix_of(8, hand, 6, 0);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, 6, 0);
     cm_error_t err = { "" };
     int dup[8] = { 0, 1, 2, 3, 4, 5, 6, 2 };
     assert_int_equal(cm_mapping_check(t, dup, 8, &err), -1);
@@ -220,8 +198,8 @@ static void test_no_nodes(void **state)
     for (int k = 0; k < 4; k++)
         assert_true(cm_tree_add_vertex(t, root, 1, NULL, &err) > 0);
     assert_int_equal(cm_tree_finalize(t, &err), 0);
-    const entry_t e[] = { { 0, 1, 3, 0 }, { 2, 2, 4, 0 } };
-    cm_matrix_t *m = matrix_of(3, e, 2, 0);
+    const cm_test_entry_t e[] = { { 0, 1, 3, 0 }, { 2, 2, 4, 0 } };
+    cm_matrix_t *m = cm_test_matrix_of(3, e, 2, 0);
     int map[3] = { 3, 1, 0 };
     double lb[2];
     cm_cost_report_t r = { .level_bytes = lb };

@@ -18,23 +18,6 @@
 #include "testdata.h"
 #include "testutil.h"
 
-typedef struct entry {
-    int src, dst;
-    double bytes, msgs;
-} entry_t;
-
-static cm_matrix_t *matrix_of(int n, const entry_t *e, int ne, int has_msgs)
-{
-    cm_error_t err = { "" };
-    cm_builder_t *b = cm_builder_new(n, &err);
-    assert_non_null(b);
-    for (int k = 0; k < ne; k++)
-        assert_int_equal(cm_builder_add(b, e[k].src, e[k].dst, e[k].bytes,
-                                        e[k].msgs, &err), 0);
-    cm_builder_set_has_msgs(b, has_msgs);
-    return cm_test_finish(b);
-}
-
 /* 8 ranks on "2:2:2": levels switch (0), node (1), socket (2), core (3),
  * byte costs 100, 10, 1, 0 and message costs 1000, 0, 50, 7.  Slots 0-1 |
  * 2-3 are the sockets of node 0, 4-5 | 6-7 those of node 1. */
@@ -61,7 +44,7 @@ static cm_tree_t *hand_tree(void)
  * rank 2 2363, rank 3 3300, rank 4 3052 + 1100 = 4152, ranks 5-7 1100.
  * T_max = 4152; J = 8121, the sum of all parts.  Charging senders alone,
  * all bytes to ranks, would give rank 0 105 + 4100 = 4205. */
-static const entry_t hand[] = {
+static const cm_test_entry_t hand[] = {
     { 0, 1, 5, 2 },  { 0, 4, 11, 3 }, { 2, 2, 1, 9 }, { 5, 4, 2, 1 },
     { 4, 0, 20, 0 }, { 1, 0, 1, 10 }, { 6, 3, 3, 1 },
 };
@@ -71,7 +54,7 @@ static void test_hand_identity(void **state)
 {
     (void)state;
     cm_tree_t *t = hand_tree();
-    cm_matrix_t *m = matrix_of(8, hand, NHAND, 1);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, NHAND, 1);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     assert_true(cm_cost(m, t, map) == 8121.0);
     assert_true(cm_cost_max(m, t, map) == 4152.0);
@@ -93,7 +76,7 @@ static void test_hand_permuted(void **state)
 {
     (void)state;
     cm_tree_t *t = hand_tree();
-    cm_matrix_t *m = matrix_of(8, hand, NHAND, 1);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, NHAND, 1);
     int map[8] = { 0, 4, 1, 5, 2, 6, 3, 7 };
     assert_true(cm_cost(m, t, map) == 15473.0);
     assert_true(cm_cost_max(m, t, map) == 10500.0);
@@ -108,7 +91,7 @@ static void test_hand_permuted(void **state)
 static void test_weights(void **state)
 {
     (void)state;
-    cm_matrix_t *m = matrix_of(8, hand, NHAND, 1);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, NHAND, 1);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     cm_error_t err = { "" };
     cm_tree_t *t = hand_tree();
@@ -130,7 +113,7 @@ static void test_bad_input(void **state)
 {
     (void)state;
     cm_tree_t *t = hand_tree();
-    cm_matrix_t *m = matrix_of(8, hand, NHAND, 1);
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, NHAND, 1);
     int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     int out[8] = { 0, 1, 2, 3, 4, 5, 6, 8 };
     int neg[8] = { -1, 1, 2, 3, 4, 5, 6, 7 };
@@ -140,7 +123,7 @@ static void test_bad_input(void **state)
     assert_true(isnan(cm_cost_max(m, t, out)));
     assert_true(isnan(cm_cost_max(m, t, neg)));
     /* No traffic at all: every rank receives nothing. */
-    cm_matrix_t *none = matrix_of(8, hand, 0, 1);
+    cm_matrix_t *none = cm_test_matrix_of(8, hand, 0, 1);
     assert_true(cm_cost_max(none, t, map) == 0.0);
     cm_matrix_free(none);
     cm_matrix_free(m);

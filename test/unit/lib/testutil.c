@@ -39,6 +39,19 @@ cm_matrix_t *cm_test_finish(cm_builder_t *b)
     return m;
 }
 
+cm_matrix_t *cm_test_matrix_of(int n, const cm_test_entry_t *e, int ne, int has_msgs)
+{
+    cm_error_t err = { "" };
+    cm_builder_t *b = cm_builder_new(n, &err);
+    if (!b)
+        fail_msg("cm_builder_new: %s", err.msg);
+    for (int k = 0; k < ne; k++)
+        if (cm_builder_add(b, e[k].src, e[k].dst, e[k].bytes, e[k].msgs, &err) != 0)
+            fail_msg("cm_builder_add: %s", err.msg);
+    cm_builder_set_has_msgs(b, has_msgs);
+    return cm_test_finish(b);
+}
+
 void cm_test_check_row(const cm_matrix_t *m, int i, int len, const int *cols,
                        const double *bytes, const double *msgs)
 {

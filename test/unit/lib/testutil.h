@@ -22,6 +22,16 @@ cm_matrix_t *cm_test_matrix(const char *rel);
 /** cm_builder_finish(@p b), then cm_builder_free(@p b). */
 cm_matrix_t *cm_test_finish(cm_builder_t *b);
 
+/** One matrix entry of a hand-written test matrix. */
+typedef struct cm_test_entry {
+    int src, dst;
+    double bytes, msgs;
+} cm_test_entry_t;
+
+/** The @p n-rank matrix of the @p ne entries @p e; @p has_msgs says whether
+ *  their message counts are measured ones. */
+cm_matrix_t *cm_test_matrix_of(int n, const cm_test_entry_t *e, int ne, int has_msgs);
+
 /** Assert that row @p i of @p m has exactly @p len entries with columns
  *  @p cols and byte weights @p bytes, in that order; @p msgs (message
  *  counts) is checked too unless NULL. */
