@@ -32,6 +32,13 @@ int cm_cmd_plan(int argc, char **argv);
 /** `clustermap profile`: the profile store (src/cli/cmd_profile.c). */
 int cm_cmd_profile(int argc, char **argv);
 
+struct cm_store;
+/** `profile show`: the run history of (@p name, @p ntasks) and the guard's
+ *  decision under its default rule, as key=value lines (cmd_profile_runs.c).
+ *  CM_EXIT_OK, or the exit status after the message. */
+int cm_cli_print_runs(FILE *f, const char *cmd, struct cm_store *s,
+                      const char *name, int ntasks);
+
 /* -- shared helpers (src/cli/common.c) ------------------------------------ */
 
 /** "clustermap <cmd>: <message>\n" on stderr; returns @p status so that
@@ -47,6 +54,9 @@ int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
 /** Print a cost or a byte count: integer digits when @p x is integral and
  *  |x| < 2^53 (exact in a double), otherwise "%.17g" (round-trips). */
 void cm_cli_print_number(FILE *f, double x);
+
+/** @p t (seconds since the epoch) as "YYYY-MM-DDTHH:MM:SSZ" (UTC). */
+void cm_cli_print_time(FILE *f, int64_t t);
 
 /** Parse a non-negative decimal integer that fits @p max; -1 if @p s is
  *  empty, signed, has trailing characters or is too large. */

@@ -50,17 +50,6 @@ static const action_t *find_action(const char *name);
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static void print_time(FILE *f, int64_t t)
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-    char buf[64];
-    if (gmtime_r(&tt, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        fputs(buf, f);
-    else
-        fprintf(f, "%lld", (long long)t);
-}
-
 /* --user NAME|UID (default: the caller). */
 static int resolve_user(popts_t *o)
 {
@@ -112,10 +101,56 @@ static int need(const popts_t *o, int what)
     return 0;
 }
 
+/* NAME without a program part names the profile of that job name: the
+ * one stored under exactly that name (name=, import), else the only
+ * "NAME@PROGRAM-HASH" with that task count; several are an error that
+ * lists them.  o->arg becomes the full key.  0 or the exit status. */
+static int resolve_key(popts_t *o, cm_store_t *s)
+{
+    static char key[CM_PROFILE_MAX_NAME + 1];
+    cm_error_t err = { "" };
+    cm_store_entry_t *e;
+    int n, found = 0, exact = 0;
+    char names[1024] = "";
+    size_t used = 0, nl;
+
+    if (cm_profile_key_program(o->arg, NULL) || cm_store_list(s, &e, &n, &err) < 0)
+        return 0;   /* a full key; or listing fails, and loading says why */
+    for (int k = 0; k < n && !exact; k++) {
+        if (!e[k].valid || e[k].ntasks != o->ntasks)
+            continue;
+        if (!strcmp(e[k].job_name, o->arg)) {
+            exact = 1;
+            break;
+        }
+        if (!cm_profile_key_program(e[k].job_name, &nl) || nl != strlen(o->arg) ||
+            strncmp(e[k].job_name, o->arg, nl))
+            continue;
+        if (!found++)
+            snprintf(key, sizeof key, "%s", e[k].job_name);
+        int w = snprintf(names + used, sizeof names - used, "%s'%s'", used ? ", " : "",
+                         e[k].job_name);
+        if (w > 0 && (size_t)w < sizeof names - used)
+            used += (size_t)w;
+    }
+    free(e);
+    if (exact || !found)
+        return 0;
+    if (found > 1)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "'%s' with %d tasks names %d "
+                           "profiles, one per program: %s; give the whole name",
+                           o->arg, o->ntasks, found, names);
+    o->arg = key;
+    return 0;
+}
+
 static int load(popts_t *o, cm_store_t *s, cm_profile_t **p)
 {
     cm_error_t err = { "" };
-    int rc = cm_store_load(s, o->arg, o->ntasks, p, &err);
+    int rc = resolve_key(o, s);
+    if (rc)
+        return rc;
+    rc = cm_store_load(s, o->arg, o->ntasks, p, &err);
     if (rc < 0)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
     if (rc == 0)
@@ -250,19 +285,27 @@ static int do_list(popts_t *o)
         cm_store_close(s);
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
     }
-    printf("%-32s %8s %6s %-20s %s\n", "NAME", "NTASKS", "RUNS", "LAST-UPDATE",
-           "BYTES");
+    printf("%-32s %8s %6s %-20s %-12s %s\n", "NAME", "NTASKS", "RUNS", "LAST-UPDATE",
+           "BYTES", "PROGRAM");
     for (int k = 0; k < n; k++) {
         if (!e[k].valid) {
             cm_cli_fail(CM_EXIT_FAIL, o->cmd, "skipping %s", e[k].error);
             bad = 1;
             continue;
         }
-        printf("%-32s %8d %6ld ", e[k].job_name, e[k].ntasks, e[k].runs);
-        print_time(stdout, e[k].last_update);
-        putchar(' ');
-        cm_cli_print_number(stdout, e[k].p2p_bytes + e[k].coll_bytes);
-        putchar('\n');
+        size_t nl;
+        const char *prog = cm_profile_key_program(e[k].job_name, &nl);
+        printf("%-32.*s %8d %6ld ", (int)nl, e[k].job_name, e[k].ntasks, e[k].runs);
+        cm_cli_print_time(stdout, e[k].last_update);
+        char bytes[64];
+        FILE *m = fmemopen(bytes, sizeof bytes, "w");
+        if (m) {
+            cm_cli_print_number(m, e[k].p2p_bytes + e[k].coll_bytes);
+            fclose(m);
+        } else {
+            snprintf(bytes, sizeof bytes, "?");
+        }
+        printf(" %-12s %s\n", bytes, prog ? prog : "-");
     }
     free(e);
     cm_store_close(s);
@@ -311,9 +354,9 @@ static int print_summary(const popts_t *o, const cm_profile_t *p, FILE *f)
             (unsigned long)cm_profile_uid(p), cm_profile_ntasks(p),
             cm_profile_runs(p));
     fprintf(f, "first_update=");
-    print_time(f, cm_profile_first_update(p));
+    cm_cli_print_time(f, cm_profile_first_update(p));
     fprintf(f, "\nlast_update=");
-    print_time(f, cm_profile_last_update(p));
+    cm_cli_print_time(f, cm_profile_last_update(p));
     fprintf(f, "\njobs=");
     for (int k = 0; k < cm_profile_njobids(p); k++)
         fprintf(f, "%s%s", k ? "," : "", cm_profile_jobid(p, k));
@@ -385,7 +428,7 @@ static int write_matrix(const popts_t *o, const cm_profile_t *p, FILE *f,
 
 /* Write @p p in format @p fmt to --output (standard output by default);
  * a file is only put in place when all of it was written. */
-static int write_profile(const popts_t *o, const cm_profile_t *p,
+static int write_profile(const popts_t *o, cm_store_t *s, const cm_profile_t *p,
                          const char *fmt)
 {
     cm_cli_output_t out;
@@ -397,8 +440,8 @@ static int write_profile(const popts_t *o, const cm_profile_t *p,
         rc = write_matrix(o, p, out.f, strcmp(fmt, "triplets") == 0);
     else if (strcmp(fmt, "json") == 0)
         rc = write_json(o, p, out.f);
-    else
-        rc = print_summary(o, p, out.f);
+    else if ((rc = print_summary(o, p, out.f)) == CM_EXIT_OK)
+        rc = cm_cli_print_runs(out.f, o->cmd, s, o->arg, o->ntasks);
     return cm_cli_output_close(&out, rc);
 }
 
@@ -420,7 +463,7 @@ static int do_show(popts_t *o)
         return CM_EXIT_FAIL;
     rc = load(o, s, &p);
     if (rc == 0)
-        rc = write_profile(o, p, fmt);
+        rc = write_profile(o, s, p, fmt);
     cm_profile_free(p);
     cm_store_close(s);
     return rc;
@@ -515,9 +558,9 @@ static int do_ingest(popts_t *o)
     return rc;
 }
 
-static int do_delete(popts_t *o)
+/* delete and reset: an action on one stored profile, named as by show. */
+static int on_profile(popts_t *o, int (*act)(popts_t *o, cm_store_t *s))
 {
-    cm_error_t err = { "" };
     cm_store_t *s;
     int rc;
 
@@ -526,10 +569,39 @@ static int do_delete(popts_t *o)
     s = open_store(o, 0);
     if (!s)
         return CM_EXIT_FAIL;
-    if (cm_store_delete(s, o->arg, o->ntasks, &err) < 0)
-        rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    if ((rc = resolve_key(o, s)) == 0)
+        rc = act(o, s);
     cm_store_close(s);
     return rc;
+}
+
+static int delete_one(popts_t *o, cm_store_t *s)
+{
+    cm_error_t err = { "" };
+    if (cm_store_delete(s, o->arg, o->ntasks, &err) < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    return CM_EXIT_OK;
+}
+
+static int reset_one(popts_t *o, cm_store_t *s)
+{
+    cm_error_t err = { "" };
+    int had = cm_store_history_reset(s, o->arg, o->ntasks, &err);
+    if (had < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    printf("%s the run history of '%s' with %d tasks: the guard starts again\n",
+           had ? "forgot" : "there was no", o->arg, o->ntasks);
+    return CM_EXIT_OK;
+}
+
+static int do_delete(popts_t *o)
+{
+    return on_profile(o, delete_one);
+}
+
+static int do_reset(popts_t *o)
+{
+    return on_profile(o, reset_one);
 }
 
 /* ---- command line ------------------------------------------------------------- */
@@ -537,8 +609,11 @@ static int do_delete(popts_t *o)
 static const action_t actions[] = {
     { "list", do_list, O_STORE | O_USER, 0, "list [--user U]",
       "The profiles of the user: name, task count, runs, last update (UTC),\n"
-      "total bytes (p2p + coll).  Invalid files are reported on stderr and\n"
-      "make the exit status 1.\n" },
+      "total bytes (p2p + coll), program (the file name and a hash of the\n"
+      "path of what the job's srun launched; '-' for name= and imported\n"
+      "profiles).  Where the program matters, NAME in the other actions is\n"
+      "NAME@PROGRAM, or just NAME when one program has that task count.\n"
+      "Invalid files are reported on stderr and make the exit status 1.\n" },
     { "show", do_show, O_STORE | O_USER | O_NTASKS | O_FORMAT | O_PART |
       O_OUTPUT | O_TOP | O_MAXB, 1,
       "show NAME --ntasks N [--format text|mtx|triplets|json]\n"
@@ -547,7 +622,10 @@ static const action_t actions[] = {
       "Print a profile.  text (default): key=value lines (job_name, user, uid,\n"
       "ntasks, runs, first_update, last_update, jobs, has_msgs, then bytes,\n"
       "msgs and nnz of p2p, coll and the selected part) and the K (default\n"
-      "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT'.  mtx: the\n"
+      "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT', then the\n"
+      "run history ('history.runs=', 'run.K=' lines: job, date, placement,\n"
+      "algorithm, program, times, predicted J) and the guard's decision\n"
+      "('guard=place|default|probe', 'guard.why=').  mtx: the\n"
       "bytes of the selected part (default all) as Matrix Market.  triplets:\n"
       "'src dst bytes msgs' lines (0-based), messages included, for\n"
       "'clustermap eval/plan --matrix'.  json: the stored document.\n" },
@@ -577,7 +655,12 @@ static const action_t actions[] = {
       "(files are given to U); other users only for themselves.\n" },
     { "delete", do_delete, O_STORE | O_USER | O_NTASKS, 1,
       "delete NAME --ntasks N [--user U]",
-      "Remove a profile.\n" },
+      "Remove a profile (and its run history).\n" },
+    { "reset", do_reset, O_STORE | O_USER | O_NTASKS, 1,
+      "reset NAME --ntasks N [--user U]",
+      "Forget the run history of a profile, and with it the guard's\n"
+      "decision: the next runs are placed again and timed afresh.  The\n"
+      "profile itself stays.\n" },
 };
 
 #define NACTIONS ((int)(sizeof actions / sizeof actions[0]))

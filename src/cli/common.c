@@ -32,6 +32,17 @@ int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
     return CM_EXIT_USAGE;
 }
 
+void cm_cli_print_time(FILE *f, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    char buf[64];
+    if (gmtime_r(&tt, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        fputs(buf, f);
+    else
+        fprintf(f, "%lld", (long long)t);
+}
+
 void cm_cli_print_number(FILE *f, double x)
 {
     /* Below 2^53 every integer is exact, so "%.0f" prints it digit for

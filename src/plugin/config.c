@@ -36,6 +36,12 @@ void cmp_config_init(cmp_config_t *c)
     c->bind = 1;
     c->bind_max_tasks = 65536;
     c->loglevel = CMP_LOG_ERROR;
+    cm_guard_rule_t r;
+    cm_guard_rule_init(&r);
+    c->guard = 1;
+    c->guard_window = r.window;
+    c->guard_probe = r.probe;
+    c->guard_recheck = r.recheck;
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -176,12 +182,37 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
         else
             return cm_error_set(err, "loglevel=: expected quiet, error, info or debug, "
                                 "got '%s'", v);
+    } else if (!strcmp(key, "guard")) {
+        if (parse_bool(v, &c->guard) < 0)
+            return cm_error_set(err, "guard=: expected yes or no, got '%s'", v);
+    } else if (!strcmp(key, "guard_window")) {
+        if (cmp_parse_int(v, CM_HISTORY_MAX_RUNS / 2, &n) < 0)
+            return cm_error_set(err, "guard_window=: expected an integer in [1, %d], "
+                                "got '%s'", CM_HISTORY_MAX_RUNS / 2, v);
+        c->guard_window = n;
+    } else if (!strcmp(key, "guard_probe")) {
+        if (!strcmp(v, "0"))
+            c->guard_probe = 0;
+        else if (cmp_parse_int(v, CM_HISTORY_MAX_RUNS, &n) < 0)
+            return cm_error_set(err, "guard_probe=: expected an integer in [0, %d], "
+                                "got '%s'", CM_HISTORY_MAX_RUNS, v);
+        else
+            c->guard_probe = n;
+    } else if (!strcmp(key, "guard_recheck")) {
+        if (!strcmp(v, "0"))
+            c->guard_recheck = 0;
+        else if (cmp_parse_int(v, 1000, &n) < 0)
+            return cm_error_set(err, "guard_recheck=: expected an integer in [0, 1000], "
+                                "got '%s'", v);
+        else
+            c->guard_recheck = n;
     } else {
         return cm_error_set(err, "unknown argument '%s=' (expected enabled, store, "
                             "default, algorithm, budget, deadline, weight, merge_weight, "
                             "max_profile_size, level_costs, level_latencies, "
                             "level_bandwidths, prof_lib, place_lib, prof_dir, profile, "
-                            "ingest_timeout, max_tasks, bind, bind_max_tasks, loglevel)",
+                            "ingest_timeout, max_tasks, bind, bind_max_tasks, loglevel, guard, "
+                            "guard_window, guard_probe, guard_recheck)",
                             key);
     }
     return 0;

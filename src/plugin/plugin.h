@@ -100,6 +100,13 @@ typedef struct cmp_config {
     int bind;                      /* bind=yes|no: rank -> core binding */
     int bind_max_tasks;            /* bind_max_tasks=N: no binding above */
     cmp_loglevel_t loglevel;       /* loglevel=quiet|error|info|debug */
+    int guard;                     /* guard=yes|no: time placed and default
+                                      runs, stop placing when slower */
+    int guard_window;              /* guard_window=N runs of each kind */
+    int guard_probe;               /* guard_probe=N: probe after N default
+                                      runs (0 never) */
+    int guard_recheck;             /* guard_recheck=N: a default run after N
+                                      placed runs (0 never) */
 } cmp_config_t;
 
 /** Defaults (documented in docs/admin-guide.md). */
@@ -129,6 +136,7 @@ typedef struct cmp_srun_args {
     int overcommit;        /* -O/--overcommit */
     char job_name[CMP_NAME_MAX + 1];  /* -J, "" if absent */
     char command[64];      /* the command's file name without its directory */
+    char command_arg[CMP_PATH_MAX];   /* the command as given ("" if none) */
     char mapping[CMP_SPEC_MAX];       /* the last --mapping value, "" if none */
     int has_mapping;
 } cmp_srun_args_t;
@@ -239,6 +247,8 @@ void cmp_srun_step_exit(void);
 /* Variables srun hands to the step (through its environment). */
 #define CMP_ENV_CORES     "CLUSTERMAP_CORES"        /* core index per rank */
 #define CMP_ENV_PROFILE   "CLUSTERMAP_STEP_PROFILE" /* job name to profile as */
+#define CMP_ENV_RUN       "CLUSTERMAP_STEP_RUN"     /* how the step was placed,
+                                                       for its run history */
 #define CMP_ENV_VERBOSE   "CLUSTERMAP_VERBOSE"      /* 1: print bindings */
 #define CMP_ENV_HOSTFILE  "CLUSTERMAP_HOSTFILE"     /* our SLURM_HOSTFILE */
 #define CMP_ENV_FALLBACK  "CLUSTERMAP_FALLBACK"     /* why the step is left to

@@ -55,6 +55,9 @@ static struct {
     char dir[CMP_PATH_MAX + 64];     /* "" when set-up failed here */
     char why[CMP_PATH_MAX + 1024];   /* ... and why */
     char job_name[CMP_NAME_MAX + 1];
+    int has_run;             /* srun said how the step was placed */
+    cm_run_t run;            /* ... (placed, how, J's) for the history */
+    int traffic;             /* 0: the run is only timed */
     int nlocal, cap;
     struct { int task; int status; } *tasks;
 } step;
@@ -142,6 +145,37 @@ static int make_private(const cmp_config_t *c, char *why, size_t n)
     return 0;
 }
 
+/* srun's CLUSTERMAP_STEP_RUN: "placed|default|other TRAFFIC HOW J_PLAN
+ * J_DEFAULT".  The user can set it, but it only ever describes the user's
+ * own run in the user's own history, so it is checked, not trusted. */
+static void read_run(const char *text)
+{
+    char kind[16], how[32];
+    int traffic;
+    step.traffic = 1;
+    step.has_run = 0;
+    memset(&step.run, 0, sizeof step.run);
+    if (sscanf(text, "%15s %d %31s %lf %lf", kind, &traffic, how, &step.run.j_plan,
+               &step.run.j_default) != 5 || (traffic != 0 && traffic != 1))
+        return;
+    step.traffic = traffic;
+    if (strcmp(kind, "placed") && strcmp(kind, "default"))
+        return;
+    step.run.placed = !strcmp(kind, "placed");
+    for (char *h = how; *h; h++)   /* the history's field alphabet */
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789._:-", *h))
+            *h = '_';
+    snprintf(step.run.how, sizeof step.run.how, "%s", how);
+    snprintf(step.run.jobid, sizeof step.run.jobid, "%u.%u", step.jobid, step.stepid);
+    snprintf(step.run.program, sizeof step.run.program, "-");
+    cm_error_t err;
+    if (cm_run_check(&step.run, &err) == 0)
+        step.has_run = 1;
+    else
+        slurm_debug("clustermap: %s: %s", CMP_ENV_RUN, err.msg);
+}
+
 void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
 {
     char name[CMP_NAME_MAX + 1];
@@ -151,6 +185,9 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
         !name[0])
         return;
     spank_unsetenv(sp, CMP_ENV_PROFILE);
+    char run[256] = "";
+    if (spank_getenv(sp, CMP_ENV_RUN, run, sizeof run) == ESPANK_SUCCESS)
+        spank_unsetenv(sp, CMP_ENV_RUN);
     if (spank_get_item(sp, S_JOB_ID, &step.jobid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_STEPID, &step.stepid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &step.uid) != ESPANK_SUCCESS ||
@@ -162,6 +199,7 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
         return;
     step.active = 1;
     step.ntasks = (int)ntasks;
+    read_run(run);
     snprintf(step.job_name, sizeof step.job_name, "%s", name);
 
     struct stat st;
@@ -177,6 +215,8 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
             snprintf(pre, sizeof pre, "%s", c->prof_lib);
         if (spank_setenv(sp, "CLUSTERMAP_PROFILE_DIR", step.dir, 1) !=
                 ESPANK_SUCCESS ||
+            spank_setenv(sp, "CLUSTERMAP_PROFILE_TRAFFIC", step.traffic ? "1" : "0",
+                         1) != ESPANK_SUCCESS ||
             spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
             snprintf(step.why, sizeof step.why, "cannot set the tasks' "
                      "environment");
@@ -189,8 +229,9 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
                       "the run will not be recorded", step.jobid, step.stepid,
                       step.why);
     else
-        slurm_debug("clustermap: job %u.%u: profiling as '%s' into %s",
-                    step.jobid, step.stepid, name, step.dir);
+        slurm_debug("clustermap: job %u.%u: %s as '%s' into %s", step.jobid,
+                    step.stepid, step.traffic ? "profiling" : "timing", name,
+                    step.dir);
 }
 
 /* ---- our hostfile is srun's business ----------------------------------- */
@@ -312,7 +353,8 @@ static int deliver_child(void *p)
     }
     int res = rc ? -1
                  : cm_store_part_close(s, key, step.job_name, step.ntasks,
-                                       a->c->merge_weight, a->msg,
+                                       a->c->merge_weight,
+                                       step.has_run ? &step.run : NULL, a->msg,
                                        sizeof a->msg, &err);
     if (res < 0) {
         snprintf(a->msg, sizeof a->msg, "%s", err.msg);

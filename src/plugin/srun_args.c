@@ -224,6 +224,7 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
     if (i < argc) {
         const char *slash = strrchr(argv[i], '/');
         copy_str(o->command, sizeof o->command, slash ? slash + 1 : argv[i]);
+        copy_str(o->command_arg, sizeof o->command_arg, argv[i]);
     }
     /* A ':' after the command separates the components of a het step. */
     for (int k = i; k < argc; k++)

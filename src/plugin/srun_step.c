@@ -50,6 +50,7 @@ static void clear_markers(void)
     unsetenv(CMP_ENV_HOSTFILE);
     unsetenv(CMP_ENV_CORES);
     unsetenv(CMP_ENV_PROFILE);
+    unsetenv(CMP_ENV_RUN);
     unsetenv(CMP_ENV_VERBOSE);
     unsetenv(CMP_ENV_FALLBACK);
 }
@@ -58,7 +59,8 @@ static void clear_markers(void)
 typedef struct step {
     cmp_request_t req;
     cmp_srun_args_t sa;
-    char job_name[CMP_NAME_MAX + 1];
+    char job_name[CMP_NAME_MAX + 1];  /* what the user calls it (messages) */
+    char key[CMP_NAME_MAX + 1];       /* its profile: job name and program */
     int ntasks;
     int cpus_per_task;
     cmp_alloc_t alloc;
@@ -187,10 +189,26 @@ static int record_note(cm_store_t *st, const char *failed, char *note, size_t si
     return !why;
 }
 
-static void mark_profile(const step_t *s)
+/* Mark the step for the nodes (profile_step.c): profile it as the job's
+ * profile, with its traffic (@p traffic) or only its time, and -- for
+ * cluster and profile steps, whose runs the guard compares -- how it was
+ * placed: "placed|default TRAFFIC HOW J_PLAN J_DEFAULT". */
+static void mark_step(const step_t *s, int traffic, int placed, const char *how,
+                      double j_plan, double j_default)
 {
-    setenv(CMP_ENV_PROFILE, s->job_name, 1);
-    cmp_debug("profiling this step as '%s' with %d tasks", s->job_name, s->ntasks);
+    char run[128];
+    setenv(CMP_ENV_PROFILE, s->key, 1);
+    if (s->req.mode == CMP_MODE_CLUSTER || s->req.mode == CMP_MODE_PROFILE) {
+        snprintf(run, sizeof run, "%s %d %.31s %.17g %.17g", placed ? "placed" : "default",
+                 traffic, how && *how ? how : "-", j_plan, j_default);
+        setenv(CMP_ENV_RUN, run, 1);
+    } else if (!traffic) {
+        return;   /* nothing to time for */
+    } else {
+        setenv(CMP_ENV_RUN, "other 1 - 0 0", 1);
+    }
+    cmp_debug("%s this step as '%s' with %d tasks", traffic ? "profiling" : "timing",
+              s->job_name, s->ntasks);
 }
 
 /* The placement module's entry point: place_lib=, else clustermap-place.so
@@ -287,10 +305,16 @@ static int plan_valid(const step_t *s, const cmp_plan_out_t *p, cm_error_t *err)
     return 0;
 }
 
+/* What place() chose, for the run's record. */
+typedef struct placed {
+    char how[32];
+    double j_plan, j_block;
+} placed_t;
+
 /* Place the step with the module.  0 when placed, -1 after the fallback
  * line.  @p note ends the summary line (whether the run is profiled). */
 static int place(const cmp_config_t *c, const step_t *s, const cm_profile_t *prof,
-                 const char *note)
+                 const char *note, placed_t *res)
 {
     cm_error_t err;
     double t0 = now_s();
@@ -315,6 +339,9 @@ static int place(const cmp_config_t *c, const step_t *s, const cm_profile_t *pro
     else if (write_plan(c, s, &out) == 0)
         rc = 0;
     if (rc == 0) {
+        snprintf(res->how, sizeof res->how, "%s", out.how);
+        res->j_plan = out.j_plan;
+        res->j_block = out.j_block;
         int used = 0;   /* nodes the plan uses */
         char *seen = calloc((size_t)s->alloc.nnodes, 1);
         for (int r = 0; seen && r < s->ntasks; r++)
@@ -338,35 +365,94 @@ static int place(const cmp_config_t *c, const step_t *s, const cm_profile_t *pro
     return rc;
 }
 
+/* The guard's decision for a step placed from its profile: 1 to place,
+ * 2 to place as a probe (@p probe gets its note), 0 to leave it to Slurm's
+ * default (after its line; @p why gets the reason's word for the run's
+ * history).  No history, or an unreadable one, means place. */
+static int guard_allows(const cmp_config_t *c, const step_t *s, cm_store_t *st,
+                        const char *note, char *probe, size_t n, const char **why)
+{
+    cm_guard_rule_t rule;
+    cm_guard_t g;
+    cm_error_t err;
+    int count = 0;
+    probe[0] = '\0';
+    if (!c->guard || !st)
+        return 1;
+    cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
+    if (!runs)
+        return 1;
+    if (cm_store_history_load(st, s->key, s->ntasks, runs, &count, &err) < 0) {
+        cmp_admin_error("run history ignored: %s", err.msg);
+        count = 0;
+    }
+    cm_guard_rule_init(&rule);
+    rule.window = c->guard_window;
+    rule.probe = c->guard_probe;
+    rule.recheck = c->guard_recheck;
+    cm_guard_decide(runs, count, &rule, &g);
+    free(runs);
+    *why = cm_guard_reason_name(g.reason);
+    if (!g.place) {
+        if (g.reason == CM_GUARD_SLOWER)
+            cmp_fallback(CMP_FALLBACK, note, "job '%s' ran slower when placed: %s",
+                         s->job_name, g.why);
+        else
+            cmp_fallback(CMP_FALLBACK, note, "job '%s': %s", s->job_name, g.why);
+        return 0;
+    }
+    if (g.reason == CM_GUARD_PROBE)
+        snprintf(probe, n, " (a probe: %s)", g.why);
+    return g.reason == CM_GUARD_PROBE ? 2 : 1;
+}
+
 /* cluster, block, cyclic: place from the profile (cluster) or the layout,
- * and profile the run when there is no profile yet (or profile=always). */
+ * and profile the run when there is no profile yet (or profile=always).
+ * Cluster runs with a profile are timed (guard=yes) for the guard, which
+ * may leave the step to Slurm's default. */
 static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
                        const cm_error_t *store_err)
 {
     cm_profile_t *prof = NULL;
     cm_error_t err = *store_err;
-    char note[600];
+    char note[600], probe[300];
     int may_profile = !s->req.noprofile && c->profiling != CMP_PROFILE_NEVER;
-    int found = st ? cm_store_load(st, s->job_name, s->ntasks, &prof, &err) : -1;
-    if (found < 0 && s->req.mode == CMP_MODE_CLUSTER) {
+    int may_time = !s->req.noprofile && c->guard;
+    int cluster = s->req.mode == CMP_MODE_CLUSTER;
+    int found = st ? cm_store_load(st, s->key, s->ntasks, &prof, &err) : -1;
+    if (found < 0 && cluster) {
         cmp_fallback(CMP_FALLBACK, NULL, "cannot use the profile of job '%s' with %d "
                      "tasks: %s", s->job_name, s->ntasks, err.msg);
-    } else if (!found && s->req.mode == CMP_MODE_CLUSTER) {
+    } else if (!found && cluster) {
         char others[256];
         int record = may_profile && record_note(st, NULL, note, sizeof note);
-        other_counts(st, s->job_name, others, sizeof others);
+        other_counts(st, s->key, others, sizeof others);
         cmp_fallback(CMP_FALLBACK, may_profile ? note : NULL, "no profile for job '%s' "
                      "with %d tasks%s", s->job_name, s->ntasks, others);
         if (record)
-            mark_profile(s);
+            mark_step(s, 1, 0, NULL, 0, 0);
     } else {
         /* block and cyclic need no profile: a store that failed only
          * means this run is not recorded */
         int want = may_profile && (c->profiling == CMP_PROFILE_ALWAYS || found <= 0);
         int record = want && record_note(st, found < 0 ? err.msg : NULL, note,
                                          sizeof note);
-        if (place(c, s, prof, want ? note : "") == 0 && record)
-            mark_profile(s);
+        char scratch[600];
+        int timed = !record && cluster && may_time && record_note(st, NULL, scratch,
+                                                                  sizeof scratch);
+        placed_t res = { "", 0, 0 };
+        const char *why = "-";
+        int allowed = cluster ? guard_allows(c, s, st, want ? note : "", probe,
+                                             sizeof probe, &why) : 1;
+        if (!allowed) {
+            if (record || timed)
+                mark_step(s, record, 0, why, 0, 0);
+        } else if (place(c, s, prof, want ? note : cluster ? probe : "", &res) == 0 &&
+                   (record || timed)) {
+            char how[48];
+            snprintf(how, sizeof how, "%s%s", allowed == 2 ? "probe:" : "", res.how);
+            mark_step(s, record, 1, how, res.j_plan, res.j_block);
+        }
     }
     cm_profile_free(prof);
 }
@@ -383,8 +469,47 @@ static void profile_only(const step_t *s, cm_store_t *st, const cm_error_t *stor
     else {
         cmp_fallback(CMP_NOTHING_TO_DO, note, "--mapping=profile of job '%s' with %d "
                      "tasks", s->job_name, s->ntasks);
-        mark_profile(s);
+        mark_step(s, 1, 0, NULL, 0, 0);
     }
+}
+
+/* The executable srun will start, as its exec would find it: a name with
+ * a '/' from the current directory, else the first match in $PATH; the
+ * text as given when it cannot be resolved. */
+static void resolve_command(const char *cmd, char *out, size_t n)
+{
+    char cand[2 * CMP_PATH_MAX], *real = NULL;
+    snprintf(out, n, "%s", cmd);
+    if (strchr(cmd, '/')) {
+        real = realpath(cmd, NULL);
+    } else {
+        const char *path = getenv("PATH");
+        while (path && *path && !real) {
+            size_t len = strcspn(path, ":");
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? path : ".", cmd);
+            if (access(cand, X_OK) == 0)
+                real = realpath(cand, NULL);
+            path += len + (path[len] == ':');
+        }
+    }
+    if (real && strlen(real) < n)
+        snprintf(out, n, "%s", real);
+    free(real);
+}
+
+/* The step's profile: name=NAME is the user's explicit choice; otherwise
+ * the job name and the program srun launches (cm_profile_program_key). */
+static void profile_key(step_t *s)
+{
+    char path[CMP_PATH_MAX];
+    snprintf(s->key, sizeof s->key, "%s", s->job_name);
+    if (s->req.name[0] || !s->sa.command_arg[0])
+        return;
+    resolve_command(s->sa.command_arg, path, sizeof path);
+    if (cm_profile_program_key(s->job_name, path, s->key, sizeof s->key, NULL) < 0)
+        snprintf(s->key, sizeof s->key, "%s", s->job_name);
+    else
+        cmp_debug("profile key of this step: '%s' (program %s)", s->key, path);
 }
 
 /* Give each node exactly the tasks Slurm's own layout runs there (on the
@@ -449,6 +574,7 @@ void cmp_srun_step(const cmp_config_t *c)
     const char *name = s.req.name[0] ? s.req.name
                      : s.sa.job_name[0] ? s.sa.job_name : getenv("SLURM_JOB_NAME");
     snprintf(s.job_name, sizeof s.job_name, "%s", name && *name ? name : "noname");
+    profile_key(&s);
     cm_store_t *st = NULL;
     if (s.ntasks <= 1)
         cmp_fallback(CMP_NOTHING_TO_DO, NULL, "one task: nothing to place");
@@ -456,7 +582,7 @@ void cmp_srun_step(const cmp_config_t *c)
         cmp_fallback(CMP_FALLBACK, NULL, "%d tasks are more than max_tasks=%d", s.ntasks,
                      c->max_tasks);
     else if ((st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err)) &&
-             cm_store_nompi(st, s.job_name, s.ntasks))
+             cm_store_nompi(st, s.key, s.ntasks))
         cmp_fallback(CMP_NOTHING_TO_DO, NULL, "job '%s' with %d tasks did not call "
                      "MPI_Init when it was profiled: neither placed nor profiled",
                      s.job_name, s.ntasks);

@@ -140,6 +140,20 @@ int cm_profile_njobids(const cm_profile_t *p);
 /** Job id @p k, oldest first (0 <= k < njobids). */
 const char *cm_profile_jobid(const cm_profile_t *p, int k);
 
+/** The profile key of job @p job_name when it runs the executable at
+ *  @p path (resolved; the text given when it cannot be): "<job name>@<file
+ *  name of path>-<8 hex digits of the FNV-1a 64 hash of path>", so that two
+ *  programs run under one job name (every script called job.sh) never share
+ *  a profile.  The job name is cut to make the key fit CM_PROFILE_MAX_NAME.
+ *  0, or -1 with @p err when @p job_name or @p path is empty. */
+int cm_profile_program_key(const char *job_name, const char *path, char *out,
+                           size_t size, cm_error_t *err);
+
+/** The program part of a key made by cm_profile_program_key() (after its
+ *  last '@'), or NULL when @p key has none (a name= profile, an import).
+ *  *name_len gets the length of the job name part. */
+const char *cm_profile_key_program(const char *key, size_t *name_len);
+
 /** FNV-1a 64 over the canonical serialisation of the whole content (key,
  *  counters, timestamps, job ids, both matrices); docs/profile-format.md
  *  defines the byte stream.  Equal profiles have equal checksums. */
@@ -299,12 +313,18 @@ typedef enum cm_step_result {
  *  have reported, decide -- assemble the parts and merge them into the
  *  profile (@p job_name, @p ntasks) with @p weight, or mark the job as not
  *  using MPI, or refuse -- remove the staging directory, and describe the
- *  outcome in @p msg (one line).  Whichever node completes the set does
- *  this; the others get CM_STEP_PENDING.  -1 with @p err on an I/O error
- *  (the staging directory is then removed too). */
+ *  outcome in @p msg (one line).  Parts that say "traffic off" (a run
+ *  that was only timed) leave the profile as it is.  With @p info (how
+ *  srun placed the step; may be NULL) and every rank timed, the run is
+ *  added to the profile's history (cm_store_history_add) with its measured
+ *  times.  A run of another program than the history's last one starts
+ *  the profile and its history again.  Whichever node completes the set
+ *  does this; the others get CM_STEP_PENDING.  -1 with @p err on an I/O
+ *  error (the staging directory is then removed too). */
+struct cm_run;
 int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
-                        int ntasks, double weight, char *msg, size_t msgsize,
-                        cm_error_t *err);
+                        int ntasks, double weight, const struct cm_run *info,
+                        char *msg, size_t msgsize, cm_error_t *err);
 
 /** The outcome cm_store_part_close() left for @p step (read once: the file
  *  is removed): a cm_step_result_t with its line in @p msg, or 0 when there
@@ -330,6 +350,116 @@ int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks);
  *  empty file "<profile file name>.nompi" in the user directory.  0 or -1. */
 int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
                         cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Run history and the guard                                                */
+/* ------------------------------------------------------------------------ */
+
+/** One run of a profile's job, as its nodes recorded it at the step's end
+ *  (docs/profile-format.md, "Run history"). */
+typedef struct cm_run {
+    char jobid[CM_PROFILE_MAX_JOBID + 1]; /**< "jobid.stepid" */
+    int64_t when;            /**< end of the step, seconds since the epoch */
+    int placed;              /**< 1: clustermap's placement, 0: Slurm's default */
+    char how[32];            /**< the placement's algorithm, "-" for default */
+    char program[128];       /**< what called MPI_Init, "-" when unknown */
+    double j_plan;           /**< predicted J of the placement used (0: unknown) */
+    double j_default;        /**< predicted J of Slurm's default (0: unknown) */
+    double elapsed_max;      /**< seconds from MPI_Init to MPI_Finalize, slowest rank */
+    double elapsed_mean;     /**< ... mean over the ranks */
+    double mpi_max;          /**< seconds in blocking MPI calls, max over ranks */
+    double mpi_mean;         /**< ... mean over the ranks */
+} cm_run_t;
+
+/** How many runs a history keeps (the most recent ones). */
+#define CM_HISTORY_MAX_RUNS 64
+
+/** Parse a history file's text (@p len bytes) into @p runs (room for
+ *  CM_HISTORY_MAX_RUNS), oldest first, *count set.  Every field is checked;
+ *  errors read "NAME:LINE: expected ..., got ...".  0 or -1. */
+int cm_history_parse(const char *text, size_t len, const char *name,
+                     cm_run_t *runs, int *count, cm_error_t *err);
+
+/** The text of a history (malloc'd, NUL-terminated; *len without the NUL). */
+char *cm_history_format(const cm_run_t *runs, int count, size_t *len,
+                        cm_error_t *err);
+
+/** Check one run's fields (what cm_history_parse accepts).  0 or -1. */
+int cm_run_check(const cm_run_t *run, cm_error_t *err);
+
+/** The runs of (@p job_name, @p ntasks) into @p runs (room for
+ *  CM_HISTORY_MAX_RUNS), oldest first: 0 with *count = 0 when there is no
+ *  history, -1 on an invalid or unreadable file.  The file is
+ *  "<profile file name>.runs" in the user directory (a regular file of the
+ *  user, no group/world write, at most 64 KiB). */
+int cm_store_history_load(cm_store_t *s, const char *job_name, int ntasks,
+                          cm_run_t *runs, int *count, cm_error_t *err);
+
+/** Under the lock: append @p run (the oldest run is dropped past
+ *  CM_HISTORY_MAX_RUNS).  An unreadable old history is replaced.  0 or -1. */
+int cm_store_history_add(cm_store_t *s, const char *job_name, int ntasks,
+                         const cm_run_t *run, cm_error_t *err);
+
+/** Under the lock: forget the history (and so the guard's decision).
+ *  1 when there was one, 0 when not, -1 on error. */
+int cm_store_history_reset(cm_store_t *s, const char *job_name, int ntasks,
+                           cm_error_t *err);
+
+/** The guard's rule (docs/user-guide.md, "The guard"). */
+typedef struct cm_guard_rule {
+    int window;      /**< the last @c window timed runs of each kind count */
+    int min_placed;  /**< placed runs needed before a verdict */
+    int min_default; /**< runs under Slurm's default needed before a verdict */
+    int probe;       /**< with a "slower" verdict, place again after this
+                          many runs in a row under Slurm's default; 0 never */
+    int recheck;     /**< without one, run Slurm's default again after this
+                          many placed runs in a row; 0 never */
+    double margin;   /**< smallest difference that counts, as a fraction of
+                          the default runs' mean time */
+} cm_guard_rule_t;
+
+/** window 5, min_placed 2, min_default 2, probe 5, recheck 20, margin
+ *  0.02. */
+void cm_guard_rule_init(cm_guard_rule_t *r);
+
+/** Why the guard decided what it decided. */
+typedef enum cm_guard_reason {
+    CM_GUARD_FEW_PLACED = 0, /**< place: too few placed runs to judge */
+    CM_GUARD_MEASURE,        /**< default: too few default runs to compare */
+    CM_GUARD_FASTER,         /**< place: not slower beyond the spread */
+    CM_GUARD_RECHECK,        /**< default: re-measure after many placed runs */
+    CM_GUARD_SLOWER,         /**< default: placed runs were slower */
+    CM_GUARD_PROBE           /**< place: slower, but probing again */
+} cm_guard_reason_t;
+
+/** The guard's decision for the next run. */
+typedef struct cm_guard {
+    int place;            /**< 1: place from the profile, 0: Slurm's default */
+    cm_guard_reason_t reason;
+    int slower;           /**< the evidence says placed runs are slower */
+    int nplaced, ndefault;          /**< timed runs in the windows */
+    double placed_mean, default_mean; /**< their mean elapsed_max, seconds */
+    double spread;        /**< the run-to-run spread the difference must beat */
+    int since_placed;     /**< runs since the last placed one */
+    int since_default;    /**< runs since the last one under Slurm's default */
+    char why[256];        /**< one line saying why */
+} cm_guard_t;
+
+/** The reason's word in the history's HOW field and in `profile show`:
+ *  "few-placed", "measure", "faster", "recheck", "slower", "probe". */
+const char *cm_guard_reason_name(cm_guard_reason_t r);
+
+/** Decide from @p runs (oldest first), in this order: fewer than
+ *  min_placed timed placed runs in the window -- place; fewer than
+ *  min_default timed default runs -- Slurm's default, to measure it;
+ *  placed runs slower (their mean time exceeds the default runs' mean by
+ *  more than the spread, max(range of the placed times, range of the
+ *  default times, margin x default mean)) -- Slurm's default, except a
+ *  probe once @c probe runs in a row were not placed; otherwise place,
+ *  except a re-check once @c recheck runs in a row were placed.
+ *  Deterministic. */
+void cm_guard_decide(const cm_run_t *runs, int count, const cm_guard_rule_t *r,
+                     cm_guard_t *out);
 
 /** 0 when a run of the store's user can be recorded: the root is safe
  *  (see cm_store_open) and the user directory either exists, is the

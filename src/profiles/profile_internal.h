@@ -60,6 +60,27 @@ char *cm_profile_slurp_fd(int fd, const char *name, size_t max_bytes,
  *  descriptor, or -1 with @p err (errno ENOENT when it is missing). */
 int cm_dir_open_safe(const char *path, int create, cm_error_t *err);
 
+/** The store's lock (flock on <user dir>/.lock): a descriptor to pass to
+ *  cm_store_lock_release, or -1 with @p err. */
+int cm_store_lock_take(cm_store_t *s, cm_error_t *err);
+void cm_store_lock_release(int fd);
+
+/** Lock held: replace @p fname of the user directory with @p len bytes of
+ *  @p text (temporary file, fsync, rename, fsync of the directory; given
+ *  to the store's user when root writes). */
+int cm_store_write_locked(cm_store_t *s, const char *fname, const char *text,
+                          size_t len, cm_error_t *err);
+
+/** The name of a file kept next to the profile file of (@p job_name,
+ *  @p ntasks): its name followed by @p suffix (".nompi", ".runs").  0 or
+ *  -1 with @p err. */
+int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
+                          char *buf, size_t n, cm_error_t *err);
+
+/** Lock held: remove the run history that belongs with the profile file
+ *  @p profile_fname (store_history.c); a missing one is fine. */
+void cm_store_history_unlink(cm_store_t *s, const char *profile_fname);
+
 /** The store's open user directory (-1 when it does not exist). */
 int cm_store_dirfd(const cm_store_t *s);
 

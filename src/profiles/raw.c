@@ -4,8 +4,8 @@
  * The grammar is strict so that every byte of a valid file is accounted
  * for: one space between fields, '\n' after every line (the last one too),
  * no blank lines or comments, decimal integers without sign or leading
- * zeros.  A missing or wrong "end N" line means a truncated or tampered
- * file.
+ * zeros (times: the same, then optionally '.' and 1..9 decimals).  A
+ * missing or wrong "end N" line means a truncated or tampered file.
  */
 #include "raw.h"
 
@@ -99,6 +99,45 @@ static int uint_field(parser_t *p, const char *s, unsigned long long max,
     return 0;
 }
 
+/* A time in seconds: a decimal integer (no sign, no leading zero),
+ * optionally '.' and 1..9 decimals, at most CM_RAW_MAX_SECONDS.  Parsed by
+ * hand: strtod would follow the locale's decimal separator. */
+static int seconds_field(parser_t *p, const char *s, const char *what,
+                         double *v)
+{
+    unsigned long long whole = 0, frac = 0, scale = 1;
+    const char *c = s;
+    if (*c < '0' || *c > '9' || (c[0] == '0' && c[1] >= '0' && c[1] <= '9'))
+        return fail(p, what, s);
+    for (; *c >= '0' && *c <= '9'; c++) {
+        whole = 10 * whole + (unsigned)(*c - '0');
+        if (whole > (unsigned long long)CM_RAW_MAX_SECONDS)
+            return fail(p, what, s);
+    }
+    if (*c == '.') {
+        if (*++c < '0' || *c > '9')
+            return fail(p, what, s);
+        for (; *c >= '0' && *c <= '9'; c++) {
+            if (scale == 1000000000ull)     /* a tenth decimal */
+                return fail(p, what, s);
+            frac = 10 * frac + (unsigned)(*c - '0');
+            scale *= 10;
+        }
+    }
+    double x = (double)whole + (double)frac / (double)scale;
+    if (*c || x > CM_RAW_MAX_SECONDS)
+        return fail(p, what, s);
+    *v = x;
+    return 0;
+}
+
+/* Whether line @p l (not split yet) starts with the word @p key. */
+static int is_key(const char *l, const char *key)
+{
+    size_t n = strlen(key);
+    return strncmp(l, key, n) == 0 && (l[n] == ' ' || l[n] == '\0');
+}
+
 /* A name of [A-Za-z0-9._-], 1..n-1 characters, copied to @p out. */
 static int name_field(parser_t *p, const char *s, char *out, size_t n,
                       const char *what)
@@ -128,7 +167,9 @@ static int header(parser_t *p, char *line, const char *key, int nargs,
 /* Parse @p buf into @p out.  Rows go into @p ext (an assembly's builders)
  * when given, else into builders of the file's own rank count that become
  * out->p2p / out->coll.  A format 2 file (one rank's part) declares its
- * rank and may only hold rows of that source rank. */
+ * rank and may only hold rows of that source rank; it may say "traffic
+ * off" (and then hold no rows) and give its "time", in that order, right
+ * after "program". */
 static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
                  cm_builder_t *const ext[2])
 {
@@ -194,6 +235,30 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
         name_field(p, p->f[1], out->program, sizeof out->program,
                    "a program name of 1..127 characters [A-Za-z0-9._-]") < 0)
         goto out;
+    out->traffic = 1;
+    NEXT_LINE(l);
+    if (version == 2 && l && is_key(l, "traffic")) {
+        if (header(p, l, "traffic", 1, "\"traffic off\"") < 0)
+            goto out;
+        if (strcmp(p->f[1], "off") != 0) {
+            fail(p, "\"traffic off\"", p->f[1]);
+            goto out;
+        }
+        out->traffic = 0;
+        NEXT_LINE(l);
+    }
+    if (version == 2 && l && is_key(l, "time")) {
+        if (header(p, l, "time", 2, "\"time ELAPSED MPI\"") < 0 ||
+            seconds_field(p, p->f[1], "elapsed seconds in 0..1e9 (at most "
+                          "9 decimals)", &out->elapsed_sum) < 0 ||
+            seconds_field(p, p->f[2], "MPI seconds in 0..1e9 (at most 9 "
+                          "decimals)", &out->mpi_sum) < 0)
+            goto out;
+        out->ntimed = 1;
+        out->elapsed_max = out->elapsed_sum;
+        out->mpi_max = out->mpi_sum;
+        NEXT_LINE(l);
+    }
 
     for (int k = 0; k < 2; k++) {
         if (ext)
@@ -204,7 +269,6 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
     }
     cm_builder_t *const *into = ext ? ext : b;
     for (;;) {
-        NEXT_LINE(l);
         if (!l) {
             fail(p, "a p2p, coll or end line", NULL);
             goto out;
@@ -219,6 +283,10 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
                 goto out;
             }
             break;
+        }
+        if (!out->traffic) {
+            fail(p, "no p2p or coll line after \"traffic off\"", p->f[0]);
+            goto out;
         }
         unsigned long long s, d, by, ms;
         if (p->nf != 5) {
@@ -242,6 +310,7 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
                            p->err) < 0)
             goto out;
         nentries++;
+        NEXT_LINE(l);
     }
     if (p->nf != 2 || uint_field(p, p->f[1], CM_RAW_MAX_VALUE,
                                  "the number of p2p and coll lines", &v) < 0) {
@@ -351,7 +420,9 @@ struct cm_raw_assembly {
     int nranks, missing;
     char *seen;                 /* [nranks] part of rank i read */
     cm_builder_t *b[2];
-    cm_raw_profile_t first;     /* ids of the first part, no matrices */
+    cm_raw_profile_t whole;     /* no matrices: the ids and traffic flag
+                                   of the first part, the timing summed
+                                   over the parts added (rank -1: none) */
 };
 
 cm_raw_assembly_t *cm_raw_assembly_new(int nranks, cm_error_t *err)
@@ -373,7 +444,7 @@ cm_raw_assembly_t *cm_raw_assembly_new(int nranks, cm_error_t *err)
     for (int k = 0; k < 2; k++)
         cm_builder_set_has_msgs(a->b[k], 1);
     a->nranks = a->missing = nranks;
-    a->first.rank = -1;
+    a->whole.rank = -1;
     return a;
 }
 
@@ -394,11 +465,14 @@ int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
                      "ranks", name, a->nranks, part.nranks);
     else if (a->seen[part.rank])
         cm_error_set(err, "%s: rank %d arrived twice", name, part.rank);
-    else if (a->first.rank >= 0 && (strcmp(part.jobid, a->first.jobid) ||
-                                    strcmp(part.stepid, a->first.stepid)))
+    else if (a->whole.rank >= 0 && (strcmp(part.jobid, a->whole.jobid) ||
+                                    strcmp(part.stepid, a->whole.stepid)))
         cm_error_set(err, "%s: part of job %s.%s, expected %s.%s", name,
-                     part.jobid, part.stepid, a->first.jobid,
-                     a->first.stepid);
+                     part.jobid, part.stepid, a->whole.jobid,
+                     a->whole.stepid);
+    else if (a->whole.rank >= 0 && part.traffic != a->whole.traffic)
+        cm_error_set(err, "%s: rank %d: \"traffic off\" in some parts but "
+                     "not in others", name, part.rank);
     else
         rc = 0;
     /* ... then add its (already validated) rows. */
@@ -415,9 +489,18 @@ int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
     if (rc == 0) {
         a->seen[part.rank] = 1;
         a->missing--;
-        if (a->first.rank < 0) {
-            a->first = part;   /* its ids; the matrices stay with part */
-            a->first.p2p = a->first.coll = NULL;
+        if (a->whole.rank < 0) {
+            a->whole = part;   /* its ids; the matrices stay with part */
+            a->whole.p2p = a->whole.coll = NULL;
+        } else if (part.ntimed) {
+            cm_raw_profile_t *w = &a->whole;
+            w->ntimed += part.ntimed;
+            w->elapsed_sum += part.elapsed_sum;
+            w->mpi_sum += part.mpi_sum;
+            if (part.elapsed_max > w->elapsed_max)
+                w->elapsed_max = part.elapsed_max;
+            if (part.mpi_max > w->mpi_max)
+                w->mpi_max = part.mpi_max;
         }
     }
     cm_raw_release(&part);
@@ -436,7 +519,7 @@ int cm_raw_assembly_finish(cm_raw_assembly_t *a, cm_raw_profile_t *out,
     if (a->missing)
         return cm_error_set(err, "%d of %d ranks sent no profile",
                             a->missing, a->nranks);
-    *out = a->first;
+    *out = a->whole;
     out->rank = -1;
     out->p2p = out->coll = NULL;
     if (!(out->p2p = cm_builder_finish(a->b[0], err)) ||

@@ -19,13 +19,29 @@
 /** Largest byte or message count (2^53: every value is exact as a double). */
 #define CM_RAW_MAX_VALUE 9007199254740992ull
 
-/** A parsed raw profile.  Owned by the caller; release with cm_raw_release. */
+/** Largest "time" value, in seconds. */
+#define CM_RAW_MAX_SECONDS 1e9
+
+/** A parsed raw profile.  Owned by the caller; release with cm_raw_release.
+ *
+ *  The run's timing comes from the "time ELAPSED MPI" line of each part
+ *  (format 2 only): seconds from MPI_Init to MPI_Finalize, and the part of
+ *  them spent in blocking MPI calls (docs/profile-format.md).  For one part
+ *  ntimed is 1 and the sums and maxima are its values when it has that
+ *  line, else all 0; for an assembly they run over its timed parts; for a
+ *  format 1 file ntimed is 0 and traffic 1.  A part of a run in "time
+ *  only" mode says "traffic off" and has no rows: its matrices (and an
+ *  assembly's, all of whose parts must then say so) are empty. */
 typedef struct cm_raw_profile {
     int nranks;
     int rank;           /**< format 2 (one rank's part): that rank; else -1 */
     char jobid[64], stepid[64], program[128];
     cm_matrix_t *p2p;   /**< point-to-point traffic; has_msgs = 1 */
     cm_matrix_t *coll;  /**< collective-derived traffic; has_msgs = 1 */
+    int traffic;        /**< 1: traffic rows recorded; 0: every part said "traffic off" */
+    int ntimed;         /**< parts (ranks) that had a "time" line */
+    double elapsed_max, elapsed_sum;  /**< over the timed parts, seconds */
+    double mpi_max, mpi_sum;
 } cm_raw_profile_t;
 
 /** Read the raw profile @p path into @p out -- a file, or a directory of
@@ -48,23 +64,26 @@ void cm_raw_release(cm_raw_profile_t *p);
 
 /** Per-rank parts (format 2, one file per rank: what the profiling library
  *  writes since it has no collective of its own) put back together.  Each
- *  rank must arrive exactly once, all of the same rank count and step. */
+ *  rank must arrive exactly once, all of the same rank count and step, and
+ *  either all or none of them saying "traffic off". */
 typedef struct cm_raw_assembly cm_raw_assembly_t;
 
 /** An empty assembly of @p nranks ranks.  NULL with @p err on error. */
 cm_raw_assembly_t *cm_raw_assembly_new(int nranks, cm_error_t *err);
 
 /** Read one part from @p fd (as cm_raw_read_fd) and add it.  -1 with
- *  @p err when the file is invalid, of another rank count or step, or a
- *  rank already added; the assembly is then unchanged. */
+ *  @p err when the file is invalid, of another rank count or step, a rank
+ *  already added, or disagrees with the parts added before on "traffic
+ *  off"; the assembly is then unchanged. */
 int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
                            size_t max_bytes, cm_error_t *err);
 
 /** Ranks not added yet. */
 int cm_raw_assembly_missing(const cm_raw_assembly_t *a);
 
-/** The whole profile (rank = -1) into @p out (release with cm_raw_release);
- *  -1 with @p err when ranks are missing. */
+/** The whole profile (rank = -1) into @p out (release with cm_raw_release):
+ *  the parts' rows, their traffic flag, and the maxima and sums of the
+ *  timed parts' times.  -1 with @p err when ranks are missing. */
 int cm_raw_assembly_finish(cm_raw_assembly_t *a, cm_raw_profile_t *out,
                            cm_error_t *err);
 

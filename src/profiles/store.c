@@ -334,7 +334,7 @@ static int need_dir(const cm_store_t *s, cm_error_t *err)
 
 /* ---- the lock -------------------------------------------------------------- */
 
-static int lock_take(cm_store_t *s, cm_error_t *err)
+int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
 {
     int fd = openat(s->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
                     O_CLOEXEC, 0600);
@@ -359,7 +359,7 @@ static int lock_take(cm_store_t *s, cm_error_t *err)
     return fd;
 }
 
-static void lock_release(int fd)
+void cm_store_lock_release(int fd)
 {
     if (fd >= 0)
         close(fd);   /* drops the flock */
@@ -445,7 +445,8 @@ static void remove_stale_temps(cm_store_t *s)
     }
     rewinddir(d);
     while ((e = readdir(d)))
-        if (e->d_name[0] == '.' && strstr(e->d_name, ".json.tmp."))
+        if (e->d_name[0] == '.' && (strstr(e->d_name, ".json.tmp.") ||
+                                    strstr(e->d_name, ".runs.tmp.")))
             unlinkat(s->dirfd, e->d_name, 0);
     closedir(d);
 }
@@ -469,27 +470,19 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* Lock held.  temp file, fsync, rename over, fsync the directory. */
-static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
-                        cm_error_t *err)
+int cm_store_write_locked(cm_store_t *s, const char *fname, const char *text,
+                          size_t len, cm_error_t *err)
 {
     char tmp[300], path[4096];
-    size_t len;
-    char *text;
     int fd, e;
 
-    text = cm_profile_to_json(p, &len, err);
-    if (!text)
-        return -1;
     remove_stale_temps(s);
     snprintf(tmp, sizeof tmp, ".%s.tmp.%ld", fname, (long)getpid());
     snprintf(path, sizeof path, "%s/%s", s->dir, tmp);
     fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                 O_CLOEXEC, 0600);
-    if (fd < 0) {
-        e = errno;
-        free(text);
-        return cm_error_set(err, "%s: cannot create: %s", path, strerror(e));
-    }
+    if (fd < 0)
+        return cm_error_set(err, "%s: cannot create: %s", path, strerror(errno));
     if (geteuid() == 0 && s->uid != 0 && fchown(fd, s->uid, (gid_t)-1) < 0)
         goto fail;
     cm_store_fault_point("temp-created");
@@ -510,7 +503,6 @@ static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
     if (renameat(s->dirfd, tmp, s->dirfd, fname) < 0)
         goto fail;
     cm_store_fault_point("after-rename");
-    free(text);
     if (fsync(s->dirfd) < 0)
         return cm_error_set(err, "%s: cannot sync the directory: %s", s->dir,
                             strerror(errno));
@@ -520,9 +512,20 @@ fail:
     if (fd >= 0)
         close(fd);
     unlinkat(s->dirfd, tmp, 0);
+    return cm_error_set(err, "%s: cannot write (temporary file removed, old "
+                        "file kept): %s", path, strerror(e));
+}
+
+static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
+                        cm_error_t *err)
+{
+    size_t len;
+    char *text = cm_profile_to_json(p, &len, err);
+    if (!text)
+        return -1;
+    int rc = cm_store_write_locked(s, fname, text, len, err);
     free(text);
-    return cm_error_set(err, "%s: cannot write the profile (temporary file "
-                        "removed, old profile kept): %s", path, strerror(e));
+    return rc;
 }
 
 static int check_key(const cm_store_t *s, const cm_profile_t *p, char *fname,
@@ -543,20 +546,20 @@ int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
 
     if (need_dir(s, err) < 0 || check_key(s, p, fname, sizeof fname, err) < 0)
         return -1;
-    lock = lock_take(s, err);
+    lock = cm_store_lock_take(s, err);
     if (lock < 0)
         return -1;
     if (!replace) {
         struct stat st;
         if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-            lock_release(lock);
+            cm_store_lock_release(lock);
             return cm_error_set(err, "%s/%s: a profile of '%s' with %d tasks "
                                 "exists already (replace it, or merge into "
                                 "it)", s->dir, fname, p->job_name, p->ntasks);
         }
     }
     rc = write_locked(s, p, fname, err);
-    lock_release(lock);
+    cm_store_lock_release(lock);
     return rc;
 }
 
@@ -570,7 +573,7 @@ int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
 
     if (need_dir(s, err) < 0 || check_key(s, run, fname, sizeof fname, err) < 0)
         return -1;
-    lock = lock_take(s, err);
+    lock = cm_store_lock_take(s, err);
     if (lock < 0)
         return -1;
     found = cm_store_load(s, run->job_name, run->ntasks, &old, err);
@@ -591,7 +594,7 @@ int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
     if (rc == 0 && runs_out)
         *runs_out = result->runs;
 out:
-    lock_release(lock);
+    cm_store_lock_release(lock);
     cm_profile_free(old);
     cm_profile_free(merged);
     return rc;
@@ -608,7 +611,7 @@ int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
     if (s->dirfd < 0)
         return cm_error_set(err, "%s/%s: no profile of '%s' with %d tasks",
                             s->dir, fname, job_name, ntasks);
-    lock = lock_take(s, err);
+    lock = cm_store_lock_take(s, err);
     if (lock < 0)
         return -1;
     if (unlinkat(s->dirfd, fname, 0) < 0)
@@ -617,8 +620,10 @@ int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
                           "%s/%s: cannot delete the profile of '%s' with %d "
                           "tasks", s->dir, fname, job_name, ntasks);
     else
+        cm_store_history_unlink(s, fname);   /* its runs go with it */
+    if (rc == 0)
         fsync(s->dirfd);
-    lock_release(lock);
+    cm_store_lock_release(lock);
     return rc;
 }
 
@@ -711,14 +716,21 @@ int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
 
 /* ---- steps without MPI, and whether a run can be recorded --------------- */
 
+int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
+                          char *buf, size_t n, cm_error_t *err)
+{
+    size_t sl = strlen(suffix);
+    if (n <= sl || cm_store_filename(job_name, ntasks, buf, n - sl, err) < 0)
+        return -1;
+    strcat(buf, suffix);
+    return 0;
+}
+
 /* "<profile file name>.nompi" of (job_name, ntasks). */
 static int nompi_name(const char *job_name, int ntasks, char *buf, size_t n,
                       cm_error_t *err)
 {
-    if (cm_store_filename(job_name, ntasks, buf, n - 8, err) < 0)
-        return -1;
-    strcat(buf, ".nompi");
-    return 0;
+    return cm_store_sidecar_name(job_name, ntasks, ".nompi", buf, n, err);
 }
 
 int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)

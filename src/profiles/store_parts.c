@@ -245,9 +245,48 @@ static void stage_remove(cm_store_t *s, int dir, const char *step)
     unlinkat(cm_store_dirfd(s), name, AT_REMOVEDIR);
 }
 
-/* All parts present: assemble, merge.  0 or -1. */
+/* The program of the profile's last recorded run ("" when unknown). */
+static void last_program(cm_store_t *s, const char *job_name, int ntasks,
+                         char *out, size_t n)
+{
+    cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
+    int count = 0;
+    cm_error_t ignored;
+    out[0] = '\0';
+    if (runs && cm_store_history_load(s, job_name, ntasks, runs, &count,
+                                      &ignored) == 0 && count > 0 &&
+        strcmp(runs[count - 1].program, "-"))
+        snprintf(out, n, "%s", runs[count - 1].program);
+    free(runs);
+}
+
+/* The run's history record from the assembled parts and srun's @p info. */
+static void make_run(const cm_raw_profile_t *raw, const cm_run_t *info,
+                     const char *step, time_t now, cm_run_t *r)
+{
+    *r = *info;
+    snprintf(r->jobid, sizeof r->jobid, "%s", step);
+    r->when = (int64_t)now;
+    snprintf(r->program, sizeof r->program, "%s", raw->program[0] ? raw->program
+                                                                  : "-");
+    r->elapsed_max = raw->elapsed_max;
+    r->elapsed_mean = raw->elapsed_sum / raw->nranks;
+    r->mpi_max = raw->mpi_max;
+    r->mpi_mean = raw->mpi_sum / raw->nranks;
+    if (r->mpi_mean > r->mpi_max)
+        r->mpi_mean = r->mpi_max;   /* rounding */
+    if (r->elapsed_mean > r->elapsed_max)
+        r->elapsed_mean = r->elapsed_max;
+}
+
+/* All parts present: assemble, merge the traffic (unless the run was only
+ * timed) and add the run to the history (when srun said how it was placed
+ * and every rank timed it).  A run of another program than the profile's
+ * last one starts the profile again instead of blending two programs.
+ * 0 or -1; @p what says what was recorded. */
 static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
-                  double weight, long *runs, cm_error_t *err)
+                  double weight, const cm_run_t *info, const char *step,
+                  const char *shown, char *what, size_t wsize, cm_error_t *err)
 {
     cm_raw_assembly_t *a = cm_raw_assembly_new(ntasks, err);
     if (!a)
@@ -267,15 +306,53 @@ static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
     }
     cm_raw_profile_t raw;
     time_t now = time(NULL);
-    if (rc == 0 && (rc = cm_raw_assembly_finish(a, &raw, err)) == 0) {
+    if (rc != 0 || (rc = cm_raw_assembly_finish(a, &raw, err)) != 0) {
+        cm_raw_assembly_free(a);
+        return -1;
+    }
+    cm_raw_assembly_free(a);
+    char before[128], note[300] = "";
+    long runs = 0;
+    last_program(s, job_name, ntasks, before, sizeof before);
+    int changed = before[0] && raw.program[0] && strcmp(before, raw.program);
+    if (changed) {
+        cm_error_t ignored;
+        cm_store_history_reset(s, job_name, ntasks, &ignored);
+        if (!raw.traffic)
+            cm_store_delete(s, job_name, ntasks, &ignored);
+        snprintf(note, sizeof note, "; the program changed from %s to %s, so "
+                 "the profile starts again", before, raw.program);
+    }
+    if (raw.traffic) {
         cm_profile_t *run = cm_profile_from_raw(&raw, cm_store_uid(s),
                                                 cm_store_user(s), job_name,
                                                 now, err);
-        cm_raw_release(&raw);
-        rc = run ? cm_store_merge(s, run, weight, 0, now, runs, err) : -1;
+        rc = !run ? -1 : changed ? cm_store_save(s, run, 1, err)
+                                 : cm_store_merge(s, run, weight, 0, now, &runs,
+                                                  err);
+        if (rc == 0 && changed)
+            runs = 1;
         cm_profile_free(run);
     }
-    cm_raw_assembly_free(a);
+    int timed = raw.ntimed == ntasks && info && !(changed && !raw.traffic);
+    cm_run_t r;
+    if (rc == 0 && timed) {
+        make_run(&raw, info, step, now, &r);
+        rc = cm_store_history_add(s, job_name, ntasks, &r, err);
+    }
+    if (rc == 0 && raw.traffic)
+        snprintf(what, wsize, "recorded the run in the profile of '%s' with %d "
+                 "tasks (runs=%ld%s%s)%s", shown, ntasks, runs,
+                 timed ? ", " : "", timed ? (info->placed ? "placed" : "Slurm's "
+                 "default") : "", note);
+    else if (rc == 0 && timed)
+        snprintf(what, wsize, "recorded the run's time in the history of '%s' "
+                 "with %d tasks (%.3f s, %s)", shown, ntasks, r.elapsed_max,
+                 info->placed ? "placed" : "Slurm's default");
+    else if (rc == 0)
+        snprintf(what, wsize, "the run of '%s' with %d tasks was not timed by "
+                 "every rank: nothing recorded%s", shown, ntasks, note);
+    cm_raw_release(&raw);
     return rc;
 }
 
@@ -310,12 +387,17 @@ int cm_store_part_result(cm_store_t *s, const char *step, char *msg,
 }
 
 int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
-                        int ntasks, double weight, char *msg, size_t msgsize,
-                        cm_error_t *err)
+                        int ntasks, double weight, const cm_run_t *info,
+                        char *msg, size_t msgsize, cm_error_t *err)
 {
     msg[0] = '\0';
     if (check_step(step, err) < 0)
         return -1;
+    /* Messages name the job as its user knows it, not the program key. */
+    char shown[CM_PROFILE_MAX_NAME + 1];
+    size_t nlen;
+    cm_profile_key_program(job_name, &nlen);
+    snprintf(shown, sizeof shown, "%.*s", (int)nlen, job_name);
     if (ntasks < 1 || ntasks > CM_PROFILE_MAX_TASKS)
         return cm_error_set(err, "task count %d out of range", ntasks);
     int dir = stage_open(s, step, 0, err);
@@ -340,27 +422,25 @@ int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
         nompi += st[t] == CM_PART_NOMPI;
         ok += st[t] == CM_PART_OK;
     }
-    long runs = 0;
     if (dtask >= 0 && st[dtask] == CM_PART_FAILED) {
         snprintf(msg, msgsize, "task %d failed (%s): the run of '%s' is not "
-                 "recorded", dtask, detail, job_name);
+                 "recorded", dtask, detail, shown);
         rc = CM_STEP_REFUSED;
     } else if (nompi == ntasks) {
         rc = cm_store_mark_nompi(s, job_name, ntasks, err) < 0 ? -1
                                                                : CM_STEP_NOMPI;
         snprintf(msg, msgsize, "'%s' with %d tasks does not call MPI_Init: "
-                 "not profiled again", job_name, ntasks);
+                 "not profiled again", shown, ntasks);
     } else if (ok < ntasks) {
         snprintf(msg, msgsize, "%d of %d tasks sent no profile (task %d: %s): "
                  "the run of '%s' is not recorded", ntasks - ok, ntasks,
                  dtask >= 0 ? dtask : 0, dtask >= 0 ? detail : "no MPI",
-                 job_name);
+                 shown);
         rc = CM_STEP_REFUSED;
-    } else if (record(s, dir, job_name, ntasks, weight, &runs, err) < 0) {
+    } else if (record(s, dir, job_name, ntasks, weight, info, step, shown, msg,
+                      msgsize, err) < 0) {
         rc = -1;
     } else {
-        snprintf(msg, msgsize, "recorded the run in the profile of '%s' with "
-                 "%d tasks (runs=%ld)", job_name, ntasks, runs);
         rc = CM_STEP_RECORDED;
     }
     stage_remove(s, dir, step);

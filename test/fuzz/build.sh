@@ -21,6 +21,7 @@ SAN=address,undefined
 
 # The sources each target links.
 SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/raw.c
+     src/profiles/store_history.c src/profiles/history.c
      src/profiles/store.c src/profiles/store_ingest.c src/core/matrix.c
      src/core/error.c"
 SRC_MATRIX="src/core/matrix.c src/core/matrix_io.c src/core/read_mtx.c
@@ -31,7 +32,7 @@ SRC_SLURMCONF="src/core/tree_slurmconf.c src/core/tree_switches.c src/core/tree.
 # options.c, config.c, srun_args.c and alloc.c use no Slurm symbol
 # (src/plugin/plugin.h); config.c needs the weight parsers, alloc.c the
 # hostlists.
-SRC_PLUGIN="src/plugin/srun_args.c src/plugin/options.c src/plugin/alloc.c
+SRC_PLUGIN="src/plugin/srun_args.c src/plugin/options.c src/plugin/alloc.c src/profiles/guard.c
      src/plugin/config.c src/profiles/profile.c src/core/problem.c
      src/core/hostlist.c src/core/matrix.c src/core/tree.c src/core/error.c"
 

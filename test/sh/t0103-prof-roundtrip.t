@@ -30,6 +30,15 @@ test_expect_success 'capture halo2d (persistent requests, 6 ranks) and colls (4 
     test $(ls halo.d | wc -l) = 6 && test $(ls colls.d | wc -l) = 4
 '
 
+test_expect_success 'every part has its time line: 0 < elapsed, MPI time <= elapsed' '
+    for f in halo.d/part.*.txt colls.d/part.*.txt; do
+        sed -n 6p "$f" >time.line &&
+        grep -Ex "time [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6}" time.line &&
+        awk "\$2 > 0 && \$3 <= \$2 + 0.000002 { ok = 1 } END { exit !ok }" time.line ||
+        return 1
+    done
+'
+
 for case in halo:6 colls:4; do
     name=${case%:*} np=${case#*:}
     test_expect_success "$name: raw -> store -> JSON -> store -> mtx is unchanged" "

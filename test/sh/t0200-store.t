@@ -81,7 +81,7 @@ test_expect_success 'import refuses to replace without --force' '
 
 test_expect_success 'list and show summarise the profile' '
     cm_run profile list >out &&
-    grep "^cg  *16  *1 .* 56131584$" out &&
+    grep "^cg  *16  *1 .* 56131584  *-$" out &&
     cm_run profile show cg --ntasks 16 >out &&
     test "$(cm_value runs out)" = 1 &&
     test "$(cm_value ntasks out)" = 16 &&

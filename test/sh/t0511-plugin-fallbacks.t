@@ -55,7 +55,7 @@ test_expect_success 'a profile of another task count is named in the line' '
 '
 
 test_expect_success 'a corrupt profile: one line naming the checksum, job succeeds' '
-    f=$STORE/0/fresh.4.json &&
+    f=$(profile_file "$STORE/0" fresh 4) &&
     test -f "$f" &&
     sed "s/\"runs\": *1/\"runs\": 7/" "$f" >corrupt.json &&
     ! cmp -s "$f" corrupt.json &&
@@ -69,9 +69,9 @@ test_expect_success 'a user profiles a job: ingested as the user, into a 0700 di
     sbw_as cmtu1 -J u1job -N2 -n4 --mapping=profile \
         -o out/u1.out -e out/u1.err job.sh &&
     test "$(ranks_hosts out/u1.out | wc -l)" -eq 4 &&
-    for i in $(seq 50); do test -f "$STORE/$U1/u1job.4.json" && break; sleep 0.1; done &&
+    for i in $(seq 50); do profile_file "$STORE/$U1" u1job 4 >u1.path && break; sleep 0.1; done &&
     test "$(stat -c "%U %a" "$STORE/$U1")" = "cmtu1 700" &&
-    test "$(stat -c "%U %a" "$STORE/$U1/u1job.4.json")" = "cmtu1 600" &&
+    test "$(stat -c "%U %a" "$(cat u1.path)")" = "cmtu1 600" &&
     test_must_be_empty out/u1.err
 '
 
@@ -92,13 +92,13 @@ test_expect_success 'controller data unavailable (PrivateData=nodes): one line' 
 '
 
 test_expect_success 'the other user can neither read nor use that profile' '
-    test_must_fail as cmtu2 cat "$STORE/$U1/u1job.4.json" &&
+    test_must_fail as cmtu2 cat "$(cat u1.path)" &&
     test_must_fail as cmtu2 "$CM" profile --store "$STORE" list --user cmtu1 &&
     sbw_as cmtu2 -J u2job -N2 -n4 --mapping=cluster,name=u1job,noprofile \
         -o out/u2.out -e out/u2.err job.sh &&
     one_line out/u2.err "^clustermap: no profile for job .u1job. with 4 tasks; using Slurm.s default placement$" &&
     test "$(ranks_hosts out/u2.out | wc -l)" -eq 4 &&
-    ! test -e "$STORE/$U2/u1job.4.json"
+    ! profile_file "$STORE/$U2" u1job 4
 '
 
 test_expect_success 'a store the user cannot read: one line, job succeeds' '

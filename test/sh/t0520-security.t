@@ -177,7 +177,7 @@ test_expect_success 'row 5: store unwritable (mode 0500, under /proc): no "profi
 '
 
 test_expect_success 'row 6: parts replaced by a link, a FIFO, a huge file: refused, store intact' '
-    sbw_user cmtu1 -t 3 -J swap -N2 -n4 --mapping=profile -o out/r6a.out job.sh &&
+    sbw_user cmtu1 -t 3 -J swap -N2 -n4 --mapping=profile,name=swap -o out/r6a.out job.sh &&
     test "$(runs_of cmtu1 swap 4)" = 1 &&
     cp "$STORE/$U1/swap.4.json" swap.before &&
     for how in link fifo huge; do
@@ -189,7 +189,7 @@ test_expect_success 'row 6: parts replaced by a link, a FIFO, a huge file: refus
         printf "#!/bin/sh\nsrun -K --mpi=pmix sh -c %s\n" \
             "\"./halo_scrambled && f=\\\$CLUSTERMAP_PROFILE_DIR/part.\\\$SLURM_PROCID.txt && $swap\"" >swap.sh &&
         chmod 755 swap.sh &&
-        timed r6 sbw_user cmtu1 -t 3 -J swap -N2 -n4 --mapping=profile,verbose \
+        timed r6 sbw_user cmtu1 -t 3 -J swap -N2 -n4 --mapping=profile,verbose,name=swap \
             -o out/r6$how.out -e out/r6$how.err swap.sh &&
         test "$(cat r6.rc)" = 0 && in_time r6 &&
         test "$(ranks_hosts out/r6$how.out | wc -l)" -eq 4 &&
@@ -205,8 +205,8 @@ test_expect_success 'row 7: two users profile at the same time: each run in its 
     sbw_user cmtu2 -t 3 -J both -N2 -n4 --mapping=profile -o out/r7b.out job.sh &
     wait &&
     test "$(runs_of cmtu1 both 4)" = 1 && test "$(runs_of cmtu2 both 4)" = 1 &&
-    test "$(stat -c %U "$STORE/$U1/both.4.json")" = cmtu1 &&
-    test "$(stat -c %U "$STORE/$U2/both.4.json")" = cmtu2
+    test "$(stat -c %U "$(profile_file "$STORE/$U1" both 4)")" = cmtu1 &&
+    test "$(stat -c %U "$(profile_file "$STORE/$U2" both 4)")" = cmtu2
 '
 
 test_expect_success 'row 8: a non-MPI step under default=cluster is profiled once, then never' '
@@ -220,7 +220,7 @@ test_expect_success 'row 8: a non-MPI step under default=cluster is profiled onc
     done &&
     test "$(grep -c "P=.*libclustermap-prof" out/r8-1.out)" -eq 4 &&
     test "$(grep -c "^P=$" out/r8-2.out)" -eq 4 &&
-    test -f "$STORE/$U1/nompi.4.json.nompi" &&
+    ls "$STORE/$U1" | grep "^nompi%40sh-[0-9a-f]*[.]4[.]json[.]nompi$" &&
     test "$(runs_of cmtu1 nompi 4)" = none
 '
 

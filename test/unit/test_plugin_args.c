@@ -77,6 +77,23 @@ static void test_config(void **state)
     assert_int_equal(cmp_config_parse(&c, 1, bad4, &err), -1);
     char *bad5[] = { "noequals" };
     assert_int_equal(cmp_config_parse(&c, 1, bad5, &err), -1);
+    /* the guard */
+    cmp_config_init(&c);
+    assert_int_equal(c.guard, 1);
+    assert_int_equal(c.guard_window, 5);
+    assert_int_equal(c.guard_probe, 5);
+    char *g[] = { "guard=no", "guard_window=3", "guard_probe=0" };
+    assert_int_equal(cmp_config_parse(&c, 3, g, &err), 0);
+    assert_int_equal(c.guard, 0);
+    assert_int_equal(c.guard_window, 3);
+    assert_int_equal(c.guard_probe, 0);
+    char *bad6[] = { "guard_window=0" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad6, &err), -1);
+    assert_non_null(strstr(err.msg, "guard_window=: expected an integer in [1, 32]"));
+    char *bad7[] = { "guard_probe=-1" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad7, &err), -1);
+    char *bad8[] = { "guard=maybe" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad8, &err), -1);
 }
 
 static void parse(cmp_srun_args_t *o, int argc, char **argv)

@@ -1,5 +1,6 @@
 /* test_raw.c -- the raw profile reader (src/profiles/raw.c). */
 #include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,7 +111,10 @@ static void test_empty_matrices(void **state)
 }
 
 /* Each malformed file and the exact error it must produce ("F" stands for
- * the file's path). */
+ * the file's path).  P2: the header of rank 1's part of a 4-rank step. */
+#define P2 "clustermap-raw 2\nranks 4\nrank 1\njob 1 0\nprogram a\n"
+#define ELAPSED "elapsed seconds in 0..1e9 (at most 9 decimals)"
+#define MPISEC "MPI seconds in 0..1e9 (at most 9 decimals)"
 static const struct bad {
     const char *text, *msg;
 } bad[] = {
@@ -176,6 +180,43 @@ static const struct bad {
       "F:5: expected \"end N\", got \"end\"" },
     { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\nend 0\np2p 0 1 1 1\n",
       "F:6: expected end of file after the end line, got \"p2p 0 1 1 1\"" },
+    /* "traffic off" and "time": format 2 only, right after "program" */
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\ntime 1.5 0.5\nend 0\n",
+      "F:5: expected p2p, coll or end, got \"time\"" },
+    { "clustermap-raw 1\nranks 4\njob 1 0\nprogram x\ntraffic off\nend 0\n",
+      "F:5: expected p2p, coll or end, got \"traffic\"" },
+    { P2 "traffic on\nend 0\n",
+      "F:6: expected \"traffic off\", got \"on\"" },
+    { P2 "traffic\nend 0\n",
+      "F:6: expected \"traffic off\", got \"traffic\"" },
+    { P2 "traffic off now\nend 0\n",
+      "F:6: expected \"traffic off\", got \"traffic\"" },
+    { P2 "time 1.5\nend 0\n",
+      "F:6: expected \"time ELAPSED MPI\", got \"time\"" },
+    { P2 "traffic off\ntime 1 2 3\nend 0\n",
+      "F:7: expected \"time ELAPSED MPI\", got \"time\"" },
+    { P2 "time -1 0\nend 0\n", "F:6: expected " ELAPSED ", got \"-1\"" },
+    { P2 "time 01.5 0\nend 0\n", "F:6: expected " ELAPSED ", got \"01.5\"" },
+    { P2 "time 1. 0\nend 0\n", "F:6: expected " ELAPSED ", got \"1.\"" },
+    { P2 "time .5 0\nend 0\n", "F:6: expected " ELAPSED ", got \".5\"" },
+    { P2 "time 1e3 0\nend 0\n", "F:6: expected " ELAPSED ", got \"1e3\"" },
+    { P2 "time 1000000000.5 0\nend 0\n",
+      "F:6: expected " ELAPSED ", got \"1000000000.5\"" },
+    { P2 "time 99999999999999999999 0\nend 0\n",
+      "F:6: expected " ELAPSED ", got \"99999999999999999999\"" },
+    { P2 "time 1.5 nan\nend 0\n", "F:6: expected " MPISEC ", got \"nan\"" },
+    { P2 "time 1.5 0.1234567891\nend 0\n",
+      "F:6: expected " MPISEC ", got \"0.1234567891\"" },
+    { P2 "time 1.5 +1\nend 0\n", "F:6: expected " MPISEC ", got \"+1\"" },
+    { P2 "time 1 0\ntraffic off\nend 0\n",
+      "F:7: expected p2p, coll or end, got \"traffic\"" },
+    { P2 "time 1 0\ntime 1 0\nend 0\n",
+      "F:7: expected p2p, coll or end, got \"time\"" },
+    { P2 "traffic off\ntime 1 0\np2p 1 0 8 1\nend 1\n",
+      "F:8: expected no p2p or coll line after \"traffic off\", got \"p2p\"" },
+    { P2 "traffic off\ncoll 1 0 8 1\nend 1\n",
+      "F:7: expected no p2p or coll line after \"traffic off\", got "
+      "\"coll\"" },
 };
 
 static void test_malformed(void **state)
@@ -313,6 +354,163 @@ static void test_assembly_refusals(void **state)
     cm_test_rmtree(dir);
 }
 
+/* The optional lines of a part: accepted in order, and what they set. */
+static void test_part_timing(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *lines;      /* between "program" and "end 0" */
+        int traffic, ntimed;
+        double elapsed, mpi;
+    } ok[] = {
+        { "", 1, 0, 0, 0 },
+        { "traffic off\n", 0, 0, 0, 0 },
+        { "time 12.500000 3.000001\n", 1, 1, 12.5, 3.000001 },
+        { "traffic off\ntime 0.25 0\n", 0, 1, 0.25, 0 },
+        { "time 0 0.000000001\n", 1, 1, 0, 1e-9 },
+        { "time 1000000000 1000000000.000000000\n", 1, 1, 1e9, 1e9 },
+        { "time 7 8\n", 1, 1, 7, 8 },   /* MPI above elapsed: not checked */
+    };
+    char *dir = cm_test_mkdtemp();
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, P2 "%send 0\n", ok[i].lines);
+        const char *path = cm_test_write_file(dir, "part.1.txt", text);
+        cm_raw_profile_t p;
+        cm_error_t err = { "" };
+        if (cm_raw_read(path, MAXB, &p, &err) != 0)
+            fail_msg("case %zu: %s", i, err.msg);
+        assert_int_equal(p.rank, 1);
+        assert_int_equal(p.traffic, ok[i].traffic);
+        assert_int_equal(p.ntimed, ok[i].ntimed);
+        assert_true(fabs(p.elapsed_sum - ok[i].elapsed) <
+                    1e-12 * (1 + ok[i].elapsed));
+        assert_true(p.elapsed_max == p.elapsed_sum);
+        assert_true(fabs(p.mpi_sum - ok[i].mpi) < 1e-12 * (1 + ok[i].mpi));
+        assert_true(p.mpi_max == p.mpi_sum);
+        assert_int_equal(cm_matrix_n(p.p2p), 4);
+        assert_int_equal(cm_matrix_nnz(p.p2p), 0);
+        cm_raw_release(&p);
+    }
+    /* a timed part with rows; a whole (format 1) profile is untimed */
+    const char *path = cm_test_write_file(dir, "part.1.txt", P2
+        "time 2.5 1.25\np2p 1 2 64 1\nend 1\n");
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(p.traffic, 1);
+    assert_int_equal(p.ntimed, 1);
+    assert_true(p.elapsed_max == 2.5 && p.mpi_max == 1.25);
+    check_entry(p.p2p, 1, 0, 2, 64, 1);
+    cm_raw_release(&p);
+    assert_int_equal(p.ntimed, 0);
+    path = cm_test_write_file(dir, "good.txt", good);
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(p.traffic, 1);
+    assert_int_equal(p.ntimed, 0);
+    assert_true(p.elapsed_sum == 0 && p.mpi_max == 0);
+    cm_raw_release(&p);
+    cm_test_rmtree(dir);
+}
+
+/* Write part @p rank of a @p n-rank step: "traffic off" or one p2p row to
+ * rank+1, and the line @p time ("" for none). */
+static void write_timed_part(const char *dir, int rank, int n, int traffic,
+                             const char *time)
+{
+    char name[64], text[512];
+    snprintf(name, sizeof name, "part.%d.txt", rank);
+    if (traffic)
+        snprintf(text, sizeof text, "clustermap-raw 2\nranks %d\nrank %d\n"
+                 "job 9 1\nprogram a\n%sp2p %d %d 8 1\nend 1\n", n, rank,
+                 time, rank, (rank + 1) % n);
+    else
+        snprintf(text, sizeof text, "clustermap-raw 2\nranks %d\nrank %d\n"
+                 "job 9 1\nprogram a\ntraffic off\n%send 0\n", n, rank, time);
+    cm_test_write_file(dir, name, text);
+}
+
+/* Assembly: maxima and sums over the timed parts; "traffic off" parts give
+ * empty matrices of the right size. */
+static void test_assembly_timing(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    write_timed_part(dir, 0, 3, 1, "time 10.5 1.5\n");
+    write_timed_part(dir, 1, 3, 1, "time 12.25 4\n");
+    write_timed_part(dir, 2, 3, 1, "time 11 2.75\n");
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), 0);
+    assert_int_equal(p.rank, -1);
+    assert_int_equal(p.traffic, 1);
+    assert_int_equal(p.ntimed, 3);
+    assert_true(p.elapsed_max == 12.25);
+    assert_true(p.elapsed_sum == 33.75);
+    assert_true(p.mpi_max == 4);
+    assert_true(p.mpi_sum == 8.25);
+    assert_int_equal(cm_matrix_nnz(p.p2p), 3);
+    cm_raw_release(&p);
+
+    /* an untimed part is left out of the timing, not refused */
+    write_timed_part(dir, 1, 3, 1, "");
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), 0);
+    assert_int_equal(p.ntimed, 2);
+    assert_true(p.elapsed_max == 11 && p.elapsed_sum == 21.5);
+    assert_true(p.mpi_max == 2.75 && p.mpi_sum == 4.25);
+    cm_raw_release(&p);
+
+    /* time only: no rows, empty matrices of the step's size */
+    for (int r = 0; r < 3; r++)
+        write_timed_part(dir, r, 3, 0, r == 1 ? "time 3 2\n" : "time 1 0.5\n");
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), 0);
+    assert_int_equal(p.traffic, 0);
+    assert_int_equal(p.ntimed, 3);
+    assert_true(p.elapsed_max == 3 && p.elapsed_sum == 5);
+    assert_true(p.mpi_max == 2 && p.mpi_sum == 3);
+    assert_int_equal(cm_matrix_n(p.p2p), 3);
+    assert_int_equal(cm_matrix_n(p.coll), 3);
+    assert_int_equal(cm_matrix_nnz(p.p2p), 0);
+    assert_int_equal(cm_matrix_nnz(p.coll), 0);
+    cm_raw_release(&p);
+    cm_test_rmtree(dir);
+}
+
+/* Parts that disagree on "traffic off" are refused when added, whichever
+ * comes first, and the assembly is unchanged. */
+static void test_assembly_mixed_traffic(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    cm_error_t err = { "" };
+    char path[4200];
+    for (int off_first = 0; off_first < 2; off_first++) {
+        cm_raw_assembly_t *a = cm_raw_assembly_new(2, &err);
+        assert_non_null(a);
+        write_timed_part(dir, 0, 2, !off_first, "time 1 0\n");
+        write_timed_part(dir, 1, 2, off_first, "time 1 0\n");
+        for (int r = 0; r < 2; r++) {
+            snprintf(path, sizeof path, "%s/part.%d.txt", dir, r);
+            int fd = open(path, O_RDONLY);
+            assert_true(fd >= 0);
+            assert_int_equal(cm_raw_assembly_add_fd(a, fd, "p", MAXB, &err),
+                             r ? -1 : 0);
+            close(fd);
+        }
+        assert_string_equal(err.msg, "p: rank 1: \"traffic off\" in some "
+                            "parts but not in others");
+        assert_int_equal(cm_raw_assembly_missing(a), 1);
+        cm_raw_assembly_free(a);
+    }
+    /* the same through a directory */
+    cm_raw_profile_t p;
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "\"traffic off\" in some parts but not "
+                           "in others"));
+    assert_null(p.p2p);
+    cm_test_rmtree(dir);
+}
+
 static void test_not_regular(void **state)
 {
     (void)state;
@@ -360,6 +558,9 @@ int main(void)
         cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_parts_directory),
         cmocka_unit_test(test_assembly_refusals),
+        cmocka_unit_test(test_part_timing),
+        cmocka_unit_test(test_assembly_timing),
+        cmocka_unit_test(test_assembly_mixed_traffic),
         cmocka_unit_test(test_oversized_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

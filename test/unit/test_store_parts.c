@@ -17,36 +17,11 @@
 
 #include "cm_profiles.h"
 #include "testdata.h"
+#include "teststore.h"
 
-#define MAXB (1u << 20)
+#define MAXB CM_TEST_STORE_MAXB
 
-typedef struct fixture {
-    char *root;         /* temporary directory */
-    char store[4096];   /* <root>/store */
-    cm_store_t *s;
-} fixture_t;
-
-static int setup(void **state)
-{
-    fixture_t *f = calloc(1, sizeof *f);
-    cm_error_t err = { "" };
-    f->root = cm_test_mkdtemp();
-    snprintf(f->store, sizeof f->store, "%s/store", f->root);
-    f->s = cm_store_open(f->store, getuid(), CM_STORE_CREATE, MAXB, &err);
-    if (!f->s)
-        fprintf(stderr, "%s\n", err.msg);
-    *state = f;
-    return f->s ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fixture_t *f = *state;
-    cm_store_close(f->s);
-    cm_test_rmtree(f->root);
-    free(f);
-    return 0;
-}
+typedef cm_test_store_t fixture_t;
 
 /* A part file of task @p rank of a @p n-task step, opened for reading. */
 static int part_fd(const fixture_t *f, int rank, int n)
@@ -78,7 +53,7 @@ static int deliver(fixture_t *f, const char *step, const char *st, char *msg,
                                            &err), 0);
         if (fd >= 0)
             close(fd);
-        rc = cm_store_part_close(f->s, step, "job", n, 0.5, msg, size, &err);
+        rc = cm_store_part_close(f->s, step, "job", n, 0.5, NULL, msg, size, &err);
         assert_true(rc >= 0);
         if (t + 1 < n)
             assert_int_equal(rc, CM_STEP_PENDING);
@@ -96,10 +71,10 @@ static void test_bad_keys(void **state)
     assert_non_null(strstr(err.msg, "expected <jobid>.<stepid>"));
     assert_int_equal(cm_store_part_put(f->s, "1.0", -1, CM_PART_OK, -1, NULL,
                                        &err), -1);
-    assert_int_equal(cm_store_part_close(f->s, "", "job", 2, 0.5, msg,
+    assert_int_equal(cm_store_part_close(f->s, "", "job", 2, 0.5, NULL, msg,
                                          sizeof msg, &err), -1);
     /* nothing delivered: pending, not an error */
-    assert_int_equal(cm_store_part_close(f->s, "5.0", "job", 2, 0.5, msg,
+    assert_int_equal(cm_store_part_close(f->s, "5.0", "job", 2, 0.5, NULL, msg,
                                          sizeof msg, &err), CM_STEP_PENDING);
 }
 
@@ -214,15 +189,14 @@ static void test_can_record(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bad_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_all_parts_recorded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_or_missing_refused, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_nompi_marked, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_incomplete, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_part_not_regular, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_root_checks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_can_record, setup, teardown),
+        CM_TEST_STORE_CASE(test_bad_keys),
+        CM_TEST_STORE_CASE(test_all_parts_recorded),
+        CM_TEST_STORE_CASE(test_failed_or_missing_refused),
+        CM_TEST_STORE_CASE(test_nompi_marked),
+        CM_TEST_STORE_CASE(test_drop_incomplete),
+        CM_TEST_STORE_CASE(test_part_not_regular),
+        CM_TEST_STORE_CASE(test_root_checks),
+        CM_TEST_STORE_CASE(test_can_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

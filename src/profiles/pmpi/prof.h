@@ -5,7 +5,8 @@
  * (C in prof_p2p.c / prof_coll.c, Fortran in prof_fortran.c) first checks
  * cmp_active, records the traffic the call stands for with the functions
  * below, and passes the call on to PMPI (C) or to Open MPI's own Fortran
- * binding (Fortran).  prof_state.c owns all state; prof_write.c gathers it at
+ * binding (Fortran).  The blocking calls are also timed (cmp_timing, "time"
+ * below).  prof_state.c owns all state; prof_write.c gathers it at
  * MPI_Finalize and writes the raw profile (docs/profile-format.md).
  *
  * Everything here is private to the .so: the only exported symbols are the
@@ -17,6 +18,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #define CMP_HIDDEN __attribute__((visibility("hidden")))
 /* The recording fast path is inlined into every wrapper: a call would cost
@@ -30,7 +32,8 @@
 enum { CMP_P2P = 0, CMP_COLL = 1, CMP_NKINDS = 2 };
 
 /* Non-zero between a profiled MPI_Init and the start of MPI_Finalize, when
- * CLUSTERMAP_PROFILE_DIR is set.  Zero means every wrapper only passes on. */
+ * CLUSTERMAP_PROFILE_DIR is set and CLUSTERMAP_PROFILE_TRAFFIC is not "0".
+ * Zero means no wrapper records traffic. */
 extern CMP_HIDDEN volatile int cmp_active;
 
 /* Called by the init wrappers after a successful PMPI init (any language),
@@ -45,13 +48,67 @@ extern CMP_HIDDEN int cmp_mpi_seen;
 
 /* prof_write.c: MPI_Init was called: this task uses MPI after all (the
  * "part.<task>.nompi" mark made when the library was loaded goes). */
-/* prof_write.c: write this rank's part of the raw profile (format 2:
- * @p nmine quadruples kind, world dst, bytes, msgs) into @p dir.  Local:
- * no other rank is involved, so a rank that cannot profile never makes
- * another one wait.  Never fails the program. */
 CMP_HIDDEN void cmp_nompi_clear(void);
-CMP_HIDDEN void cmp_write_part(int rank, int size, const uint64_t *mine,
-                               size_t nmine, const char *dir);
+
+/* prof_write.c: write this rank's part of the raw profile (format 2) into
+ * @p dir: when @p traffic, the @p nmine quadruples kind, world dst, bytes,
+ * msgs of @p mine, else a "traffic off" line and no rows; always the "time"
+ * line, from @p elapsed_ns and @p mpi_ns.  Local: no other rank is
+ * involved, so a rank that cannot profile never makes another one wait.
+ * Never fails the program. */
+CMP_HIDDEN void cmp_write_part(int rank, int size, int traffic,
+                               const uint64_t *mine, size_t nmine,
+                               uint64_t elapsed_ns, uint64_t mpi_ns,
+                               const char *dir);
+
+/* ------------------------------------------------------------ time --
+ * Each rank measures, on CLOCK_MONOTONIC, the time from the return of
+ * MPI_Init (C or Fortran, cmp_start) to the entry of MPI_Finalize
+ * (cmp_finish), and the part of it spent inside the blocking calls:
+ *
+ *   timed      MPI_Recv, Wait, Waitall, Waitany, Waitsome, Probe, Sendrecv,
+ *              Sendrecv_replace, and the blocking collectives (Barrier,
+ *              Bcast, Reduce, Allreduce, Alltoall(v,w), Allgather(v),
+ *              Gather(v), Scatter(v), Reduce_scatter(_block), Scan,
+ *              Exscan), in C and Fortran (all bindings);
+ *   not timed  the sends (Send, Isend, ... and their persistent forms,
+ *              Start(all)), whose fast path stays as cheap as above; the
+ *              non-blocking collectives (their wait is timed); Test*,
+ *              Iprobe, Mprobe/Mrecv, one-sided, I/O and everything else
+ *              not wrapped.
+ *
+ * Calls that overlap in several threads each count (MPI time can then
+ * exceed the elapsed time).
+ *
+ * A timed call costs one clock_gettime pair and an atomic add, and only
+ * while cmp_timing is set: between a profiled MPI_Init and MPI_Finalize,
+ * whether or not traffic is recorded (CLUSTERMAP_PROFILE_TRAFFIC=0 turns
+ * recording off and leaves the timing: "time only" mode).  The time spent
+ * recording a collective's traffic is outside the timed interval. */
+extern CMP_HIDDEN volatile int cmp_timing;
+/* Nanoseconds spent in timed calls so far (atomic adds). */
+extern CMP_HIDDEN uint64_t cmp_mpi_ns;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+CMP_INLINE uint64_t cmp_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Start of a timed call: a time stamp, or 0 when not timing. */
+CMP_INLINE uint64_t cmp_time_begin(void)
+{
+    return cmp_timing ? cmp_now() : 0;
+}
+
+/* End of the timed call begun at @p t0 (0: not timed). */
+CMP_INLINE void cmp_time_end(uint64_t t0)
+{
+    if (t0 && cmp_timing)
+        __atomic_fetch_add(&cmp_mpi_ns, cmp_now() - t0, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------ hot state --
  * Everything the common case of a send needs, in one hidden global (reached

@@ -25,7 +25,8 @@
  *
  * A block of zero bytes is not a message (except in Barrier).  Traffic a rank
  * would send to itself is not recorded.  Collectives on intercommunicators
- * are passed through without being recorded.
+ * are passed through without being recorded.  The blocking collectives are
+ * timed (prof.h, "time"), the non-blocking ones are not.
  */
 #include "prof.h"
 
@@ -265,10 +266,21 @@ void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
 #define IP(buf) ((buf) == MPI_IN_PLACE)
 
 /* A collective wrapper records with HOOK while recording, then calls
- * PMPI_NAME.  PARAMS/ARGS: the full parameter and argument lists, as in
- * mpi.h; the non-blocking twin of a collective records the same traffic,
- * when it is called. */
+ * PMPI_NAME, timed.  PARAMS/ARGS: the full parameter and argument lists, as
+ * in mpi.h.  ICOLL_WRAPPER, for the non-blocking twin of a collective,
+ * records the same traffic when it is called, and is not timed (the wait
+ * for it is). */
 #define COLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                               \
+int MPI_##NAME PARAMS                                                        \
+{                                                                            \
+    if (cmp_active)                                                          \
+        HOOK;                                                                \
+    uint64_t t0 = cmp_time_begin();                                          \
+    int rc = PMPI_##NAME ARGS;                                               \
+    cmp_time_end(t0);                                                        \
+    return rc;                                                               \
+}
+#define ICOLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                              \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
     if (cmp_active)                                                          \
@@ -305,30 +317,30 @@ COLL_WRAPPER(Bcast,
               MPI_Comm comm),
              (buf, count, type, root, comm),
              cmp_coll_bcast(comm, count, type, root))
-COLL_WRAPPER(Ibcast,
-             (void *buf, int count, MPI_Datatype type, int root,
-              MPI_Comm comm, MPI_Request *req),
-             (buf, count, type, root, comm, req),
-             cmp_coll_bcast(comm, count, type, root))
+ICOLL_WRAPPER(Ibcast,
+              (void *buf, int count, MPI_Datatype type, int root,
+               MPI_Comm comm, MPI_Request *req),
+              (buf, count, type, root, comm, req),
+              cmp_coll_bcast(comm, count, type, root))
 
 COLL_WRAPPER(Reduce,
              (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
               MPI_Op op, int root, MPI_Comm comm),
              (sbuf, rbuf, count, type, op, root, comm),
              cmp_coll_reduce(comm, count, type, root))
-COLL_WRAPPER(Ireduce,
-             (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-              MPI_Op op, int root, MPI_Comm comm, MPI_Request *req),
-             (sbuf, rbuf, count, type, op, root, comm, req),
-             cmp_coll_reduce(comm, count, type, root))
+ICOLL_WRAPPER(Ireduce,
+              (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+               MPI_Op op, int root, MPI_Comm comm, MPI_Request *req),
+              (sbuf, rbuf, count, type, op, root, comm, req),
+              cmp_coll_reduce(comm, count, type, root))
 
 COLL_WRAPPER(Allreduce, P_RED, A_RED, cmp_coll_allreduce(comm, count, type))
-COLL_WRAPPER(Iallreduce, P_IRED, A_IRED,
-             cmp_coll_allreduce(comm, count, type))
+ICOLL_WRAPPER(Iallreduce, P_IRED, A_IRED,
+              cmp_coll_allreduce(comm, count, type))
 
 COLL_WRAPPER(Alltoall, P_A2A, A_A2A, cmp_coll_alltoall(comm, rcount, rtype))
-COLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
-             cmp_coll_alltoall(comm, rcount, rtype))
+ICOLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
+              cmp_coll_alltoall(comm, rcount, rtype))
 
 #define P_A2AV (const void *sbuf, const int scounts[], const int sdispls[],  \
                 MPI_Datatype stype, void *rbuf, const int rcounts[],         \
@@ -345,9 +357,9 @@ COLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
 COLL_WRAPPER(Alltoallv, P_A2AV, A_A2AV,
              cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
                                 rtype))
-COLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
-             cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
-                                rtype))
+ICOLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
+              cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
+                                 rtype))
 
 #define P_A2AW (const void *sbuf, const int scounts[], const int sdispls[],  \
                 const MPI_Datatype stypes[], void *rbuf,                     \
@@ -366,13 +378,13 @@ COLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
 COLL_WRAPPER(Alltoallw, P_A2AW, A_A2AW,
              cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
                                 rtypes))
-COLL_WRAPPER(Ialltoallw, P_IA2AW, A_IA2AW,
-             cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
-                                rtypes))
+ICOLL_WRAPPER(Ialltoallw, P_IA2AW, A_IA2AW,
+              cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
+                                 rtypes))
 
 COLL_WRAPPER(Allgather, P_A2A, A_A2A, cmp_coll_allgather(comm, rcount, rtype))
-COLL_WRAPPER(Iallgather, P_IA2A, A_IA2A,
-             cmp_coll_allgather(comm, rcount, rtype))
+ICOLL_WRAPPER(Iallgather, P_IA2A, A_IA2A,
+              cmp_coll_allgather(comm, rcount, rtype))
 
 COLL_WRAPPER(Allgatherv,
              (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -380,17 +392,17 @@ COLL_WRAPPER(Allgatherv,
               MPI_Comm comm),
              (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm),
              cmp_coll_allgatherv(comm, rcounts, rtype))
-COLL_WRAPPER(Iallgatherv,
-             (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-              const int rcounts[], const int displs[], MPI_Datatype rtype,
-              MPI_Comm comm, MPI_Request *req),
-             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req),
-             cmp_coll_allgatherv(comm, rcounts, rtype))
+ICOLL_WRAPPER(Iallgatherv,
+              (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+               const int rcounts[], const int displs[], MPI_Datatype rtype,
+               MPI_Comm comm, MPI_Request *req),
+              (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req),
+              cmp_coll_allgatherv(comm, rcounts, rtype))
 
 COLL_WRAPPER(Gather, P_ROOTED, A_ROOTED,
              cmp_coll_gather(comm, scount, stype, root))
-COLL_WRAPPER(Igather, P_IROOTED, A_IROOTED,
-             cmp_coll_gather(comm, scount, stype, root))
+ICOLL_WRAPPER(Igather, P_IROOTED, A_IROOTED,
+              cmp_coll_gather(comm, scount, stype, root))
 
 COLL_WRAPPER(Gatherv,
              (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -398,18 +410,18 @@ COLL_WRAPPER(Gatherv,
               int root, MPI_Comm comm),
              (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm),
              cmp_coll_gather(comm, scount, stype, root))
-COLL_WRAPPER(Igatherv,
-             (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-              const int rcounts[], const int displs[], MPI_Datatype rtype,
-              int root, MPI_Comm comm, MPI_Request *req),
-             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
-              req),
-             cmp_coll_gather(comm, scount, stype, root))
+ICOLL_WRAPPER(Igatherv,
+              (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+               const int rcounts[], const int displs[], MPI_Datatype rtype,
+               int root, MPI_Comm comm, MPI_Request *req),
+              (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
+               req),
+              cmp_coll_gather(comm, scount, stype, root))
 
 COLL_WRAPPER(Scatter, P_ROOTED, A_ROOTED,
              cmp_coll_scatter(comm, scount, stype, root))
-COLL_WRAPPER(Iscatter, P_IROOTED, A_IROOTED,
-             cmp_coll_scatter(comm, scount, stype, root))
+ICOLL_WRAPPER(Iscatter, P_IROOTED, A_IROOTED,
+              cmp_coll_scatter(comm, scount, stype, root))
 
 COLL_WRAPPER(Scatterv,
              (const void *sbuf, const int scounts[], const int displs[],
@@ -417,35 +429,35 @@ COLL_WRAPPER(Scatterv,
               int root, MPI_Comm comm),
              (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm),
              cmp_coll_scatterv(comm, scounts, stype, root))
-COLL_WRAPPER(Iscatterv,
-             (const void *sbuf, const int scounts[], const int displs[],
-              MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-              int root, MPI_Comm comm, MPI_Request *req),
-             (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
-              req),
-             cmp_coll_scatterv(comm, scounts, stype, root))
+ICOLL_WRAPPER(Iscatterv,
+              (const void *sbuf, const int scounts[], const int displs[],
+               MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+               int root, MPI_Comm comm, MPI_Request *req),
+              (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+               req),
+              cmp_coll_scatterv(comm, scounts, stype, root))
 
 COLL_WRAPPER(Reduce_scatter,
              (const void *sbuf, void *rbuf, const int rcounts[],
               MPI_Datatype type, MPI_Op op, MPI_Comm comm),
              (sbuf, rbuf, rcounts, type, op, comm),
              cmp_coll_reduce_scatter(comm, rcounts, type))
-COLL_WRAPPER(Ireduce_scatter,
-             (const void *sbuf, void *rbuf, const int rcounts[],
-              MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req),
-             (sbuf, rbuf, rcounts, type, op, comm, req),
-             cmp_coll_reduce_scatter(comm, rcounts, type))
+ICOLL_WRAPPER(Ireduce_scatter,
+              (const void *sbuf, void *rbuf, const int rcounts[],
+               MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req),
+              (sbuf, rbuf, rcounts, type, op, comm, req),
+              cmp_coll_reduce_scatter(comm, rcounts, type))
 
 COLL_WRAPPER(Reduce_scatter_block, P_RED, A_RED,
              cmp_coll_reduce_scatter_block(comm, count, type))
-COLL_WRAPPER(Ireduce_scatter_block, P_IRED, A_IRED,
-             cmp_coll_reduce_scatter_block(comm, count, type))
+ICOLL_WRAPPER(Ireduce_scatter_block, P_IRED, A_IRED,
+              cmp_coll_reduce_scatter_block(comm, count, type))
 
 COLL_WRAPPER(Barrier, (MPI_Comm comm), (comm), cmp_coll_barrier(comm))
-COLL_WRAPPER(Ibarrier, (MPI_Comm comm, MPI_Request *req), (comm, req),
-             cmp_coll_barrier(comm))
+ICOLL_WRAPPER(Ibarrier, (MPI_Comm comm, MPI_Request *req), (comm, req),
+              cmp_coll_barrier(comm))
 
 COLL_WRAPPER(Scan, P_RED, A_RED, cmp_coll_scan(comm, count, type))
-COLL_WRAPPER(Iscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))
+ICOLL_WRAPPER(Iscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))
 COLL_WRAPPER(Exscan, P_RED, A_RED, cmp_coll_scan(comm, count, type))
-COLL_WRAPPER(Iexscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))
+ICOLL_WRAPPER(Iexscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))

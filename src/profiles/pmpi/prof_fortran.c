@@ -11,6 +11,8 @@
  * the call with the C handles (MPI_*_f2c) and passes it on to Open MPI's
  * own ompi_*_f, found with dlsym(RTLD_NEXT), so argument conversions
  * (MPI_BOTTOM, MPI_IN_PLACE, statuses, ierror) stay exactly Open MPI's.
+ * The blocking calls (FWRAP_T) are timed as their C twins are: Recv, Probe,
+ * the Waits, Sendrecv(_replace) and the blocking collectives.
  */
 #include "prof.h"
 
@@ -38,8 +40,13 @@ static void *lookup(const char *name)
 }
 
 /* Define the five names of one Fortran function: BEFORE runs before the
- * real function, AFTER after it (both only while recording). */
+ * real function, AFTER after it (both only while recording).  FWRAP_T is
+ * the same for a blocking call, which is also timed (prof.h, "time"). */
 #define FWRAP(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                    \
+    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 0)
+#define FWRAP_T(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                  \
+    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 1)
+#define FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, TIMED)            \
 static void impl_##lname PARAMS                                             \
 {                                                                           \
     static void (*fp) PARAMS;                                               \
@@ -55,7 +62,9 @@ static void impl_##lname PARAMS                                             \
     if (cmp_active) {                                                       \
         BEFORE;                                                             \
     }                                                                       \
+    uint64_t t0 = (TIMED) ? cmp_time_begin() : 0;                           \
     f ARGS;                                                                 \
+    cmp_time_end(t0);                                                       \
     if (cmp_active && *ierr == MPI_SUCCESS) {                               \
         AFTER;                                                              \
     }                                                                       \
@@ -158,17 +167,17 @@ FWRAP(bsend_init, MPI_BSEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
 FWRAP(ssend_init, MPI_SSEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
 FWRAP(rsend_init, MPI_RSEND_INIT, P_ISEND, A_ISEND, NOTHING, REC_INIT)
 
-FWRAP(sendrecv, MPI_SENDRECV,
-      (void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf,
-       F *rcount, F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr),
-      (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-       comm, status, ierr),
-      cmp_send_any(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
-FWRAP(sendrecv_replace, MPI_SENDRECV_REPLACE,
-      (void *buf, F *count, F *type, F *dest, F *stag, F *source, F *rtag,
-       F *comm, F *status, F *ierr),
-      (buf, count, type, dest, stag, source, rtag, comm, status, ierr),
-      REC_SEND, NOTHING)
+FWRAP_T(sendrecv, MPI_SENDRECV,
+        (void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf,
+         F *rcount, F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr),
+        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+         comm, status, ierr),
+        cmp_send_any(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
+FWRAP_T(sendrecv_replace, MPI_SENDRECV_REPLACE,
+        (void *buf, F *count, F *type, F *dest, F *stag, F *source, F *rtag,
+         F *comm, F *status, F *ierr),
+        (buf, count, type, dest, stag, source, rtag, comm, status, ierr),
+        REC_SEND, NOTHING)
 
 static void start_all(int n, const F *reqs)
 {
@@ -185,23 +194,41 @@ FWRAP(startall, MPI_STARTALL, (F *n, F *reqs, F *ierr), (n, reqs, ierr),
 FWRAP(request_free, MPI_REQUEST_FREE, (F *req, F *ierr), (req, ierr),
       cmp_persist_free(PMPI_Request_f2c(*req)), NOTHING)
 
+/* The blocking receive side: timed, nothing recorded. */
+FWRAP_T(recv, MPI_RECV,
+        (void *buf, F *count, F *type, F *source, F *tag, F *comm, F *status,
+         F *ierr),
+        (buf, count, type, source, tag, comm, status, ierr), NOTHING, NOTHING)
+FWRAP_T(probe, MPI_PROBE, (F *source, F *tag, F *comm, F *status, F *ierr),
+        (source, tag, comm, status, ierr), NOTHING, NOTHING)
+FWRAP_T(wait, MPI_WAIT, (F *req, F *status, F *ierr), (req, status, ierr),
+        NOTHING, NOTHING)
+FWRAP_T(waitall, MPI_WAITALL, (F *count, F *reqs, F *statuses, F *ierr),
+        (count, reqs, statuses, ierr), NOTHING, NOTHING)
+FWRAP_T(waitany, MPI_WAITANY,
+        (F *count, F *reqs, F *index, F *status, F *ierr),
+        (count, reqs, index, status, ierr), NOTHING, NOTHING)
+FWRAP_T(waitsome, MPI_WAITSOME,
+        (F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr),
+        (incount, reqs, outcount, indices, statuses, ierr), NOTHING, NOTHING)
+
 /* ------------------------------------------------------- collectives -- */
 
 
-FWRAP(bcast, MPI_BCAST,
-      (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
-      (buf, count, type, root, comm, ierr),
-      cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
+FWRAP_T(bcast, MPI_BCAST,
+        (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
+        (buf, count, type, root, comm, ierr),
+        cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
 FWRAP(ibcast, MPI_IBCAST,
       (void *buf, F *count, F *type, F *root, F *comm, F *req, F *ierr),
       (buf, count, type, root, comm, req, ierr),
       cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
 
-FWRAP(reduce, MPI_REDUCE,
-      (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
-       F *ierr),
-      (sbuf, rbuf, count, type, op, root, comm, ierr),
-      cmp_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
+FWRAP_T(reduce, MPI_REDUCE,
+        (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
+         F *ierr),
+        (sbuf, rbuf, count, type, op, root, comm, ierr),
+        cmp_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
 FWRAP(ireduce, MPI_IREDUCE,
       (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
        F *req, F *ierr),
@@ -215,26 +242,26 @@ FWRAP(ireduce, MPI_IREDUCE,
                 F *req, F *ierr)
 #define A_IRED (sbuf, rbuf, count, type, op, comm, req, ierr)
 
-FWRAP(allreduce, MPI_ALLREDUCE, P_RED, A_RED,
-      cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP_T(allreduce, MPI_ALLREDUCE, P_RED, A_RED,
+        cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(iallreduce, MPI_IALLREDUCE, P_IRED, A_IRED,
       cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
-FWRAP(scan, MPI_SCAN, P_RED, A_RED,
-      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP_T(scan, MPI_SCAN, P_RED, A_RED,
+        cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(iscan, MPI_ISCAN, P_IRED, A_IRED,
       cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
-FWRAP(exscan, MPI_EXSCAN, P_RED, A_RED,
-      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP_T(exscan, MPI_EXSCAN, P_RED, A_RED,
+        cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(iexscan, MPI_IEXSCAN, P_IRED, A_IRED,
       cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
-FWRAP(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, P_RED, A_RED,
-      cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
+FWRAP_T(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, P_RED, A_RED,
+        cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, P_IRED, A_IRED,
       cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
-FWRAP(reduce_scatter, MPI_REDUCE_SCATTER,
-      (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *ierr),
-      (sbuf, rbuf, rcounts, type, op, comm, ierr),
-      cmp_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
+FWRAP_T(reduce_scatter, MPI_REDUCE_SCATTER,
+        (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *ierr),
+        (sbuf, rbuf, rcounts, type, op, comm, ierr),
+        cmp_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
 FWRAP(ireduce_scatter, MPI_IREDUCE_SCATTER,
       (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *req,
        F *ierr),
@@ -249,22 +276,22 @@ FWRAP(ireduce_scatter, MPI_IREDUCE_SCATTER,
                 F *rtype, F *comm, F *req, F *ierr)
 #define A_IA2A (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr)
 
-FWRAP(alltoall, MPI_ALLTOALL, P_A2A, A_A2A,
-      cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP_T(alltoall, MPI_ALLTOALL, P_A2A, A_A2A,
+        cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 FWRAP(ialltoall, MPI_IALLTOALL, P_IA2A, A_IA2A,
       cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
-FWRAP(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
-      cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP_T(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
+        cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 FWRAP(iallgather, MPI_IALLGATHER, P_IA2A, A_IA2A,
       cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 
-FWRAP(alltoallv, MPI_ALLTOALLV,
-      (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
-       F *rdispls, F *rtype, F *comm, F *ierr),
-      (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-       ierr),
-      cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
-                         TYPE(rtype)), NOTHING)
+FWRAP_T(alltoallv, MPI_ALLTOALLV,
+        (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+         F *rdispls, F *rtype, F *comm, F *ierr),
+        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+         ierr),
+        cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
+                           TYPE(rtype)), NOTHING)
 FWRAP(ialltoallv, MPI_IALLTOALLV,
       (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
        F *rdispls, F *rtype, F *comm, F *req, F *ierr),
@@ -293,12 +320,12 @@ static void alltoallw_f(void *sbuf, F *scounts, F *stypes, F *rcounts,
     free(t);
 }
 
-FWRAP(alltoallw, MPI_ALLTOALLW,
-      (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
-       F *rdispls, F *rtypes, F *comm, F *ierr),
-      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-       ierr),
-      alltoallw_f(sbuf, scounts, stypes, rcounts, rtypes, comm), NOTHING)
+FWRAP_T(alltoallw, MPI_ALLTOALLW,
+        (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
+         F *rdispls, F *rtypes, F *comm, F *ierr),
+        (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+         ierr),
+        alltoallw_f(sbuf, scounts, stypes, rcounts, rtypes, comm), NOTHING)
 FWRAP(ialltoallw, MPI_IALLTOALLW,
       (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
        F *rdispls, F *rtypes, F *comm, F *req, F *ierr),
@@ -306,11 +333,11 @@ FWRAP(ialltoallw, MPI_IALLTOALLW,
        req, ierr),
       alltoallw_f(sbuf, scounts, stypes, rcounts, rtypes, comm), NOTHING)
 
-FWRAP(allgatherv, MPI_ALLGATHERV,
-      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
-       F *rtype, F *comm, F *ierr),
-      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr),
-      cmp_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
+FWRAP_T(allgatherv, MPI_ALLGATHERV,
+        (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+         F *rtype, F *comm, F *ierr),
+        (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr),
+        cmp_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
 FWRAP(iallgatherv, MPI_IALLGATHERV,
       (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
        F *rtype, F *comm, F *req, F *ierr),
@@ -325,31 +352,31 @@ FWRAP(iallgatherv, MPI_IALLGATHERV,
 #define A_IROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, \
                    ierr)
 
-FWRAP(gather, MPI_GATHER, P_ROOTED, A_ROOTED,
-      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP_T(gather, MPI_GATHER, P_ROOTED, A_ROOTED,
+        cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP(igather, MPI_IGATHER, P_IROOTED, A_IROOTED,
       cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
-FWRAP(scatter, MPI_SCATTER, P_ROOTED, A_ROOTED,
-      cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP_T(scatter, MPI_SCATTER, P_ROOTED, A_ROOTED,
+        cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP(iscatter, MPI_ISCATTER, P_IROOTED, A_IROOTED,
       cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 
-FWRAP(gatherv, MPI_GATHERV,
-      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
-       F *rtype, F *root, F *comm, F *ierr),
-      (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr),
-      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+FWRAP_T(gatherv, MPI_GATHERV,
+        (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+         F *rtype, F *root, F *comm, F *ierr),
+        (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr),
+        cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP(igatherv, MPI_IGATHERV,
       (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
        F *rtype, F *root, F *comm, F *req, F *ierr),
       (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req,
        ierr),
       cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
-FWRAP(scatterv, MPI_SCATTERV,
-      (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
-       F *rtype, F *root, F *comm, F *ierr),
-      (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr),
-      cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
+FWRAP_T(scatterv, MPI_SCATTERV,
+        (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
+         F *rtype, F *root, F *comm, F *ierr),
+        (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr),
+        cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
 FWRAP(iscatterv, MPI_ISCATTERV,
       (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
        F *rtype, F *root, F *comm, F *req, F *ierr),
@@ -357,7 +384,7 @@ FWRAP(iscatterv, MPI_ISCATTERV,
        ierr),
       cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
 
-FWRAP(barrier, MPI_BARRIER, (F *comm, F *ierr), (comm, ierr),
-      cmp_coll_barrier(COMM(comm)), NOTHING)
+FWRAP_T(barrier, MPI_BARRIER, (F *comm, F *ierr), (comm, ierr),
+        cmp_coll_barrier(COMM(comm)), NOTHING)
 FWRAP(ibarrier, MPI_IBARRIER, (F *comm, F *req, F *ierr), (comm, req, ierr),
       cmp_coll_barrier(COMM(comm)), NOTHING)

@@ -3,7 +3,9 @@
  * share with the Fortran ones.  A send is recorded when it is posted (a
  * non-blocking send counts at MPI_Isend, a persistent one at each
  * MPI_Start/MPI_Startall).  Sends to MPI_PROC_NULL and to processes outside
- * MPI_COMM_WORLD are dropped.
+ * MPI_COMM_WORLD are dropped.  The blocking receive-side calls (Recv,
+ * Sendrecv(_replace), the Waits, Probe) are timed (prof.h, "time"); the
+ * sends are not.
  */
 #include "prof.h"
 
@@ -203,18 +205,57 @@ INIT_WRAPPER(Bsend_init)
 INIT_WRAPPER(Ssend_init)
 INIT_WRAPPER(Rsend_init)
 
-SEND_WRAPPER(Sendrecv,
-             (const void *sbuf, int scount, MPI_Datatype stype, int dest,
-              int stag, void *rbuf, int rcount, MPI_Datatype rtype,
-              int source, int rtag, MPI_Comm comm, MPI_Status *status),
-             (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-              rtag, comm, status),
-             comm, dest, scount, stype)
-SEND_WRAPPER(Sendrecv_replace,
-             (void *buf, int count, MPI_Datatype type, int dest, int stag,
-              int source, int rtag, MPI_Comm comm, MPI_Status *status),
-             (buf, count, type, dest, stag, source, rtag, comm, status),
-             comm, dest, count, type)
+/* A blocking call that sends nothing: timed, nothing recorded. */
+#define TIMED_WRAPPER(NAME, PARAMS, ARGS)                                    \
+int MPI_##NAME PARAMS                                                        \
+{                                                                            \
+    uint64_t t0 = cmp_time_begin();                                          \
+    int rc = PMPI_##NAME ARGS;                                               \
+    cmp_time_end(t0);                                                        \
+    return rc;                                                               \
+}
+
+/* Sendrecv blocks for its receive: its send is recorded, the call timed. */
+#define SENDRECV_WRAPPER(NAME, PARAMS, ARGS, C, D, N, T)                     \
+int MPI_##NAME PARAMS                                                        \
+{                                                                            \
+    cmp_send_any(C, D, N, T);                                                \
+    uint64_t t0 = cmp_time_begin();                                          \
+    int rc = PMPI_##NAME ARGS;                                               \
+    cmp_time_end(t0);                                                        \
+    return rc;                                                               \
+}
+
+SENDRECV_WRAPPER(Sendrecv,
+                 (const void *sbuf, int scount, MPI_Datatype stype, int dest,
+                  int stag, void *rbuf, int rcount, MPI_Datatype rtype,
+                  int source, int rtag, MPI_Comm comm, MPI_Status *status),
+                 (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+                  source, rtag, comm, status),
+                 comm, dest, scount, stype)
+SENDRECV_WRAPPER(Sendrecv_replace,
+                 (void *buf, int count, MPI_Datatype type, int dest, int stag,
+                  int source, int rtag, MPI_Comm comm, MPI_Status *status),
+                 (buf, count, type, dest, stag, source, rtag, comm, status),
+                 comm, dest, count, type)
+
+TIMED_WRAPPER(Recv,
+              (void *buf, int count, MPI_Datatype type, int source, int tag,
+               MPI_Comm comm, MPI_Status *status),
+              (buf, count, type, source, tag, comm, status))
+TIMED_WRAPPER(Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status),
+              (source, tag, comm, status))
+TIMED_WRAPPER(Wait, (MPI_Request *req, MPI_Status *status), (req, status))
+TIMED_WRAPPER(Waitall,
+              (int count, MPI_Request reqs[], MPI_Status *statuses),
+              (count, reqs, statuses))
+TIMED_WRAPPER(Waitany,
+              (int count, MPI_Request reqs[], int *index, MPI_Status *status),
+              (count, reqs, index, status))
+TIMED_WRAPPER(Waitsome,
+              (int incount, MPI_Request reqs[], int *outcount, int indices[],
+               MPI_Status statuses[]),
+              (incount, reqs, outcount, indices, statuses))
 
 int MPI_Start(MPI_Request *req)
 {

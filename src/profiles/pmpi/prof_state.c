@@ -4,7 +4,8 @@
  * Per process: two rows (point-to-point, collective-derived) of
  * (bytes, messages) per destination world rank, the translation of each
  * communicator's ranks to world ranks (cached as a communicator attribute),
- * and the table of persistent send requests.
+ * the table of persistent send requests, and the run's timing (prof.h,
+ * "time").
  *
  * Row storage.  A row is a dense array indexed by world rank when the job has
  * at most CMP_DENSE_MAX ranks (16 bytes per rank and row kind, plus 4 for
@@ -20,6 +21,11 @@
  * datatype (cmp_hot_type) and the hot communicator (set by cmp_comm_get,
  * dropped when that communicator is freed, and never set under
  * MPI_THREAD_MULTIPLE or with hashed rows).
+ *
+ * Time-only mode (CLUSTERMAP_PROFILE_TRAFFIC=0): none of the above is set
+ * up and cmp_active stays 0, so no wrapper records anything (the hot
+ * communicator stays unset, which is what keeps the inlined send path
+ * away); only the timing runs, and cmp_finish writes a part without rows.
  */
 #include "prof.h"
 
@@ -30,6 +36,8 @@
 #define CMP_DENSE_MAX 4096
 
 CMP_HIDDEN volatile int cmp_active;
+CMP_HIDDEN volatile int cmp_timing;
+CMP_HIDDEN uint64_t cmp_mpi_ns;
 CMP_HIDDEN int cmp_mpi_seen;
 CMP_HIDDEN cmp_hot_t cmp_hot;
 CMP_HIDDEN int cmp_multi;
@@ -37,7 +45,9 @@ CMP_HIDDEN pthread_mutex_t cmp_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* Filled by cmp_start(); cmp_finish() writes them.  Nothing here needs
  * another rank: no communicator of our own, no collective. */
-static int joined;            /* cmp_start() set up recording */
+static int joined;            /* cmp_start() set up profiling */
+static int traffic;           /* ... and records traffic (not time only) */
+static uint64_t t_start;      /* cmp_now() at the return of MPI_Init */
 static int world_size, world_rank;
 static int *identity;         /* dense rows: [world_size] i -> i */
 static MPI_Group world_group = MPI_GROUP_NULL;
@@ -337,43 +347,31 @@ int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
 
 /* ------------------------------------------------------- start/finish -- */
 
-void cmp_start(int provided)
+/* Set up traffic recording: rows, world group, attribute key.  -1 on
+ * failure, with everything it made undone. */
+static int traffic_setup(void)
 {
-    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
-    cmp_mpi_seen = 1;
-    if (joined || !dir || !*dir)
-        return;
-    cmp_nompi_clear();
-    if (PMPI_Comm_size(MPI_COMM_WORLD, &world_size) != MPI_SUCCESS ||
-        PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS) {
-        fprintf(stderr, "clustermap-prof: cannot set up, not profiling\n");
-        return;
-    }
-    cmp_multi = provided == MPI_THREAD_MULTIPLE;
     int dense_max = CMP_DENSE_MAX;
     const char *dm = getenv("CLUSTERMAP_PROF_DENSE_MAX");
     if (dm && *dm)
         dense_max = atoi(dm);
-    profile_dir = strdup(dir);
-    if (!profile_dir ||
-        PMPI_Comm_group(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS ||
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS ||
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_map, &keyval,
                                 NULL) != MPI_SUCCESS ||
         row_init(&rows[CMP_P2P], world_size <= dense_max) ||
         row_init(&rows[CMP_COLL], world_size <= dense_max) ||
         (rows[CMP_P2P].dense &&
          !(identity = malloc((size_t)world_size * sizeof *identity)))) {
-        /* This rank writes no part: ingestion refuses the incomplete set,
-         * and no other rank waits for anything. */
-        fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
-                "profiled\n", world_rank);
         row_free(&rows[CMP_P2P]);
         row_free(&rows[CMP_COLL]);
         free(identity);
         identity = NULL;
-        return;
+        if (world_group != MPI_GROUP_NULL)
+            PMPI_Group_free(&world_group);
+        if (keyval != MPI_KEYVAL_INVALID)
+            PMPI_Comm_free_keyval(&keyval);
+        return -1;
     }
-    joined = 1;
     tcache_clear();
     cmp_hot.type = MPI_DATATYPE_NULL;      /* size 0, like cmp_bytes */
     cmp_hot.size = 0;
@@ -385,27 +383,62 @@ void cmp_start(int provided)
         cmp_hot.ndense = (unsigned)world_size;
         hot_set(MPI_COMM_WORLD, world_size, identity);
     }
-    cmp_active = 1;
+    return 0;
+}
+
+void cmp_start(int provided)
+{
+    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    cmp_mpi_seen = 1;
+    if (joined || !dir || !*dir)
+        return;
+    uint64_t t0 = cmp_now();
+    cmp_nompi_clear();
+    if (PMPI_Comm_size(MPI_COMM_WORLD, &world_size) != MPI_SUCCESS ||
+        PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS) {
+        fprintf(stderr, "clustermap-prof: cannot set up, not profiling\n");
+        return;
+    }
+    cmp_multi = provided == MPI_THREAD_MULTIPLE;
+    const char *tr = getenv("CLUSTERMAP_PROFILE_TRAFFIC");
+    traffic = !(tr && strcmp(tr, "0") == 0);
+    profile_dir = strdup(dir);
+    if (!profile_dir || (traffic && traffic_setup() < 0)) {
+        /* This rank writes no part: ingestion refuses the incomplete set,
+         * and no other rank waits for anything. */
+        fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
+                "profiled\n", world_rank);
+        free(profile_dir);
+        profile_dir = NULL;
+        return;
+    }
+    joined = 1;
+    cmp_mpi_ns = 0;
+    t_start = t0;
+    cmp_timing = 1;
+    cmp_active = traffic;
 }
 
 void cmp_finish(void)
 {
     if (!joined)
         return;
+    uint64_t elapsed = cmp_now() - t_start;
+    cmp_timing = 0;
+    uint64_t mpi = __atomic_load_n(&cmp_mpi_ns, __ATOMIC_RELAXED);
     cmp_active = 0;
+    joined = 0;
     hot_off();
     cmp_hot.ndense = 0;
     cmp_hot.dense[CMP_P2P] = cmp_hot.dense[CMP_COLL] = NULL;
-    joined = 0;
     size_t n = 0;
-    uint64_t *mine = collect(&n);
-    if (!mine) {
+    uint64_t *mine = traffic ? collect(&n) : NULL;
+    if (traffic && !mine)
         fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
                 "profiled\n", world_rank);
-        n = 0;
-    }
     else
-        cmp_write_part(world_rank, world_size, mine, n, profile_dir);
+        cmp_write_part(world_rank, world_size, traffic, mine, n, elapsed,
+                       mpi, profile_dir);
     free(mine);
     for (int k = 0; k < CMP_NKINDS; k++)
         row_free(&rows[k]);

@@ -1,6 +1,7 @@
 /*
  * prof_write.c -- every rank writes its own part of the raw profile at
- * MPI_Finalize (format 2, docs/profile-format.md): a temporary file in the
+ * MPI_Finalize (format 2, docs/profile-format.md: the header, "traffic off"
+ * in time-only mode, the "time" line, the rows): a temporary file in the
  * node's private profiling directory, then rename, so that readers see
  * either no part or a complete one.  There is no collective: a rank whose
  * node could not set up profiling, or that runs without this library,
@@ -63,7 +64,17 @@ static void write_rows(FILE *f, int rank, const uint64_t *q, size_t n,
     }
 }
 
-void cmp_write_part(int rank, int size, const uint64_t *mine, size_t nmine,
+/* Nanoseconds as seconds with six decimals (what "%.6f" prints), without
+ * the locale's decimal separator: the program may have set one. */
+static void put_seconds(FILE *f, uint64_t ns)
+{
+    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+    fprintf(f, "%llu.%06llu", (unsigned long long)(us / 1000000),
+            (unsigned long long)(us % 1000000));
+}
+
+void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
+                    size_t nmine, uint64_t elapsed_ns, uint64_t mpi_ns,
                     const char *dir)
 {
     char job[64], step[64], prog[128], path[PATH_MAX], tmp[PATH_MAX];
@@ -93,8 +104,17 @@ void cmp_write_part(int rank, int size, const uint64_t *mine, size_t nmine,
     unsigned long long lines = 0;
     fprintf(f, "clustermap-raw 2\nranks %d\nrank %d\njob %s %s\nprogram %s\n",
             size, rank, job, step, prog);
-    write_rows(f, rank, mine, nmine, size, CMP_P2P, &lines);
-    write_rows(f, rank, mine, nmine, size, CMP_COLL, &lines);
+    if (!traffic)
+        fputs("traffic off\n", f);
+    fputs("time ", f);
+    put_seconds(f, elapsed_ns);
+    fputc(' ', f);
+    put_seconds(f, mpi_ns);
+    fputc('\n', f);
+    if (traffic) {
+        write_rows(f, rank, mine, nmine, size, CMP_P2P, &lines);
+        write_rows(f, rank, mine, nmine, size, CMP_COLL, &lines);
+    }
     fprintf(f, "end %llu\n", lines);
     int bad = ferror(f) || fflush(f) != 0;
     int err = errno;

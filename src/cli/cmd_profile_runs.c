@@ -1,0 +1,49 @@
+/*
+ * cmd_profile_runs.c -- the run history of a profile and the guard's
+ * decision, as `clustermap profile show` prints them (key=value lines after
+ * the profile's own).
+ */
+#include <stdlib.h>
+
+#include "cli.h"
+#include "cm_profiles.h"
+
+int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
+                      int ntasks)
+{
+    cm_error_t err = { "" };
+    cm_guard_rule_t rule;
+    cm_guard_t g;
+    int count = 0;
+    cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
+    if (!runs)
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "out of memory");
+    if (cm_store_history_load(s, name, ntasks, runs, &count, &err) < 0) {
+        free(runs);
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+    }
+    cm_guard_rule_init(&rule);
+    cm_guard_decide(runs, count, &rule, &g);
+    fprintf(f, "history.runs=%d\n", count);
+    for (int k = 0; k < count; k++) {
+        const cm_run_t *r = &runs[k];
+        fprintf(f, "run.%d=%s ", k + 1, r->jobid);
+        cm_cli_print_time(f, r->when);
+        fprintf(f, " %s how=%s program=%s elapsed_max=%.3f elapsed_mean=%.3f "
+                "mpi_max=%.3f mpi_mean=%.3f J=%.6g J_default=%.6g\n",
+                r->placed ? "placed" : "default", r->how, r->program,
+                r->elapsed_max, r->elapsed_mean, r->mpi_max, r->mpi_mean,
+                r->j_plan, r->j_default);
+    }
+    /* The plugin's own rule comes from plugstack.conf; the last run's how
+     * ("guard", "probe:...") says what it decided. */
+    fprintf(f, "guard=%s\nguard.reason=%s\nguard.why=%s\nguard.rule=window %d, "
+            "min_placed %d, min_default %d, probe after %d, recheck after %d, "
+            "margin %g (the defaults; plugstack.conf's guard_window, guard_probe "
+            "and guard_recheck apply in jobs)\n",
+            g.place ? "place" : "default", cm_guard_reason_name(g.reason), g.why,
+            rule.window, rule.min_placed, rule.min_default, rule.probe,
+            rule.recheck, rule.margin);
+    free(runs);
+    return CM_EXIT_OK;
+}
