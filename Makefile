@@ -48,6 +48,9 @@ CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null || echo -lcmocka)
 HWLOC_SONAME  := $(shell objdump -p "$$($(CC) -print-file-name=libhwloc.so)" 2>/dev/null | \
                    awk '$$1 == "SONAME" {print $$2}')
 SLURM_CFLAGS  := -I/usr/include/slurm
+# cairo draws the pictures of `clustermap render` (the command only).
+CAIRO_CFLAGS  := $(shell $(PKG) --cflags cairo 2>/dev/null)
+CAIRO_LIBS    := $(shell $(PKG) --libs cairo 2>/dev/null || echo -lcairo)
 
 CFLAGS_ALL := $(BASEFLAGS) -Isrc/core -Isrc/profiles $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
               $(SCOTCH_CFLAGS) $(LAPACK_CFLAGS) $(CFLAGS)
@@ -91,7 +94,18 @@ $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
 $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SLURM_CFLAGS) \
-	  $(if $(HWLOC_SONAME),-DCMP_HWLOC_SONAME='"$(HWLOC_SONAME)"') -MMD -MP -c $< -o $@
+	  $(if $(HWLOC_SONAME),-DCMP_HWLOC_SONAME='"$(HWLOC_SONAME)"') \
+	  -DCMP_DEFAULT_PROF_LIB='"$(LIBDIR)/libclustermap-prof.so"' -MMD -MP -c $< -o $@
+
+# The plugin's default prof_lib= is where `make install` puts the profiler:
+# config.o is rebuilt when LIBDIR (PREFIX) changes.
+LIBDIR_STAMP := $(BUILD)/libdir.stamp
+$(LIBDIR_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+$(BUILD)/obj/src/plugin/config.o: $(LIBDIR_STAMP)
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,8 +119,10 @@ $(LIBPROFS): $(call obj,$(PROFILE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(call obj,$(CLI_SRC)): CFLAGS_ALL += $(CAIRO_CFLAGS)
+
 $(CLI): $(call obj,$(CLI_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
-	$(CC) $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
+	$(CC) $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CAIRO_LIBS)
 
 $(PMPI_SO): $(call obj,$(PMPI_SRC))
 	$(MPICC) $(SANLD) -shared -o $@ $^ -ldl
@@ -182,7 +198,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clustermap $(DESTDIR)$(LIBDIR)/libclustermap.a \
 	  $(DESTDIR)$(INCDIR)/clustermap.h $(DESTDIR)$(LIBDIR)/libclustermap-prof.so \
 	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap.so \
-	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap-place.so
+	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap-place.so \
+	  $(foreach f,$(wildcard docs/man/*.1),$(DESTDIR)$(MANDIR)/man1/$(notdir $(f))) \
+	  $(foreach f,$(wildcard docs/man/*.8),$(DESTDIR)$(MANDIR)/man8/$(notdir $(f)))
 
 clean:
 	rm -rf build

@@ -32,6 +32,10 @@ int cm_cmd_plan(int argc, char **argv);
 /** `clustermap profile`: the profile store (src/cli/cmd_profile.c). */
 int cm_cmd_profile(int argc, char **argv);
 
+/** `clustermap render`: pictures of a matrix under a placement, of the
+ *  placement on the machine, or of the judge's CSV (src/cli/cmd_render.c). */
+int cm_cmd_render(int argc, char **argv);
+
 struct cm_store;
 /** `profile show`: the run history of (@p name, @p ntasks) and the guard's
  *  decision under its default rule, as key=value lines (cmd_profile_runs.c).
@@ -54,6 +58,11 @@ int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
 /** Print a cost or a byte count: integer digits when @p x is integral and
  *  |x| < 2^53 (exact in a double), otherwise "%.17g" (round-trips). */
 void cm_cli_print_number(FILE *f, double x);
+
+/** The store= of the clustermap line of Slurm's plugstack.conf (next to
+ *  $SLURM_CONF, else /etc/slurm/plugstack.conf; `include` lines followed),
+ *  copied into @p buf; NULL when there is none (src/cli/site_conf.c). */
+const char *cm_cli_site_store(char *buf, size_t n);
 
 /** @p t (seconds since the epoch) as "YYYY-MM-DDTHH:MM:SSZ" (UTC). */
 void cm_cli_print_time(FILE *f, int64_t t);
@@ -94,6 +103,26 @@ int cm_cli_output_close(cm_cli_output_t *out, int status);
  *  to use '--output -' when @p path names something that exists and is not
  *  a regular file (such as /dev/stdout).  Returns CM_EXIT_FAIL. */
 int cm_cli_output_fail(const char *cmd, const char *path, const char *msg);
+
+/* -- --mapping FILE|ALGORITHM (src/cli/mapping_opts.c) --------------------- */
+
+struct cm_place_opts;
+
+/** For command @p cmd, whose mapping will be @p spec (a file or an
+ *  algorithm name): read the matrix and build the machine of @p po
+ *  (cm_machine_opts_load(); the slots of a mapping file are kept, so
+ *  po->machine.keep_mapping is set), then price the tree as its --weight
+ *  says.  Returns CM_EXIT_OK with *m and *t the caller's to free, or the
+ *  exit status after the message with both NULL. */
+int cm_cli_mapping_load(const char *cmd, struct cm_place_opts *po,
+                        const char *spec, cm_matrix_t **m, cm_tree_t **t);
+
+/** Fill @p map (cm_matrix_n(m) entries) from @p spec: the algorithm of
+ *  that name (cm_cli_algorithm_run() with @p seed), else a mapping file of
+ *  slots of the whole machine, turned into slots of @p t.  Returns
+ *  CM_EXIT_OK, or CM_EXIT_FAIL after the message. */
+int cm_cli_mapping_get(const char *cmd, const char *spec, const cm_matrix_t *m,
+                       const cm_tree_t *t, uint64_t seed, int *map);
 
 /* -- mapping algorithms (src/cli/algorithms.c) ---------------------------- */
 

@@ -64,27 +64,6 @@ static void usage(FILE *f)
 "      --distances 1:2:10:20 --mapping block\n");
 }
 
-/* Fill @p map from the --mapping argument: an algorithm name or a file. */
-static int get_mapping(const char *spec, const cm_matrix_t *m,
-                       const cm_tree_t *t, uint64_t seed, int *map)
-{
-    cm_error_t err = { "" };
-    const cm_cli_algorithm_t *a = cm_cli_algorithm_find(spec);
-    int n = cm_matrix_n(m);
-
-    if (a) {
-        if (cm_cli_algorithm_run(a, m, t, seed, map, &err) != 0)
-            return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", a->name, err.msg);
-        return 0;
-    }
-    if (cm_mapping_read(spec, n, map, &err) != 0)
-        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
-    /* The file names slots of the whole machine; t may be a part of it. */
-    if (cm_tree_map_from_origin(t, map, n, map, &err) != 0)
-        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", spec, err.msg);
-    return 0;
-}
-
 static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
                          const cm_tree_t *t, const char *mapping)
 {
@@ -94,8 +73,10 @@ static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
     fprintf(stderr, "matrix %s: %d ranks, %zu entries, ", mo->matrix,
             cm_matrix_n(m), cm_matrix_nnz(m));
     cm_cli_print_number(stderr, bytes);
-    fprintf(stderr, " bytes\nmachine: %d slots, %d nodes\n",
+    fprintf(stderr, " bytes\nmachine: %d slots, %d nodes: ",
             cm_tree_origin_nslots(t), cm_tree_origin_nnodes(t));
+    cm_machine_line(stderr, t);   /* the tree that was built, in one line */
+    fputc('\n', stderr);
     for (int l = 0; l < cm_tree_nlevels(t); l++)
         fprintf(stderr, "  level %d %s: %.17g per byte, %.17g per message\n", l,
                 cm_tree_level_name(t, l), cm_tree_level_byte_cost(t, l),
@@ -207,24 +188,14 @@ int cm_cmd_eval(int argc, char **argv)
                                   cm_cli_algorithm_names(names, sizeof names));
     }
 
-    if (!cm_cli_algorithm_find(mapping))
-        po.machine.keep_mapping = mapping;   /* its slots must be kept */
-    if ((status = cm_machine_opts_load(&po.machine, CMD, &m, &t)) != 0)
+    if ((status = cm_cli_mapping_load(CMD, &po, mapping, &m, &t)) != 0)
         return status;
-    if (po.have_weight) {
-        cm_error_t err = { "" };
-        if (cm_tree_apply_weight(t, m, po.weight, &err) != 0) {
-            cm_matrix_free(m);
-            cm_tree_free(t);
-            return cm_cli_fail(CM_EXIT_FAIL, CMD, "--weight: %s", err.msg);
-        }
-    }
     if (po.verbose)
         print_inputs(&po.machine, m, t, mapping);
     map = malloc((size_t)cm_matrix_n(m) * sizeof *map);
     if (!map)
         status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
-    else if ((status = get_mapping(mapping, m, t, po.seed, map)) == 0)
+    else if ((status = cm_cli_mapping_get(CMD, mapping, m, t, po.seed, map)) == 0)
         status = report(m, t, map, eo.bound, po.verbose);
     free(map);
     cm_matrix_free(m);

@@ -122,7 +122,9 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
         cm_cli_print_number(stderr, cm_cost(m, t, map));
         fputs("\nT_max=", stderr);
         cm_cli_print_number(stderr, cm_cost_max(m, t, map));
-        fprintf(stderr, "\ntime=%.6f s\n", elapsed);
+        fprintf(stderr, "\ntime=%.6f s\nmachine=", elapsed);
+        cm_machine_line(stderr, t);
+        fputc('\n', stderr);
         if (rep.ncandidates > 1) {
             fprintf(stderr, "winner=%s\n", rep.winner);
             for (int k = 0; k < rep.ncandidates; k++) {

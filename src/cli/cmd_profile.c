@@ -676,7 +676,9 @@ static const action_t *find_action(const char *name)
 static void common_help(FILE *f, int accepts)
 {
     fprintf(f, "\nOptions:\n"
-            "  --store DIR        store root (default $%s, else %s)\n",
+            "  --store DIR        store root (default $%s, else the store= of\n"
+            "                     clustermap's line in Slurm's plugstack.conf,\n"
+            "                     else %s)\n",
             CM_STORE_ENV, CM_STORE_DEFAULT_DIR);
     if (accepts & O_USER)
         fputs("  --user U           whose profiles: name or uid (default: you)\n",
@@ -850,6 +852,10 @@ int cm_cmd_profile(int argc, char **argv)
         return rc < 0 ? (fflush(stdout) == 0 ? CM_EXIT_OK : CM_EXIT_FAIL) : rc;
     if ((rc = resolve_user(&o)) != 0)
         return rc;
+    static char site[4096];
+    const char *env = getenv(CM_STORE_ENV);
+    if (!o.store && !(env && *env))
+        o.store = cm_cli_site_store(site, sizeof site);
     if (!o.store)
         o.store = cm_store_default_root();
     return a->run(&o);

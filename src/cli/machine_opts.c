@@ -286,9 +286,12 @@ void cm_machine_opts_help(FILE *f, int flags)
 "  --format FMT           auto (default), mtx, metis or triplets\n", f);
     fputs(
 "Machine (exactly one of):\n"
-"  --hierarchy H          VieM/KaHIP hierarchy a1:a2:...:ak, innermost first\n"
-"                         (e.g. 4:2:4:2 = 4 cores/socket, 2 sockets/node,\n"
-"                         4 nodes/switch, 2 switches)\n"
+"  --hierarchy H          levels named, innermost first: core=8,node=2,switch=4\n"
+"                         (8 cores/node, 2 nodes/switch, 4 switches; exactly\n"
+"                         one node=), or VieM/KaHIP a1:a2:...:ak, where the\n"
+"                         second field is always the node (4:2:4:2 = 4\n"
+"                         cores/socket, 2 sockets/node, 4 nodes/switch, 2\n"
+"                         switches); --verbose prints the tree built\n"
 "  --distances D          cost per byte d1:...:dk for each hierarchy level\n"
 "  --hwloc-xml FILE       nodes like this hwloc topology (lstopo --of xml)\n"
 "  --hwloc-live           nodes like the machine this runs on\n"
@@ -355,4 +358,15 @@ int cm_place_opts_parse(cm_place_opts_t *o, const char *cmd, int argc, char **ar
     if (optind < argc)
         return cm_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     return cm_machine_opts_check(&o->machine, cmd, machine_flags);
+}
+
+void cm_machine_line(FILE *f, const cm_tree_t *t)
+{
+    int nl = cm_tree_nlevels(t), nv = cm_tree_nvertices(t);
+    for (int l = 0; l < nl; l++) {
+        int count = 0;
+        for (int v = 0; v < nv; v++)
+            count += cm_tree_vertex_level(t, v) == l;
+        fprintf(f, "%s%s %d", l ? " > " : "", cm_tree_level_name(t, l), count);
+    }
 }

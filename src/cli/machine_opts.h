@@ -120,6 +120,12 @@ int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
  *  CM_MACHINE_NEED_MATRIX). */
 void cm_machine_opts_help(FILE *f, int flags);
 
+/** The tree as one line, root first: each level's name and vertex count,
+ *  "switch 4 > node 8 > socket 16 > core 64" -- what eval prints as
+ *  machine= and plan --verbose as machine: so that a hierarchy read
+ *  otherwise than meant shows. */
+void cm_machine_line(FILE *f, const cm_tree_t *t);
+
 /* -- commands that place a matrix: eval, plan -------------------------------- */
 
 #define CM_PLACE_LONGOPTS                                                \

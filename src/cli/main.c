@@ -17,6 +17,7 @@ typedef struct subcommand {
 static const subcommand_t subcommands[] = {
     { "plan", cm_cmd_plan, "compute a placement of a job's ranks and write it" },
     { "eval", cm_cmd_eval, "print the communication cost of a placement" },
+    { "render", cm_cmd_render, "draw a placement or the judge's CSV: png, svg, pdf" },
     { "profile", cm_cmd_profile, "manage the profile store: list, show, "
       "import, export, delete, merge, ingest" },
 };

@@ -199,7 +199,13 @@ void cm_tree_free(cm_tree_t *t);
  *  group, a2 of those per next group, ...), @p distances "d1:...:dk" (cost per
  *  byte for slots whose lowest common group is level i).  Levels are named,
  *  innermost first: socket, node, switch, then group4, group5, ...; with a
- *  single entry the group is "node".  The slot level is "core" with cost 0. */
+ *  single entry the group is "node".  The slot level is "core" with cost 0.
+ *  Or, with named levels, "core=8,node=2,switch=4" (fields separated
+ *  by ','): field 1 is core=N, the cores of the innermost group;
+ *  field i > 1 names the group holding field i - 1's items and says how
+ *  many of them it holds; the root, holding the last field's items, is
+ *  "cluster"; exactly one field must be node=.  @p distances as above, one
+ *  per group. */
 cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
                                   cm_error_t *err);
 

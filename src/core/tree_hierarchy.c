@@ -1,4 +1,7 @@
-/* tree_hierarchy.c -- machine tree from a VieM/KaHIP "a1:a2:...:ak" hierarchy.
+/* tree_hierarchy.c -- machine tree from a VieM/KaHIP "a1:a2:...:ak" hierarchy,
+ * or from one that names its levels, "core=8,node=2,switch=4" (8 cores per
+ * node, 2 nodes per switch, 4 switches): the named form says where the
+ * nodes are instead of leaving the reader to guess (issue 13).
  *
  * a1 slots per innermost group, a2 innermost groups per level-2 group, ...,
  * ak level-(k-1) groups in the single top group, which is the root.  The
@@ -20,9 +23,10 @@
 #define HIER_MAX_LEVELS 32
 #define HIER_MAX_SLOTS (1L << 24)
 
-/* Split "x:y:z" into at most HIER_MAX_LEVELS non-empty fields. */
-static int split(const char *what, const char *s, char fields[][64], int *n,
-                 cm_error_t *err)
+/* Split "x:y:z" (or "x,y,z" when @p sep is ',') into at most
+ * HIER_MAX_LEVELS non-empty fields. */
+static int split_by(const char *what, const char *s, char sep, char fields[][64],
+                    int *n, cm_error_t *err)
 {
     *n = 0;
     if (!s || !*s)
@@ -30,7 +34,7 @@ static int split(const char *what, const char *s, char fields[][64], int *n,
                             what);
     const char *p = s;
     for (;;) {
-        const char *colon = strchr(p, ':');
+        const char *colon = strchr(p, sep);
         size_t len = colon ? (size_t)(colon - p) : strlen(p);
         if (len == 0)
             return cm_error_set(err, "%s '%s': field %d is empty", what, s, *n + 1);
@@ -46,6 +50,12 @@ static int split(const char *what, const char *s, char fields[][64], int *n,
             return 0;
         p = colon + 1;
     }
+}
+
+static int split(const char *what, const char *s, char fields[][64], int *n,
+                 cm_error_t *err)
+{
+    return split_by(what, s, ':', fields, n, err);
 }
 
 static const char *group_name(int i, int k, char *buf, size_t size)
@@ -72,7 +82,62 @@ typedef struct hier {
     int off[HIER_MAX_LEVELS + 2];      /* first id of level j; off[k + 1]: all */
     int span[HIER_MAX_LEVELS + 1];     /* slots under a vertex of level j */
     int node_level;
+    int named;                         /* names[] given by the user */
+    char names[HIER_MAX_LEVELS][32];   /* group names, innermost first */
 } hier_t;
+
+/* "core=8,node=2,switch=4": field 1 must be core=N (cores per innermost
+ * group); field i > 1 names the group that holds field i - 1's items
+ * ("node=2": 2 nodes per next group); the root holding the last field's
+ * items is "cluster".  Exactly one field is node=.  Writes the counts to
+ * @p a (innermost first) and the group names to h->names. */
+static int parse_named(const char *hierarchy, long *a, int *k, hier_t *h,
+                       cm_error_t *err)
+{
+    char f[HIER_MAX_LEVELS][64];
+    int n, nodes = 0;
+    if (split_by("hierarchy", hierarchy, ',', f, &n, err) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        char *eq = strchr(f[i], '='), *end;
+        if (!eq || eq == f[i] || (size_t)(eq - f[i]) >= sizeof h->names[0])
+            return cm_error_set(err, "hierarchy '%s': field %d: expected LEVEL=COUNT, "
+                                "got '%s'", hierarchy, i + 1, f[i]);
+        *eq = '\0';
+        a[i] = strtol(eq + 1, &end, 10);
+        if (*end || eq[1] == '-' || eq[1] == '+' || !eq[1] || a[i] <= 0)
+            return cm_error_set(err, "hierarchy '%s': field %d: expected a positive "
+                                "integer after '%s=', got '%s'", hierarchy, i + 1,
+                                f[i], eq + 1);
+        if (strspn(f[i], "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(f[i]))
+            return cm_error_set(err, "hierarchy '%s': field %d: level name '%s': "
+                                "expected [a-z0-9_]", hierarchy, i + 1, f[i]);
+        if (i == 0 && strcmp(f[i], "core"))
+            return cm_error_set(err, "hierarchy '%s': field 1: expected core=N "
+                                "(cores per innermost group), got '%s='", hierarchy,
+                                f[i]);
+        if (i > 0 && !strcmp(f[i], "core"))
+            return cm_error_set(err, "hierarchy '%s': field %d: only field 1 is core=",
+                                hierarchy, i + 1);
+        for (int j = 1; j < i; j++)
+            if (!strcmp(f[j], f[i]))
+                return cm_error_set(err, "hierarchy '%s': level '%s' named twice",
+                                    hierarchy, f[i]);
+        if (i > 0)
+            snprintf(h->names[i - 1], sizeof h->names[0], "%s", f[i]);
+        nodes += !strcmp(f[i], "node");
+    }
+    if (nodes != 1)
+        return cm_error_set(err, "hierarchy '%s': expected exactly one node=COUNT "
+                            "field (which level is a node must be said)", hierarchy);
+    snprintf(h->names[n - 1], sizeof h->names[0], "cluster");
+    for (int g = 0; g < n; g++)
+        if (!strcmp(h->names[g], "node"))
+            h->node_level = n - 1 - g;
+    *k = n;
+    h->named = 1;
+    return 0;
+}
 
 static int parse(const char *hierarchy, const char *distances, hier_t *h,
                  cm_error_t *err)
@@ -80,7 +145,10 @@ static int parse(const char *hierarchy, const char *distances, hier_t *h,
     char hf[HIER_MAX_LEVELS][64], df[HIER_MAX_LEVELS][64];
     int k, kd;
     long a[HIER_MAX_LEVELS];
-    if (split("hierarchy", hierarchy, hf, &k, err) < 0 ||
+    int named = hierarchy && strchr(hierarchy, '=');
+    memset(h, 0, sizeof *h);
+    if ((named ? parse_named(hierarchy, a, &k, h, err)
+               : split("hierarchy", hierarchy, hf, &k, err)) < 0 ||
         split("distances", distances, df, &kd, err) < 0)
         return -1;
     if (k != kd)
@@ -89,13 +157,14 @@ static int parse(const char *hierarchy, const char *distances, hier_t *h,
     long total = 1;
     for (int i = 0; i < k; i++) {
         char *end;
-        a[i] = strtol(hf[i], &end, 10);
-        if (*end || hf[i][0] == '-' || hf[i][0] == '+')
+        if (!named)
+            a[i] = strtol(hf[i], &end, 10);
+        if (!named && (*end || hf[i][0] == '-' || hf[i][0] == '+'))
             return cm_error_set(err, "hierarchy '%s': field %d: expected a positive "
                                 "integer, got '%s'", hierarchy, i + 1, hf[i]);
         if (a[i] <= 0)
             return cm_error_set(err, "hierarchy '%s': field %d: expected a positive "
-                                "integer, got %s", hierarchy, i + 1, hf[i]);
+                                "integer, got %ld", hierarchy, i + 1, a[i]);
         if (a[i] > HIER_MAX_SLOTS || total * a[i] > HIER_MAX_SLOTS)
             return cm_error_set(err, "hierarchy '%s': more than %ld slots", hierarchy,
                                 HIER_MAX_SLOTS);
@@ -117,7 +186,8 @@ static int parse(const char *hierarchy, const char *distances, hier_t *h,
     h->span[k] = 1;
     for (int j = k - 1; j >= 0; j--)
         h->span[j] = h->span[j + 1] * h->fan[j];
-    h->node_level = k == 1 ? 0 : k - 2;
+    if (!named)
+        h->node_level = k == 1 ? 0 : k - 2;
     return 0;
 }
 
@@ -126,8 +196,9 @@ static int add_levels(const void *ctx, cm_tree_t *t, cm_error_t *err)
     const hier_t *h = ctx;
     char buf[32];
     for (int i = h->k - 1; i >= 0; i--)
-        if (cm_tree_add_level(t, group_name(i, h->k, buf, sizeof buf), h->d[i], 0.0,
-                              err) < 0)
+        if (cm_tree_add_level(t, h->named ? h->names[i]
+                                          : group_name(i, h->k, buf, sizeof buf),
+                              h->d[i], 0.0, err) < 0)
             return -1;
     return cm_tree_add_level(t, "core", 0.0, 0.0, err) < 0 ? -1 : 0;
 }

@@ -52,7 +52,8 @@ test_expect_success 'block equals the identity mapping file on a hierarchy' '
 test_expect_success '--verbose writes to stderr only' '
     cm_run eval --matrix $CG64 $H64 --mapping block --verbose >verbose.out 2>verbose.err &&
     test_cmp out verbose.out &&
-    grep "^matrix .*cg.S.64.mtx: 64 ranks" verbose.err
+    grep "^matrix .*cg.S.64.mtx: 64 ranks" verbose.err &&
+    grep "^machine: 64 slots, 8 nodes: group4 1 > switch 2 > node 8 > socket 16 > core 64$" verbose.err
 '
 
 test_expect_success '--bound adds lower_bound, at most J of every mapping' '
@@ -330,6 +331,23 @@ test_expect_success 'jcost: 128 ranks on 4:2:8:2' '
     cm_run plan --matrix $M --hierarchy 4:2:8:2 --distances 1:2:10:20 \
         --algorithm random --seed 11 --output r128.map &&
     check_jcost $M r128.map 4:2:8:2 1:2:10:20
+'
+
+# A hierarchy that names its levels says where the nodes are; the one-line
+# tree in --verbose shows how any hierarchy was read.
+test_expect_success 'named hierarchy: core=8,node=2,switch=4 is 8 nodes of 8 cores' '
+    cm_run eval --matrix $CG64 --hierarchy core=8,node=2,switch=4 --distances 1:10:100 \
+        --mapping block --verbose >named.out 2>named.err &&
+    grep "^machine: 64 slots, 8 nodes: cluster 1 > switch 4 > node 8 > core 64$" named.err &&
+    cm_run eval --matrix $CG64 --hierarchy 8:2:4 --distances 1:10:100 \
+        --mapping block --verbose 2>pos.err >/dev/null &&
+    grep "^machine: 64 slots, 4 nodes: switch 1 > node 4 > socket 8 > core 64$" pos.err &&
+    test_must_fail "$CLUSTERMAP" eval --matrix $CG64 --hierarchy core=8,switch=8 \
+        --distances 1:10 --mapping block 2>nonode.err &&
+    grep "expected exactly one node=COUNT field" nonode.err &&
+    test_must_fail "$CLUSTERMAP" eval --matrix $CG64 --hierarchy node=8,core=8 \
+        --distances 1:10 --mapping block 2>first.err &&
+    grep "field 1: expected core=N" first.err
 '
 
 test_done

@@ -286,4 +286,23 @@ test_expect_success TMPFS 'a full disk keeps the old profile and leaves no tempo
     grep "runs=2" out
 '
 
+# One configuration: without --store and $CLUSTERMAP_STORE the command uses
+# the store of the plugin's line in Slurm's plugstack.conf (includes too).
+test_expect_success 'no --store: the store of plugstack.conf.s clustermap line' '
+    st=$(mktemp -d) && test_when_finished "rm -rf \"$st\"" &&
+    mkdir -p site/p.d &&
+    printf "# site\ninclude p.d/*.conf\n" >site/plugstack.conf &&
+    printf "optional /usr/lib/x/other.so store=/nowhere\n" >site/p.d/a.conf &&
+    printf "required /usr/lib/x/clustermap.so prof_lib=/x store=$st\n" \
+        >site/p.d/cm.conf &&
+    touch site/slurm.conf &&
+    (unset CLUSTERMAP_STORE && SLURM_CONF=$PWD/site/slurm.conf &&
+     export SLURM_CONF &&
+     "$CLUSTERMAP" profile import "$CM_MATRICES/cg.S.16.mtx" --job-name sitecg &&
+     "$CLUSTERMAP" profile list >site.list) &&
+    test -f "$st/0/sitecg.16.json" &&
+    grep "^sitecg " site.list &&
+    ! test -f "$CLUSTERMAP_STORE/0/sitecg.16.json"
+'
+
 test_done
