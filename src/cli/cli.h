@@ -32,6 +32,9 @@ int cm_cmd_plan(int argc, char **argv);
 /** `clustermap profile`: the profile store (src/cli/cmd_profile.c). */
 int cm_cmd_profile(int argc, char **argv);
 
+/** `clustermap explain`: a placed step's record (src/cli/cmd_explain.c). */
+int cm_cmd_explain(int argc, char **argv);
+
 /** `clustermap render`: pictures of a matrix under a placement, of the
  *  placement on the machine, or of the judge's CSV (src/cli/cmd_render.c). */
 int cm_cmd_render(int argc, char **argv);
@@ -63,6 +66,10 @@ void cm_cli_print_number(FILE *f, double x);
  *  $SLURM_CONF, else /etc/slurm/plugstack.conf; `include` lines followed),
  *  copied into @p buf; NULL when there is none (src/cli/site_conf.c). */
 const char *cm_cli_site_store(char *buf, size_t n);
+
+/** The store root a command uses: @p given (--store), else
+ *  $CLUSTERMAP_STORE, else cm_cli_site_store(), else the default. */
+const char *cm_cli_store_root(const char *given);
 
 /** @p t (seconds since the epoch) as "YYYY-MM-DDTHH:MM:SSZ" (UTC). */
 void cm_cli_print_time(FILE *f, int64_t t);

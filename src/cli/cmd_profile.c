@@ -1,7 +1,7 @@
 /*
  * cmd_profile.c -- `clustermap profile`: the profile store from the command
- * line (list, show, export, import, merge, ingest, delete).  The store and
- * the file format are described in docs/profile-format.md.
+ * line (list, show, export, import, merge, ingest, delete, reset, prune).
+ * The store and the file format are described in docs/profile-format.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +21,14 @@
 enum {
     O_STORE = 1 << 0, O_USER = 1 << 1, O_JOB = 1 << 2, O_NTASKS = 1 << 3,
     O_FORMAT = 1 << 4, O_PART = 1 << 5, O_OUTPUT = 1 << 6, O_WEIGHT = 1 << 7,
-    O_FORCE = 1 << 8, O_MAXB = 1 << 9, O_TOP = 1 << 10
+    O_FORCE = 1 << 8, O_MAXB = 1 << 9, O_TOP = 1 << 10, O_OLDER = 1 << 11,
+    O_UNUSED = 1 << 12, O_DRY = 1 << 13, O_NOW = 1 << 14, O_ALL = 1 << 15
 };
+
+/* Longest --older-than / --unused-for, in days. */
+#define MAX_DAYS 100000
+/* Latest --now: 9999-12-31T23:59:59Z, as for the profile's dates. */
+#define MAX_NOW 253402300799LL
 
 typedef struct popts {
     const char *cmd;          /* "profile show", for messages */
@@ -31,6 +37,9 @@ typedef struct popts {
     cm_part_t part;
     double weight;
     int force, top, given;
+    int64_t older_than, unused_for;  /* prune: seconds, -1 when not given */
+    int64_t now;              /* prune: --now, -1 when not given */
+    int dry_run, all_users;
     size_t max_bytes;
     uid_t uid;                /* --user, or the caller */
     char uname[CM_PROFILE_MAX_NAME + 1];
@@ -285,8 +294,8 @@ static int do_list(popts_t *o)
         cm_store_close(s);
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
     }
-    printf("%-32s %8s %6s %-20s %-12s %s\n", "NAME", "NTASKS", "RUNS", "LAST-UPDATE",
-           "BYTES", "PROGRAM");
+    printf("%-32s %8s %6s %-20s %-20s %-10s %-12s %s\n", "NAME", "NTASKS",
+           "RUNS", "LAST-UPDATE", "LAST-USE", "SIZE", "BYTES", "PROGRAM");
     for (int k = 0; k < n; k++) {
         if (!e[k].valid) {
             cm_cli_fail(CM_EXIT_FAIL, o->cmd, "skipping %s", e[k].error);
@@ -297,6 +306,9 @@ static int do_list(popts_t *o)
         const char *prog = cm_profile_key_program(e[k].job_name, &nl);
         printf("%-32.*s %8d %6ld ", (int)nl, e[k].job_name, e[k].ntasks, e[k].runs);
         cm_cli_print_time(stdout, e[k].last_update);
+        putchar(' ');
+        cm_cli_print_time(stdout, e[k].last_use);
+        printf(" %-10llu", (unsigned long long)e[k].file_bytes);
         char bytes[64];
         FILE *m = fmemopen(bytes, sizeof bytes, "w");
         if (m) {
@@ -604,15 +616,100 @@ static int do_reset(popts_t *o)
     return on_profile(o, reset_one);
 }
 
+/* prune: what one user's store lost (or would lose). */
+typedef struct prune_out {
+    const popts_t *o;
+    const char *user;
+} prune_out_t;
+
+static void prune_report(const cm_store_entry_t *e, cm_prune_status_t st,
+                         const char *msg, void *arg)
+{
+    const prune_out_t *p = arg;
+
+    if (st == CM_PRUNE_FAILED) {
+        cm_cli_fail(CM_EXIT_FAIL, p->o->cmd, "%s", msg);
+        return;
+    }
+    printf("%s %s with %d tasks of %s (last used ",
+           p->o->dry_run ? "would remove" : "removed", e->job_name, e->ntasks,
+           p->user);
+    cm_cli_print_time(stdout, e->last_use);
+    printf(", %llu bytes)\n", (unsigned long long)e->file_bytes);
+}
+
+/* Prune the store of o->uid.  0, or 1 after the messages. */
+static int prune_user(popts_t *o, const cm_prune_rule_t *r,
+                      cm_prune_total_t *total)
+{
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(o, 0);
+    prune_out_t out = { o, NULL };
+    int failed = total->failed, rc;
+
+    if (!s)
+        return 1;
+    out.user = cm_store_user(s);
+    rc = cm_store_prune(s, r, o->dry_run ? CM_PRUNE_DRY_RUN : 0, prune_report,
+                        &out, total, &err);
+    if (rc < 0 && total->failed == failed)   /* the listing itself failed */
+        cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    cm_store_close(s);
+    return rc < 0;
+}
+
+static int do_prune(popts_t *o)
+{
+    cm_prune_total_t total = { 0, 0, 0 };
+    cm_prune_rule_t r = { o->now >= 0 ? o->now : (int64_t)time(NULL),
+                          o->older_than, o->unused_for };
+    cm_error_t err = { "" };
+    int bad = 0, rc;
+
+    if (o->older_than < 0 && o->unused_for < 0)
+        return cm_cli_usage_error(o->cmd, "missing --older-than DAYS or "
+                                  "--unused-for DAYS");
+    if (o->all_users && o->user)
+        return cm_cli_usage_error(o->cmd, "--all-users and --user exclude "
+                                  "each other");
+    if (o->all_users && getuid() != 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "permission denied: only "
+                           "root may prune the profiles of all users "
+                           "(--all-users); you are uid %lu",
+                           (unsigned long)getuid());
+    if (!o->all_users) {
+        if (!o->dry_run && (rc = check_write_access(o)) != 0)
+            return rc;
+        bad = prune_user(o, &r, &total);
+    } else {
+        uid_t *uids;
+        int n;
+        if (cm_store_uids(o->store, &uids, &n, &err) < 0)
+            return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+        for (int k = 0; k < n; k++) {
+            o->uid = uids[k];
+            bad |= prune_user(o, &r, &total);
+        }
+        free(uids);
+    }
+    printf("%s %d profile%s (%llu bytes)\n",
+           o->dry_run ? "would remove" : "removed", total.removed,
+           total.removed == 1 ? "" : "s", (unsigned long long)total.bytes);
+    return bad ? CM_EXIT_FAIL : CM_EXIT_OK;
+}
+
 /* ---- command line ------------------------------------------------------------- */
 
 static const action_t actions[] = {
     { "list", do_list, O_STORE | O_USER, 0, "list [--user U]",
       "The profiles of the user: name, task count, runs, last update (UTC),\n"
-      "total bytes (p2p + coll), program (the file name and a hash of the\n"
-      "path of what the job's srun launched; '-' for name= and imported\n"
-      "profiles).  Where the program matters, NAME in the other actions is\n"
-      "NAME@PROGRAM, or just NAME when one program has that task count.\n"
+      "last use (UTC: the last update or the newest run in the profile's\n"
+      "run history, whichever is later), size (bytes on disk of the profile\n"
+      "and its side files), total bytes sent (p2p + coll), program (the\n"
+      "file name and a hash of the path of what the job's srun launched;\n"
+      "'-' for name= and imported profiles).  Where the program matters,\n"
+      "NAME in the other actions is NAME@PROGRAM, or just NAME when one\n"
+      "program has that task count.\n"
       "Invalid files are reported on stderr and make the exit status 1.\n" },
     { "show", do_show, O_STORE | O_USER | O_NTASKS | O_FORMAT | O_PART |
       O_OUTPUT | O_TOP | O_MAXB, 1,
@@ -661,6 +758,25 @@ static const action_t actions[] = {
       "Forget the run history of a profile, and with it the guard's\n"
       "decision: the next runs are placed again and timed afresh.  The\n"
       "profile itself stays.\n" },
+    { "prune", do_prune, O_STORE | O_USER | O_OLDER | O_UNUSED | O_DRY | O_NOW |
+      O_ALL, 0,
+      "prune [--older-than DAYS] [--unused-for DAYS] [--dry-run]\n"
+      "           [--user U | --all-users] [--now EPOCH]",
+      "Remove the profiles (with their run histories and 'no MPI' marks)\n"
+      "that match every condition given, at least one of:\n"
+      "  --older-than DAYS  last updated more than DAYS days ago\n"
+      "  --unused-for DAYS  last used more than DAYS days ago: neither\n"
+      "                     updated nor run (timed runs in the history\n"
+      "                     count) since\n"
+      "Each removal takes the store's lock and judges the profile again as\n"
+      "it is then.  One line per profile, 'removed NAME with N tasks of\n"
+      "USER (last used DATE, SIZE bytes)', and a total line.  Invalid\n"
+      "profiles are kept, reported on stderr, and make the exit status 1.\n"
+      "  --dry-run          only say what would be removed\n"
+      "  --all-users        every user of the store (root only)\n"
+      "  --now EPOCH        judge as if the time were EPOCH (seconds since\n"
+      "                     1970 UTC; for tests)\n"
+      "Cron example: clustermap profile prune --all-users --unused-for 180\n" },
 };
 
 #define NACTIONS ((int)(sizeof actions / sizeof actions[0]))
@@ -718,7 +834,8 @@ static void action_usage(FILE *f, const action_t *a)
 }
 
 enum { OPT_STORE = 256, OPT_USER, OPT_JOB, OPT_NTASKS, OPT_FORMAT, OPT_PART,
-       OPT_OUTPUT, OPT_WEIGHT, OPT_FORCE, OPT_MAXB, OPT_TOP };
+       OPT_OUTPUT, OPT_WEIGHT, OPT_FORCE, OPT_MAXB, OPT_TOP, OPT_OLDER,
+       OPT_UNUSED, OPT_DRY, OPT_NOW, OPT_ALL };
 
 static const struct option longopts[] = {
     { "store", required_argument, NULL, OPT_STORE },
@@ -732,6 +849,11 @@ static const struct option longopts[] = {
     { "force", no_argument, NULL, OPT_FORCE },
     { "max-bytes", required_argument, NULL, OPT_MAXB },
     { "top", required_argument, NULL, OPT_TOP },
+    { "older-than", required_argument, NULL, OPT_OLDER },
+    { "unused-for", required_argument, NULL, OPT_UNUSED },
+    { "dry-run", no_argument, NULL, OPT_DRY },
+    { "now", required_argument, NULL, OPT_NOW },
+    { "all-users", no_argument, NULL, OPT_ALL },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
 };
@@ -740,7 +862,7 @@ static int parse(const action_t *a, popts_t *o, int argc, char **argv)
 {
     static const int bit[] = { O_STORE, O_USER, O_JOB, O_NTASKS, O_FORMAT,
                                O_PART, O_OUTPUT, O_WEIGHT, O_FORCE, O_MAXB,
-                               O_TOP };
+                               O_TOP, O_OLDER, O_UNUSED, O_DRY, O_NOW, O_ALL };
     uint64_t v;
     int c;
 
@@ -768,6 +890,25 @@ static int parse(const action_t *a, popts_t *o, int argc, char **argv)
         case OPT_FORMAT: o->format = optarg; break;
         case OPT_OUTPUT: o->output = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_DRY: o->dry_run = 1; break;
+        case OPT_ALL: o->all_users = 1; break;
+        case OPT_OLDER:
+        case OPT_UNUSED:
+            if (cm_cli_parse_u64(optarg, MAX_DAYS, &v) < 0)
+                return cm_cli_usage_error(o->cmd, "--%s '%s': expected a "
+                                          "whole number of days in 0..%d",
+                                          longopts[c - OPT_STORE].name, optarg,
+                                          MAX_DAYS);
+            *(c == OPT_OLDER ? &o->older_than : &o->unused_for) =
+                (int64_t)v * 86400;
+            break;
+        case OPT_NOW:
+            if (cm_cli_parse_u64(optarg, MAX_NOW, &v) < 0)
+                return cm_cli_usage_error(o->cmd, "--now '%s': expected "
+                                          "seconds since 1970 UTC, 0..%lld",
+                                          optarg, MAX_NOW);
+            o->now = (int64_t)v;
+            break;
         case OPT_NTASKS:
             if (cm_cli_parse_u64(optarg, CM_PROFILE_MAX_TASKS, &v) < 0 || v < 1)
                 return cm_cli_usage_error(o->cmd, "--ntasks '%s': expected an "
@@ -830,7 +971,8 @@ int cm_cmd_profile(int argc, char **argv)
     }
     if (first >= argc)
         return cm_cli_usage_error("profile", "missing action (list, show, "
-                                  "export, import, merge, ingest, delete)");
+                                  "export, import, merge, ingest, delete, "
+                                  "reset, prune)");
     if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0 ||
         strcmp(argv[first], "help") == 0) {
         usage(stdout);
@@ -847,16 +989,12 @@ int cm_cmd_profile(int argc, char **argv)
     o.weight = CM_PROFILE_DEFAULT_WEIGHT;
     o.top = 10;
     o.max_bytes = CM_PROFILE_DEFAULT_MAX_BYTES;
+    o.older_than = o.unused_for = o.now = -1;
     rc = parse(a, &o, argc - first, argv + first);
     if (rc)
         return rc < 0 ? (fflush(stdout) == 0 ? CM_EXIT_OK : CM_EXIT_FAIL) : rc;
     if ((rc = resolve_user(&o)) != 0)
         return rc;
-    static char site[4096];
-    const char *env = getenv(CM_STORE_ENV);
-    if (!o.store && !(env && *env))
-        o.store = cm_cli_site_store(site, sizeof site);
-    if (!o.store)
-        o.store = cm_store_default_root();
+    o.store = cm_cli_store_root(o.store);
     return a->run(&o);
 }

@@ -18,8 +18,10 @@ static const subcommand_t subcommands[] = {
     { "plan", cm_cmd_plan, "compute a placement of a job's ranks and write it" },
     { "eval", cm_cmd_eval, "print the communication cost of a placement" },
     { "render", cm_cmd_render, "draw a placement or the judge's CSV: png, svg, pdf" },
+    { "explain", cm_cmd_explain, "print what the plugin chose for a placed step, "
+      "and why" },
     { "profile", cm_cmd_profile, "manage the profile store: list, show, "
-      "import, export, delete, merge, ingest" },
+      "export, import, merge, ingest, delete, reset, prune" },
 };
 
 #define NSUBCOMMANDS ((int)(sizeof subcommands / sizeof subcommands[0]))

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cm_profiles.h"
 
 #define MAX_DEPTH 4
 
@@ -82,4 +83,15 @@ const char *cm_cli_site_store(char *buf, size_t n)
     else
         snprintf(path, sizeof path, "/etc/slurm/plugstack.conf");
     return scan_file(path, buf, n, 0) ? buf : NULL;
+}
+
+const char *cm_cli_store_root(const char *given)
+{
+    static char site[4096];
+    const char *env = getenv(CM_STORE_ENV);
+    if (given)
+        return given;
+    if (!(env && *env) && cm_cli_site_store(site, sizeof site))
+        return site;
+    return cm_store_default_root();
 }

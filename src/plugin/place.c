@@ -10,6 +10,7 @@
  * slot.  It writes nothing and prints nothing: srun_step.c writes the
  * hostfile, and says why when this fails.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
@@ -22,6 +23,58 @@ static double since(const struct timespec *t0)
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Append printf-style to @p buf (size @p n, used *@p at), silently cut. */
+static void add(char *buf, size_t n, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t n, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    if (*at >= n)
+        return;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *at, n - *at, fmt, ap);
+    va_end(ap);
+    *at = w < 0 ? n : *at + (size_t)w < n ? *at + (size_t)w : n;
+}
+
+/* The record of a cluster placement: why the winner won, against Slurm's
+ * default (block with Slurm's counts) level by level. */
+static void explain(const cmp_plan_in_t *in, cm_tree_t *t, const int *map,
+                    const int *bmap, const cm_plan_report_t *rep, cmp_plan_out_t *out)
+{
+    size_t at = 0, n = sizeof out->explain;
+    char *b = out->explain;
+    int nl = cm_tree_nlevels(t);
+    double *lp = calloc((size_t)nl, sizeof *lp), *lb = calloc((size_t)nl, sizeof *lb);
+    cm_cost_report_t rp = { 0, nl, lp, NULL, 0, -1 }, rb = { 0, nl, lb, NULL, 0, -1 };
+    cm_error_t e;
+    add(b, n, &at, "algorithm=%s\nwinner=%s\nJ=%.6g\nJ_default=%.6g\nJ_ratio=%.4f\n",
+        in->config->algorithm, rep->winner, out->j_plan, out->j_block,
+        out->j_block > 0 ? out->j_plan / out->j_block : 1.0);
+    add(b, n, &at, "T_max=%.6g\nT_max_default=%.6g\n", cm_cost_max(in->matrix, t, map),
+        cm_cost_max(in->matrix, t, bmap));
+    if (lp && lb && cm_cost_report(in->matrix, t, map, &rp, &e) == 0 &&
+        cm_cost_report(in->matrix, t, bmap, &rb, &e) == 0) {
+        for (int l = 0; l < nl; l++)
+            add(b, n, &at, "level.%s.bytes=%.6g default=%.6g\n",
+                cm_tree_level_name(t, l), lp[l], lb[l]);
+        add(b, n, &at, "max_node_out=%.6g default=%.6g\n", rp.max_node_out,
+            rb.max_node_out);
+    }
+    for (int k = 0; k < rep->ncandidates; k++) {
+        const cm_plan_candidate_t *c = &rep->candidates[k];
+        if (c->ok)
+            add(b, n, &at, "candidate=%s J=%.6g T_max=%.6g time=%.4f s%s\n", c->name,
+                c->J, c->T_max, c->seconds,
+                c->over_tmax ? " (T_max above Slurm's default: not chosen)" : "");
+        else
+            add(b, n, &at, "candidate=%s %s\n", c->name,
+                c->why[0] ? c->why : "skipped (budget or not applicable)");
+    }
+    free(lp);
+    free(lb);
 }
 
 /* Plan with the engine; J of the plan and of block when the profile allows. */
@@ -45,12 +98,13 @@ static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
         cm_tree_apply_weight(t, in->matrix, c->weight, &e) == 0) {
         out->j_plan = cm_cost(in->matrix, t, map);
         out->j_block = cm_cost(in->matrix, t, bmap);
+        explain(in, t, map, bmap, &rep, out);
     }
     free(bmap);
     return 0;
 }
 
-int cmp_place_plan_v1(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
+int cmp_place_plan_v2(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
 {
     const cmp_config_t *c = in->config;
     cm_error_t e;

@@ -121,8 +121,9 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     spank_context_t ctx = spank_context();
     if (ctx == S_CTX_LOCAL) {
-        cmp_srun_step_exit();
-        if (config_ok(ac, av))
+        int ok = config_ok(ac, av);
+        cmp_srun_step_exit(ok ? &cfg : NULL);
+        if (ok)
             cmp_profile_report(sp, &cfg);   /* was the profiled run recorded? */
     } else if (ctx == S_CTX_REMOTE && config_ok(ac, av))
         cmp_profile_exit(sp, &cfg);

@@ -218,6 +218,8 @@ typedef struct cmp_plan_out {
     int *core;                    /* rank -> slot on that node */
     char how[32];                 /* the winning algorithm, or the layout */
     double j_plan, j_block;       /* cluster: predicted cost, and block's */
+    char explain[6144];           /* cluster: key=value lines for the step's
+                                     record (`clustermap explain`) */
 } cmp_plan_out_t;
 
 /** The module's one entry point.  0, or -1 with @p err saying why (the
@@ -227,8 +229,8 @@ typedef struct cmp_plan_out {
  *  another version fails to load instead of misreading them. */
 typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out,
                         cm_error_t *err);
-#define CMP_PLAN_SYMBOL "cmp_place_plan_v1"
-cmp_plan_fn cmp_place_plan_v1;
+#define CMP_PLAN_SYMBOL "cmp_place_plan_v2"
+cmp_plan_fn cmp_place_plan_v2;
 
 /** The module's file name, installed next to clustermap.so. */
 #define CMP_PLACE_LIB_NAME "clustermap-place.so"
@@ -241,8 +243,10 @@ cmp_plan_fn cmp_place_plan_v1;
  *  left to Slurm gets its line (cmp_fallback). */
 void cmp_srun_step(const cmp_config_t *c);
 
-/** srun's end: remove the hostfile written by cmp_srun_step. */
-void cmp_srun_step_exit(void);
+/** srun's end: remove the hostfile written by cmp_srun_step, and keep
+ *  the placement's record for `clustermap explain` (the step id is known
+ *  by now). */
+void cmp_srun_step_exit(const cmp_config_t *c);
 
 /* Variables srun hands to the step (through its environment). */
 #define CMP_ENV_CORES     "CLUSTERMAP_CORES"        /* core index per rank */

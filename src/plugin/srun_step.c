@@ -33,6 +33,9 @@
 
 /* The hostfile this srun wrote, removed at srun's exit. */
 static char hostfile_path[CMP_PATH_MAX];
+/* The record of a cluster placement, kept at srun's exit (the step id is
+ * known then) for `clustermap explain`. */
+static char *explain_text;
 
 static double now_s(void)
 {
@@ -348,6 +351,15 @@ static int place(const cmp_config_t *c, const step_t *s, const cm_profile_t *pro
             if (!seen[out.node[r]]++)
                 used++;
         free(seen);
+        if (s->req.mode == CMP_MODE_CLUSTER && out.explain[0]) {
+            size_t len = strlen(out.explain) + 1024;
+            free(explain_text);
+            if ((explain_text = malloc(len)))
+                snprintf(explain_text, len, "clustermap-explain 1\njob=%s\nprofile=%s\n"
+                         "ntasks=%d\nnodes=%d of %d\nplaced_in_ms=%.0f\n%s",
+                         s->job_name, s->key, s->ntasks, used, s->alloc.nnodes,
+                         (now_s() - t0) * 1e3, out.explain);
+        }
         if (s->req.mode == CMP_MODE_CLUSTER)
             cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' on %d of %d nodes "
                           "with %s in %.0f ms: predicted cost J=%.6g, Slurm's default "
@@ -598,10 +610,24 @@ void cmp_srun_step(const cmp_config_t *c)
     cmp_alloc_free(&s.alloc);
 }
 
-void cmp_srun_step_exit(void)
+void cmp_srun_step_exit(const cmp_config_t *c)
 {
     if (hostfile_path[0]) {
         unlink(hostfile_path);
         hostfile_path[0] = '\0';
     }
+    /* srun keeps the ids of the step it created in its environment; the
+     * record goes to the user's own store directory, as the user. */
+    const char *job = getenv("SLURM_JOB_ID"), *stp = getenv("SLURM_STEP_ID");
+    char key[64];
+    cm_error_t err;
+    if (c && explain_text && job && stp &&
+        snprintf(key, sizeof key, "%s.%s", job, stp) < (int)sizeof key) {
+        cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);
+        if (!st || cm_store_explain_put(st, key, explain_text, &err) < 0)
+            cmp_debug("no explain record for step %s: %s", key, err.msg);
+        cm_store_close(st);
+    }
+    free(explain_text);
+    explain_text = NULL;
 }

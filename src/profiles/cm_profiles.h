@@ -269,20 +269,98 @@ typedef struct cm_store_entry {
     long runs;
     int64_t last_update;
     double p2p_bytes, coll_bytes;
+    uint64_t file_bytes;       /**< bytes on disk: the profile file and its
+                                    side files (run history, "no MPI" mark) */
+    int64_t last_use;          /**< cm_store_last_use() of the profile and
+                                    its run history */
     int valid;                 /**< 0: unreadable or invalid, see error */
     char error[512];
 } cm_store_entry_t;
 
 /** Every *.json file of the user directory, sorted by file name.  Invalid
- *  files are listed with valid = 0 and the reason.  Free *entries with
- *  free(). */
+ *  files are listed with valid = 0 and the reason.  last_use reads the run
+ *  history; an unreadable history counts by its file's modification time.
+ *  Free *entries with free(). */
 int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
                   cm_error_t *err);
 
-/** Remove the profile (job name, ntasks) under the lock.  A missing profile
- *  is an error. */
+/** Remove the profile (job name, ntasks) with its side files, as
+ *  cm_store_delete_if() does without asking.  The profile need not be
+ *  valid; a missing one is an error. */
 int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
                     cm_error_t *err);
+
+/** What cm_store_delete_if() asks, under the lock, about the profile as it
+ *  is then (@p e, a valid entry): nonzero to remove it. */
+typedef int (*cm_store_pick_fn)(const cm_store_entry_t *e, void *arg);
+
+/** Under the lock: describe the profile (job name, ntasks) in @p e (may be
+ *  NULL) as cm_store_list() does and, when @p pick (NULL:
+ *  always) agrees, remove it with its side files: the run history and the
+ *  "no MPI" mark first, the profile file last, so that a failure keeps the
+ *  profile (still listed, and removed by the next try).  1 removed; 0 kept
+ *  because @p pick said no or there is no such profile (e->valid 0); -1 on
+ *  an invalid profile (with @p pick) or a file that cannot be removed,
+ *  named in @p err. */
+int cm_store_delete_if(cm_store_t *s, const char *job_name, int ntasks,
+                       cm_store_pick_fn pick, void *arg, cm_store_entry_t *e,
+                       cm_error_t *err);
+
+/* -- retention (store_prune.c; docs/profile-format.md, "Retention") ------- */
+
+/** Which profiles cm_store_prune() removes: those matching every condition
+ *  given (at least one must be). */
+typedef struct cm_prune_rule {
+    int64_t now;          /**< the time to judge by, seconds since the epoch */
+    int64_t older_than;   /**< last update more than this many seconds
+                               before @c now; -1: no such condition */
+    int64_t unused_for;   /**< last use (cm_store_last_use) more than this
+                               many seconds before @c now; -1: none */
+} cm_prune_rule_t;
+
+/** 1 when the valid entry @p e matches @p r, else 0 (also for an invalid
+ *  entry, or a rule without any condition). */
+int cm_prune_rule_match(const cm_prune_rule_t *r, const cm_store_entry_t *e);
+
+/** cm_store_prune() flags. */
+#define CM_PRUNE_DRY_RUN 1   /**< decide and report, remove nothing */
+
+/** What became of one profile in cm_store_prune(). */
+typedef enum cm_prune_status {
+    CM_PRUNE_REMOVED = 0,  /**< removed (with CM_PRUNE_DRY_RUN: would be) */
+    CM_PRUNE_FAILED        /**< invalid, or could not be removed: kept */
+} cm_prune_status_t;
+
+/** Called by cm_store_prune() for each profile removed or failed; @p msg
+ *  is the reason of a failure (naming the file), NULL otherwise. */
+typedef void (*cm_prune_fn)(const cm_store_entry_t *e, cm_prune_status_t st,
+                            const char *msg, void *arg);
+
+/** Totals of one or more cm_store_prune() calls (which add to them). */
+typedef struct cm_prune_total {
+    int removed;          /**< profiles removed (or that would be) */
+    uint64_t bytes;       /**< their file_bytes */
+    int failed;           /**< profiles kept because of an error */
+} cm_prune_total_t;
+
+/** Remove every profile of the store's user that matches @p r, each one
+ *  through cm_store_delete_if() with the rule judged again under the lock
+ *  (a profile updated meanwhile stays), reporting each to @p fn (may be
+ *  NULL) and adding to @p total.  Invalid profiles are kept and reported
+ *  as failed.  0, or -1 when the store cannot be listed or a profile
+ *  failed (@p err holds the last failure). */
+int cm_store_prune(cm_store_t *s, const cm_prune_rule_t *r, int flags,
+                   cm_prune_fn fn, void *arg, cm_prune_total_t *total,
+                   cm_error_t *err);
+
+/** The uids that have a directory in the store @p root (NULL: the default
+ *  root), ascending, into *uids (malloc'd; free() it): every entry named by
+ *  a uid in decimal (as cm_store_open() names them), whatever it is --
+ *  opening it with cm_store_open() checks it.  The root is opened as
+ *  cm_store_open() does and must be readable (root's).  A missing root has
+ *  no uids.  0, or -1 with @p err naming the root. */
+int cm_store_uids(const char *root, uid_t **uids, int *count,
+                  cm_error_t *err);
 
 /** What became of one task of a profiled step, as its node saw it. */
 typedef enum cm_part_status {
@@ -374,6 +452,13 @@ typedef struct cm_run {
 /** How many runs a history keeps (the most recent ones). */
 #define CM_HISTORY_MAX_RUNS 64
 
+/** A profile's last use: the newest of its @p last_update and the @c when
+ *  of the @p count runs of its history (@p runs may be NULL when @p count
+ *  is 0).  A profile that srun keeps placing is used even when no run
+ *  changes it (timed runs only add to the history). */
+int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs,
+                          int count);
+
 /** Parse a history file's text (@p len bytes) into @p runs (room for
  *  CM_HISTORY_MAX_RUNS), oldest first, *count set.  Every field is checked;
  *  errors read "NAME:LINE: expected ..., got ...".  0 or -1. */
@@ -460,6 +545,26 @@ const char *cm_guard_reason_name(cm_guard_reason_t r);
  *  Deterministic. */
 void cm_guard_decide(const cm_run_t *runs, int count, const cm_guard_rule_t *r,
                      cm_guard_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* Explain records                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Records of placed steps kept per user (the oldest go first). */
+#define CM_EXPLAIN_MAX_RECORDS 64
+/** Largest record, in bytes. */
+#define CM_EXPLAIN_MAX_BYTES 65536
+
+/** Under the lock, write @p text as the record of @p step ("<jobid>.<stepid>")
+ *  in the user directory (".explain.<step>", replaced atomically), then drop
+ *  the oldest records past CM_EXPLAIN_MAX_RECORDS.  0 or -1. */
+int cm_store_explain_put(cm_store_t *s, const char *step, const char *text,
+                         cm_error_t *err);
+
+/** The record of @p key: "<jobid>.<stepid>", or "<jobid>" for every step
+ *  of the job, each preceded by a line "== step <jobid>.<stepid>".  A
+ *  malloc'd string, or NULL with @p err (none, or a malformed key). */
+char *cm_store_explain_get(cm_store_t *s, const char *key, cm_error_t *err);
 
 /** 0 when a run of the store's user can be recorded: the root is safe
  *  (see cm_store_open) and the user directory either exists, is the

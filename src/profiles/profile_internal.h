@@ -77,10 +77,6 @@ int cm_store_write_locked(cm_store_t *s, const char *fname, const char *text,
 int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
                           char *buf, size_t n, cm_error_t *err);
 
-/** Lock held: remove the run history that belongs with the profile file
- *  @p profile_fname (store_history.c); a missing one is fine. */
-void cm_store_history_unlink(cm_store_t *s, const char *profile_fname);
-
 /** The store's open user directory (-1 when it does not exist). */
 int cm_store_dirfd(const cm_store_t *s);
 

@@ -1,5 +1,5 @@
 /* store.c -- the per-user profile store: safe opening, locking, atomic
- * replacement (docs/profile-format.md, "Store"). */
+ * replacement, listing and removal (docs/profile-format.md, "Store"). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -446,7 +446,9 @@ static void remove_stale_temps(cm_store_t *s)
     rewinddir(d);
     while ((e = readdir(d)))
         if (e->d_name[0] == '.' && (strstr(e->d_name, ".json.tmp.") ||
-                                    strstr(e->d_name, ".runs.tmp.")))
+                                    strstr(e->d_name, ".runs.tmp.") ||
+                                    (!strncmp(e->d_name, "..explain.", 10) &&
+                                     strstr(e->d_name, ".tmp."))))
             unlinkat(s->dirfd, e->d_name, 0);
     closedir(d);
 }
@@ -600,33 +602,6 @@ out:
     return rc;
 }
 
-int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
-                    cm_error_t *err)
-{
-    char fname[256];
-    int lock, rc = 0;
-
-    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
-        return -1;
-    if (s->dirfd < 0)
-        return cm_error_set(err, "%s/%s: no profile of '%s' with %d tasks",
-                            s->dir, fname, job_name, ntasks);
-    lock = cm_store_lock_take(s, err);
-    if (lock < 0)
-        return -1;
-    if (unlinkat(s->dirfd, fname, 0) < 0)
-        rc = cm_error_set(err, errno == ENOENT ?
-                          "%s/%s: no profile of '%s' with %d tasks" :
-                          "%s/%s: cannot delete the profile of '%s' with %d "
-                          "tasks", s->dir, fname, job_name, ntasks);
-    else
-        cm_store_history_unlink(s, fname);   /* its runs go with it */
-    if (rc == 0)
-        fsync(s->dirfd);
-    cm_store_lock_release(lock);
-    return rc;
-}
-
 /* ---- listing ------------------------------------------------------------------ */
 
 static int entry_cmp(const void *a, const void *b)
@@ -635,7 +610,59 @@ static int entry_cmp(const void *a, const void *b)
                   ((const cm_store_entry_t *)b)->file);
 }
 
-static void list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
+/* The files that go with a profile: its file name and one of these
+ * (cm_store_sidecar_name). */
+static const char *const side_suffix[] = { ".runs", ".nompi" };
+#define NSIDES ((int)(sizeof side_suffix / sizeof side_suffix[0]))
+
+/* Size of a regular file of the user directory (0 when there is none),
+ * and its modification time in *mtime (may be NULL). */
+static uint64_t file_size(const cm_store_t *s, const char *fname,
+                          int64_t *mtime)
+{
+    struct stat st;
+    if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !S_ISREG(st.st_mode))
+        return 0;
+    if (mtime)
+        *mtime = (int64_t)st.st_mtime;
+    return (uint64_t)st.st_size;
+}
+
+int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs, int count)
+{
+    int64_t t = last_update;
+    for (int k = 0; k < count; k++)
+        if (runs[k].when > t)
+            t = runs[k].when;
+    return t;
+}
+
+/* A valid entry's bytes on disk and last use.  A history that cannot be
+ * read still says when it was last written. */
+static void entry_usage(cm_store_t *s, cm_store_entry_t *e)
+{
+    char side[300];
+    int64_t mtime = 0;
+    int count = 0;
+    cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
+
+    e->file_bytes = file_size(s, e->file, NULL);
+    for (int k = 0; k < NSIDES; k++) {
+        snprintf(side, sizeof side, "%s%s", e->file, side_suffix[k]);
+        e->file_bytes += file_size(s, side, k == 0 ? &mtime : NULL);
+    }
+    if (runs && cm_store_history_load(s, e->job_name, e->ntasks, runs, &count,
+                                      NULL) == 0)
+        e->last_use = cm_store_last_use(e->last_update, runs, count);
+    else
+        e->last_use = mtime > e->last_update ? mtime : e->last_update;
+    free(runs);
+}
+
+/* Describe the profile file @p fname: 1 valid, 0 missing, -1 invalid (the
+ * reason in e->error). */
+static int list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
 {
     cm_profile_t *p = NULL;
     cm_error_t why = { "" };
@@ -648,7 +675,7 @@ static void list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
     if (rc != 1) {
         snprintf(e->error, sizeof e->error, "%s", rc == 0 ?
                  "removed while listing" : why.msg);
-        return;
+        return rc;
     }
     if (cm_store_filename(p->job_name, p->ntasks, want, sizeof want, NULL) < 0 ||
         strcmp(want, fname)) {
@@ -656,7 +683,7 @@ static void list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
                  "tasks) belongs in file %s", s->dir, fname, p->job_name,
                  p->ntasks, want);
         cm_profile_free(p);
-        return;
+        return -1;
     }
     snprintf(e->job_name, sizeof e->job_name, "%s", p->job_name);
     e->ntasks = p->ntasks;
@@ -666,6 +693,8 @@ static void list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
     cm_matrix_totals(p->part[1], &e->coll_bytes, NULL);
     e->valid = 1;
     cm_profile_free(p);
+    entry_usage(s, e);
+    return 1;
 }
 
 int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
@@ -712,6 +741,84 @@ int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
     *entries = v;
     *count = n;
     return 0;
+}
+
+/* ---- removal ------------------------------------------------------------------ */
+
+/* Lock held: the side files of the profile file @p fname of (job_name,
+ * ntasks), then the profile file, then sync the directory.  A side file
+ * that stays keeps the profile too. */
+static int remove_locked(cm_store_t *s, const char *job_name, int ntasks,
+                         const char *fname, cm_error_t *err)
+{
+    char side[300];
+
+    for (int k = 0; k < NSIDES; k++) {
+        snprintf(side, sizeof side, "%s%s", fname, side_suffix[k]);
+        if (unlinkat(s->dirfd, side, 0) < 0 && errno != ENOENT)
+            return cm_error_set(err, "%s/%s: cannot remove: %s (the profile "
+                                "is kept)", s->dir, side, strerror(errno));
+    }
+    if (unlinkat(s->dirfd, fname, 0) < 0)
+        return cm_error_set(err, "%s/%s: cannot remove the profile of '%s' "
+                            "with %d tasks: %s", s->dir, fname, job_name,
+                            ntasks, strerror(errno));
+    if (fsync(s->dirfd) < 0)
+        return cm_error_set(err, "%s: cannot sync the directory: %s", s->dir,
+                            strerror(errno));
+    return 0;
+}
+
+int cm_store_delete_if(cm_store_t *s, const char *job_name, int ntasks,
+                       cm_store_pick_fn pick, void *arg, cm_store_entry_t *e,
+                       cm_error_t *err)
+{
+    char fname[256];
+    cm_store_entry_t mine;
+    struct stat st;
+    int lock, rc;
+
+    if (!e)
+        e = &mine;
+    memset(e, 0, sizeof *e);
+    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    snprintf(e->file, sizeof e->file, "%s", fname);
+    if (s->dirfd < 0)
+        return 0;
+    lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    if (pick || e != &mine)
+        rc = list_one(s, fname, e);
+    else   /* plain delete: valid or not, it goes */
+        rc = fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 1
+           : errno == ENOENT ? 0 : -1;
+    if (rc < 0 && !pick && e != &mine)
+        rc = 1;   /* described as invalid, removed all the same */
+    if (rc < 0)
+        rc = e->error[0] ? cm_error_set(err, "%s", e->error)
+           : cm_error_set(err, "%s/%s: cannot stat: %s", s->dir, fname,
+                          strerror(errno));
+    else if (rc == 1 && pick && !pick(e, arg))
+        rc = 0;
+    else if (rc == 1)
+        rc = remove_locked(s, job_name, ntasks, fname, err) < 0 ? -1 : 1;
+    cm_store_lock_release(lock);
+    return rc;
+}
+
+int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
+                    cm_error_t *err)
+{
+    int rc = cm_store_delete_if(s, job_name, ntasks, NULL, NULL, NULL, err);
+    char fname[256];
+
+    if (rc == 0 && cm_store_filename(job_name, ntasks, fname, sizeof fname,
+                                     err) == 0)
+        cm_error_set(err, "%s/%s: no profile of '%s' with %d tasks", s->dir,
+                     fname, job_name, ntasks);
+    return rc == 1 ? 0 : -1;
 }
 
 /* ---- steps without MPI, and whether a run can be recorded --------------- */

@@ -22,13 +22,6 @@ static int history_name(const char *job_name, int ntasks, char *buf, size_t n,
     return cm_store_sidecar_name(job_name, ntasks, ".runs", buf, n, err);
 }
 
-void cm_store_history_unlink(cm_store_t *s, const char *profile_fname)
-{
-    char name[300];
-    snprintf(name, sizeof name, "%s.runs", profile_fname);
-    unlinkat(cm_store_dirfd(s), name, 0);
-}
-
 /* Read the history file @p fname: 0 (count 0 when absent) or -1. */
 static int read_history(cm_store_t *s, const char *fname, cm_run_t *runs,
                         int *count, cm_error_t *err)

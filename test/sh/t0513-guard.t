@@ -25,10 +25,13 @@ unset CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
 
 # run_job NAME MODE K: the K-th run of job NAME, its output in out/NAME.K.*
+# (sbatch's "Submitted batch job N" in out/NAME.K.sub)
 run_job() {
     sbw -J "$1" -N4 -n16 --exclusive --mapping=cluster,verbose \
-        -o "out/$1.$3.out" -e "out/$1.$3.err" "$2.sh"
+        -o "out/$1.$3.out" -e "out/$1.$3.err" "$2.sh" >"out/$1.$3.sub" &&
+    cat "out/$1.$3.sub"
 }
+jobid_of() { sed -n "s/^Submitted batch job \([0-9]*\).*/\1/p" "out/$1.sub"; }
 # placed FILE: the run was placed from the profile (a plan was printed)
 placed() { grep -q "^clustermap: placed 16 tasks of job" "$1"; }
 # slurm_layout FILE: ranks ran where Slurm's block layout puts them
@@ -68,6 +71,16 @@ test_expect_success 'runs 2 and 3 are placed from the profile, timed only' '
     grep "^clustermap: recorded the run.s time in the history of .slow. with 16 tasks (.* s, placed)" out/slow.2.err &&
     run_job slow same 3 &&
     placed out/slow.3.err &&
+    j=$(jobid_of slow.2) && test -n "$j" &&
+    "$CM" explain --store "$STORE" "$j" >explain.out &&
+    grep "^== step $j.0$" explain.out &&
+    grep "^job=slow$" explain.out &&
+    grep -E "^winner=[a-z-]+$" explain.out &&
+    grep -E "^J_ratio=0[.][0-9]+$" explain.out &&
+    grep -E "^level[.]node[.]bytes=[0-9.e+]+ default=[0-9.e+]+$" explain.out &&
+    grep -E "^candidate=block J=" explain.out &&
+    test_must_fail "$CM" explain --store "$STORE" 999999 2>noexpl.err &&
+    grep "no record of job 999999" noexpl.err &&
     test "$(history_runs slow)" = 3 &&
     "$CM" profile --store "$STORE" list | grep -E "^slow +16 +1 "
 '
