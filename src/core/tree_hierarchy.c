@@ -124,7 +124,7 @@ static int parse_named(const char *hierarchy, long *a, int *k, hier_t *h,
                 return cm_error_set(err, "hierarchy '%s': level '%s' named twice",
                                     hierarchy, f[i]);
         if (i > 0)
-            snprintf(h->names[i - 1], sizeof h->names[0], "%s", f[i]);
+            snprintf(h->names[i - 1], sizeof h->names[0], "%.31s", f[i]);
         nodes += !strcmp(f[i], "node");
     }
     if (nodes != 1)

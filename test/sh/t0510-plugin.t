@@ -152,15 +152,19 @@ test_expect_success 'salloc --mapping=cluster, then a plain srun is placed' '
 
 test_expect_success 'srun --mapping=cluster -n8 in an allocation: 8 tasks, own profile' '
     # The profile is recorded by slurmstepd once the step has ended on its
-    # nodes, a moment after srun returns: wait for it.
+    # nodes, a moment after srun returns: wait for it.  A failed srun puts
+    # its stderr where race_retry (lib/cluster.sh) looks for Open MPI.s
+    # start-up race, and fails the job.
     cat >fewer.sh <<-EOF &&
 	#!/bin/sh
-	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer1.out 2>out/fewer1.err
+	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer1.out 2>out/fewer1.err ||
+	    { cat out/fewer1.err >&2; exit 1; }
 	for i in \$(seq 50); do
 	    "$CM" profile --store "$STORE" list | grep -q "^halo  *8 " && break
 	    sleep 0.1
 	done
-	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer2.out 2>out/fewer2.err
+	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer2.out 2>out/fewer2.err ||
+	    { cat out/fewer2.err >&2; exit 1; }
 	EOF
     sbw -J halo -N4 -n16 --exclusive -o out/fewer.out fewer.sh &&
     grep "^clustermap: no profile for job .halo. with 8 tasks (it has profiles for 16 tasks); using Slurm.s default placement (profiling this run)$" out/fewer1.err &&
@@ -184,8 +188,10 @@ test_expect_success 'the placed -n8 step keeps the tasks per node of Slurm.s run
 test_expect_success 'srun -N2 -n8 in a 4-node allocation: as Slurm, 2 nodes, same counts' '
     cat >n28.sh <<-EOF &&
 	#!/bin/sh
-	srun --mpi=pmix --mapping=off -N2 -n8 ./halo_scrambled >out/n28s.out 2>out/n28s.err
-	srun --mpi=pmix --mapping=cluster,verbose -N2 -n8 ./halo_scrambled >out/n28.out 2>out/n28.err
+	srun --mpi=pmix --mapping=off -N2 -n8 ./halo_scrambled >out/n28s.out 2>out/n28s.err ||
+	    { cat out/n28s.err >&2; exit 1; }
+	srun --mpi=pmix --mapping=cluster,verbose -N2 -n8 ./halo_scrambled >out/n28.out 2>out/n28.err ||
+	    { cat out/n28.err >&2; exit 1; }
 	EOF
     sbw -J halo -N4 -n16 --exclusive -o out/n28job.out n28.sh &&
     grep "^clustermap: placed 8 tasks of job .halo. on 2 of 2 nodes" out/n28.err &&
