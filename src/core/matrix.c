@@ -1,17 +1,22 @@
 /* matrix.c -- the sparse (CSR) communication matrix and its builder.
  *
  * Everything here is O(n + entries) in time and memory: sorting is done by
- * two stable counting sorts (by column, then by row), so no n x n array and
- * no per-row hash table is ever needed, even for 2^24 ranks. */
+ * a stable counting sort by row (skipped when the rows come in order) and a
+ * stable sort of each row by column (insertion or radix), so no n x n
+ * array, no per-row hash table and no index array is ever needed, even for
+ * 2^24 ranks. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "matrix_internal.h"
 
 struct cm_matrix {
     int n;
     int has_msgs;
+    int merged;        /* the build summed repeated entries */
     size_t nnz;
     size_t *row_ptr;   /* [n + 1] */
     int *cols;         /* [nnz], ascending within a row */
@@ -24,9 +29,36 @@ struct cm_builder {
     int has_msgs;
     int max_index;     /* largest src or dst added, -1 if none */
     size_t len, cap;
+    size_t ready;      /* entries [0, ready) are prefaulted (see prefault) */
     int *src, *dst;
     double *bytes, *msgs;
 };
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* Entries the builder prefaults at a time: 1 MiB of doubles. */
+#define PREFAULT_ENTRIES ((size_t)1 << 17)
+
+/* Map the whole pages of [p + from, p + to) now, in one system call,
+ * instead of one page fault per 4 KiB page when they are first written:
+ * the arrays here are filled front to back right after they are allocated
+ * or grown, and a page fault costs a microsecond or more (tens of them in
+ * some virtual machines).  Advice only: nothing happens where the kernel
+ * (before Linux 5.14) or the C library does not know it. */
+static void prefault(void *p, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = 4096;
+    uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1);
+    uintptr_t e = ((uintptr_t)p + to) & ~(page - 1);
+    if (p && e > a)
+        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)from;
+    (void)to;
+#endif
+}
 
 /* ---- matrix allocation ------------------------------------------------- */
 
@@ -79,67 +111,200 @@ void cm_matrix_free(cm_matrix_t *m)
 
 /* ---- triplets -> CSR ---------------------------------------------------- */
 
+/* Scratch space for sorting the long rows, grown to the longest one. */
+struct row_tmp {
+    size_t cap;
+    int *cols;
+    double *bytes, *msgs;
+};
+
+#define RADIX_BITS 12
+#define INSERTION_MAX 32
+
+/* Sort one row's entries by column, stably (repeated columns keep the
+ * order they were added in, so their sum is the same as before).  Short
+ * rows by insertion, long ones by LSD radix sort on 12-bit digits of the
+ * column (< 2^24: at most two passes), O(len) with a 4096-entry count.
+ * 0, or -1 when the scratch space cannot be had. */
+static int sort_row(int *cols, double *bytes, double *msgs, size_t len, int n,
+                    struct row_tmp *t)
+{
+    if (len <= INSERTION_MAX) {
+        for (size_t k = 1; k < len; k++) {
+            int c = cols[k];
+            double y = bytes[k], g = msgs[k];
+            size_t j = k;
+            for (; j > 0 && cols[j - 1] > c; j--) {
+                cols[j] = cols[j - 1];
+                bytes[j] = bytes[j - 1];
+                msgs[j] = msgs[j - 1];
+            }
+            cols[j] = c;
+            bytes[j] = y;
+            msgs[j] = g;
+        }
+        return 0;
+    }
+    if (t->cap < len) {
+        int *c = realloc(t->cols, len * sizeof *c);
+        if (c)
+            t->cols = c;
+        double *y = realloc(t->bytes, len * sizeof *y);
+        if (y)
+            t->bytes = y;
+        double *g = realloc(t->msgs, len * sizeof *g);
+        if (g)
+            t->msgs = g;
+        if (!c || !y || !g)
+            return -1;
+        t->cap = len;
+    }
+    int *fc = cols, *tc = t->cols;
+    double *fy = bytes, *ty = t->bytes, *fg = msgs, *tg = t->msgs;
+    for (int shift = 0; shift == 0 || (n - 1) >> shift; shift += RADIX_BITS) {
+        size_t count[(1 << RADIX_BITS) + 1] = { 0 };
+        const unsigned mask = (1u << RADIX_BITS) - 1;
+        for (size_t k = 0; k < len; k++)
+            count[((unsigned)fc[k] >> shift & mask) + 1]++;
+        for (unsigned d = 0; d < mask; d++)
+            count[d + 1] += count[d];
+        for (size_t k = 0; k < len; k++) {
+            size_t p = count[(unsigned)fc[k] >> shift & mask]++;
+            tc[p] = fc[k];
+            ty[p] = fy[k];
+            tg[p] = fg[k];
+        }
+        int *sc = fc;
+        double *sy = fy, *sg = fg;
+        fc = tc, fy = ty, fg = tg;
+        tc = sc, ty = sy, tg = sg;
+    }
+    if (fc != cols) {   /* an odd number of passes */
+        memcpy(cols, fc, len * sizeof *cols);
+        memcpy(bytes, fy, len * sizeof *bytes);
+        memcpy(msgs, fg, len * sizeof *msgs);
+    }
+    return 0;
+}
+
+/* Second half of every build: @p m holds its entries grouped by row, each
+ * row in the order the entries were added, and m->row_ptr where each row
+ * starts.  Sort each row not yet in column order (sort_row), merge
+ * repeated columns in place, give back the unused tail.  0, or -1 (@p m
+ * left to the caller to free). */
+static int csr_finish_rows(cm_matrix_t *m, cm_error_t *err)
+{
+    struct row_tmp t = { 0, NULL, NULL, NULL };
+    size_t *rp = m->row_ptr;
+    int *cols = m->cols;
+    double *y = m->bytes, *g = m->msgs;
+    size_t out = 0, start = 0;
+    int rc = 0;
+
+    for (int i = 0; i < m->n; i++) {
+        size_t end = rp[i + 1], k = start + 1;
+        while (k < end && cols[k - 1] < cols[k])
+            k++;
+        if (k >= end && out == start) {
+            /* in order, no repeated column, nothing merged before: the
+             * entries stay where they are (the usual case) */
+            rp[i] = out;
+            out = start = end;
+            continue;
+        }
+        while (k < end && cols[k - 1] <= cols[k])
+            k++;
+        if (k < end && sort_row(cols + start, y + start, g + start,
+                                end - start, m->n, &t) < 0) {
+            rc = cm_error_set(err, "out of memory sorting %zu matrix entries",
+                              m->nnz);
+            goto out;
+        }
+        rp[i] = out;
+        for (k = start; k < end; k++) {
+            if (out > rp[i] && cols[out - 1] == cols[k]) {
+                y[out - 1] += y[k];
+                g[out - 1] += g[k];
+                m->merged = 1;
+            } else {
+                cols[out] = cols[k];
+                y[out] = y[k];
+                g[out] = g[k];
+                out++;
+            }
+        }
+        start = end;
+    }
+    rp[m->n] = out;
+    matrix_shrink(m, out);
+out:
+    free(t.cols);
+    free(t.bytes);
+    free(t.msgs);
+    return rc;
+}
+
+/* Count each row's entries into m->row_ptr (zeroed) and turn the counts
+ * into starts.  1 when @p src is in row order already. */
+static int csr_count_rows(cm_matrix_t *m, size_t len, const int *src)
+{
+    size_t *rp = m->row_ptr;
+    int in_order = 1;
+
+    for (size_t k = 0; k < len; k++) {
+        rp[src[k] + 1]++;
+        in_order &= k == 0 || src[k - 1] <= src[k];
+    }
+    for (int i = 0; i < m->n; i++)
+        rp[i + 1] += rp[i];
+    return in_order;
+}
+
 /* Build a CSR matrix from @p len triplets (indices already checked to be in
- * [0, n), values non-negative and not both zero).  Duplicates are summed. */
+ * [0, n), values non-negative and not both zero).  Duplicates are summed in
+ * the order they were added.
+ *
+ * The entries go straight into the matrix's arrays: copied when the rows
+ * come in order (the usual case for files), else placed by a counting sort
+ * by row; then csr_finish_rows().  No index array: the only memory beyond
+ * the matrix is the scratch space of the longest unsorted long row. */
 static cm_matrix_t *csr_from_triplets(int n, size_t len, const int *src,
                                       const int *dst, const double *bytes,
                                       const double *msgs, int has_msgs,
                                       cm_error_t *err)
 {
-    size_t *count = calloc((size_t)n + 1, sizeof *count);
-    size_t *by_col = malloc((len + 1) * sizeof *by_col);
-    size_t *order = malloc((len + 1) * sizeof *order);
-    cm_matrix_t *m = NULL;
+    cm_matrix_t *m = matrix_alloc(n, len, err);
+    size_t *rp;
 
-    if (!count || !by_col || !order) {
-        cm_error_set(err, "out of memory sorting %zu matrix entries", len);
-        goto out;
-    }
-    /* Stable counting sort by column, then by row: rows come out with
-     * their columns ascending and duplicates adjacent. */
-    for (size_t k = 0; k < len; k++)
-        count[dst[k] + 1]++;
-    for (int i = 0; i < n; i++)
-        count[i + 1] += count[i];
-    for (size_t k = 0; k < len; k++)
-        by_col[count[dst[k]]++] = k;
-
-    memset(count, 0, ((size_t)n + 1) * sizeof *count);
-    for (size_t k = 0; k < len; k++)
-        count[src[k] + 1]++;
-    for (int i = 0; i < n; i++)
-        count[i + 1] += count[i];
-    for (size_t k = 0; k < len; k++) {
-        size_t t = by_col[k];
-        order[count[src[t]]++] = t;
-    }
-
-    if (!(m = matrix_alloc(n, len, err)))
-        goto out;
+    if (!m)
+        return NULL;
+    prefault(m->row_ptr, 0, ((size_t)n + 1) * sizeof *m->row_ptr);
+    prefault(m->cols, 0, len * sizeof *m->cols);
+    prefault(m->bytes, 0, len * sizeof *m->bytes);
+    prefault(m->msgs, 0, len * sizeof *m->msgs);
     m->has_msgs = has_msgs;
-    size_t out = 0, k = 0;
-    for (int i = 0; i < n; i++) {
-        m->row_ptr[i] = out;
-        while (k < len && src[order[k]] == i) {
-            size_t t = order[k];
-            int j = dst[t];
-            double b = bytes[t], g = msgs[t];
-            for (k++; k < len && src[order[k]] == i && dst[order[k]] == j; k++) {
-                b += bytes[order[k]];
-                g += msgs[order[k]];
-            }
-            m->cols[out] = j;
-            m->bytes[out] = b;
-            m->msgs[out] = g;
-            out++;
+    rp = m->row_ptr;
+    if (len == 0) {
+        /* nothing to place (and the arrays may be NULL) */
+    } else if (csr_count_rows(m, len, src)) {
+        memcpy(m->cols, dst, len * sizeof *dst);
+        memcpy(m->bytes, bytes, len * sizeof *bytes);
+        memcpy(m->msgs, msgs, len * sizeof *msgs);
+    } else {
+        /* rp[i] walks row i; afterwards it is where row i + 1 starts */
+        for (size_t k = 0; k < len; k++) {
+            size_t p = rp[src[k]]++;
+            m->cols[p] = dst[k];
+            m->bytes[p] = bytes[k];
+            m->msgs[p] = msgs[k];
         }
+        memmove(rp + 1, rp, (size_t)n * sizeof *rp);
+        rp[0] = 0;
     }
-    m->row_ptr[n] = out;
-    matrix_shrink(m, out);
-out:
-    free(count);
-    free(by_col);
-    free(order);
+    if (csr_finish_rows(m, err) < 0) {
+        cm_matrix_free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -194,6 +359,21 @@ static int builder_grow(cm_builder_t *b, cm_error_t *err)
     return 0;
 }
 
+/* Prefault the next PREFAULT_ENTRIES entries of the arrays (or up to
+ * their capacity): few system calls, and never more than 1 MiB an array
+ * mapped ahead of use. */
+static void builder_prefault(cm_builder_t *b)
+{
+    size_t from = b->ready, to = b->ready + PREFAULT_ENTRIES;
+    if (to > b->cap)
+        to = b->cap;
+    prefault(b->src, from * sizeof *b->src, to * sizeof *b->src);
+    prefault(b->dst, from * sizeof *b->dst, to * sizeof *b->dst);
+    prefault(b->bytes, from * sizeof *b->bytes, to * sizeof *b->bytes);
+    prefault(b->msgs, from * sizeof *b->msgs, to * sizeof *b->msgs);
+    b->ready = to;
+}
+
 int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
                    cm_error_t *err)
 {
@@ -210,6 +390,8 @@ int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
         return 0;
     if (b->len == b->cap && builder_grow(b, err) < 0)
         return -1;
+    if (b->len == b->ready)
+        builder_prefault(b);
     b->src[b->len] = src;
     b->dst[b->len] = dst;
     b->bytes[b->len] = bytes;
@@ -245,6 +427,42 @@ cm_matrix_t *cm_builder_finish(const cm_builder_t *b, cm_error_t *err)
                              b->has_msgs, err);
 }
 
+cm_matrix_t *cm_builder_finish_take(cm_builder_t *b, cm_error_t *err)
+{
+    cm_matrix_t *m;
+
+    if (b->len == 0)
+        return cm_builder_finish(b, err);
+    if (!(m = calloc(1, sizeof *m)) ||
+        !(m->row_ptr = calloc((size_t)b->n + 1, sizeof *m->row_ptr))) {
+        free(m);
+        cm_error_set(err, "out of memory for a %d-rank matrix", b->n);
+        return NULL;
+    }
+    prefault(m->row_ptr, 0, ((size_t)b->n + 1) * sizeof *m->row_ptr);
+    m->n = b->n;
+    m->nnz = b->len;
+    m->has_msgs = b->has_msgs;
+    if (!csr_count_rows(m, b->len, b->src)) {
+        cm_matrix_free(m);
+        return cm_builder_finish(b, err);
+    }
+    /* in row order: the builder's arrays become the matrix's */
+    m->cols = b->dst;
+    m->bytes = b->bytes;
+    m->msgs = b->msgs;
+    free(b->src);
+    b->src = b->dst = NULL;
+    b->bytes = b->msgs = NULL;
+    b->len = b->cap = b->ready = 0;
+    b->max_index = -1;
+    if (csr_finish_rows(m, err) < 0) {
+        cm_matrix_free(m);
+        return NULL;
+    }
+    return m;
+}
+
 /* ---- queries ------------------------------------------------------------ */
 
 int cm_matrix_n(const cm_matrix_t *m)
@@ -260,6 +478,11 @@ size_t cm_matrix_nnz(const cm_matrix_t *m)
 int cm_matrix_has_msgs(const cm_matrix_t *m)
 {
     return m->has_msgs;
+}
+
+int cm_matrix_merged(const cm_matrix_t *m)
+{
+    return m->merged;
 }
 
 void cm_matrix_row(const cm_matrix_t *m, int i, const int **cols,

@@ -3,7 +3,9 @@
  * and the Matrix Market writer. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,13 +19,14 @@ void cm_lines_init(cm_lines_t *l, FILE *f, const char *name)
     memset(l, 0, sizeof *l);
     l->f = f;
     l->name = name ? name : "<stream>";
+    l->nul = SIZE_MAX;
 }
 
 void cm_lines_fini(cm_lines_t *l)
 {
-    free(l->buf);
-    l->buf = NULL;
-    l->cap = 0;
+    free(l->mem);
+    l->mem = l->buf = NULL;
+    l->cap = l->pos = l->end = 0;
 }
 
 void cm_lines_unread(cm_lines_t *l)
@@ -32,45 +35,87 @@ void cm_lines_unread(cm_lines_t *l)
         l->again = 1;
 }
 
+/* Move the unread bytes to the front of the buffer, make room (doubling
+ * up to a block, then only when a long line fills the buffer) and read
+ * more.  0, or -1 on out of memory. */
+static int lines_fill(cm_lines_t *l, cm_error_t *err)
+{
+    size_t avail = l->end - l->pos;
+
+    if (l->pos > 0) {
+        memmove(l->mem, l->mem + l->pos, avail);
+        if (l->nul != SIZE_MAX)
+            l->nul -= l->pos;
+        l->pos = 0;
+        l->end = avail;
+    }
+    if (l->cap < CM_LINES_BLOCK || avail + 1 >= l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16384;
+        if (cap > (size_t)CM_MAX_LINE + 2 && cap > CM_LINES_BLOCK)
+            cap = (size_t)CM_MAX_LINE + 2;
+        char *p = realloc(l->mem, cap);
+        if (!p)
+            return cm_error_set(err, "%s: out of memory", l->name);
+        l->mem = p;
+        l->cap = cap;
+    }
+    /* one byte stays free for the NUL that ends a last line */
+    size_t want = l->cap - 1 - l->end;
+    if (want > CM_LINES_BLOCK)
+        want = CM_LINES_BLOCK;
+    size_t got = fread(l->mem + l->end, 1, want, l->f);
+    if (got < want)
+        l->eof = 1;
+    if (l->nul == SIZE_MAX && got > 0) {
+        char *z = memchr(l->mem + l->end, '\0', got);
+        if (z)
+            l->nul = (size_t)(z - l->mem);
+    }
+    l->end += got;
+    return 0;
+}
+
 int cm_lines_next(cm_lines_t *l, cm_error_t *err)
 {
-    size_t len = 0;
-    int c;
+    const size_t limit = (size_t)CM_MAX_LINE + 1;   /* bytes that decide */
+    size_t len;
+    char *nl;
 
     if (l->again) {
         l->again = 0;
         return 1;
     }
-    if (!l->buf) {
-        l->cap = 256;
-        if (!(l->buf = malloc(l->cap)))
-            return cm_error_set(err, "%s: out of memory", l->name);
+    for (;;) {
+        size_t avail = l->end - l->pos;
+        nl = avail ? memchr(l->mem + l->pos, '\n',
+                            avail < limit ? avail : limit) : NULL;
+        if (nl || avail >= limit || l->eof)
+            break;
+        if (lines_fill(l, err) < 0)
+            return -1;
     }
-    while ((c = getc_unlocked(l->f)) != EOF && c != '\n') {
-        if (c == '\0')
-            return cm_error_set(err, "%s:%ld: expected text, got a NUL byte",
-                                l->name, l->lineno + 1);
-        if (len >= CM_MAX_LINE)
-            return cm_error_set(err, "%s:%ld: expected a line of at most %d "
-                                "bytes, got a longer one", l->name,
-                                l->lineno + 1, CM_MAX_LINE);
-        if (len + 1 >= l->cap) {
-            size_t cap = l->cap * 2;
-            if (cap > (size_t)CM_MAX_LINE + 1)
-                cap = (size_t)CM_MAX_LINE + 1;
-            char *p = realloc(l->buf, cap);
-            if (!p)
-                return cm_error_set(err, "%s: out of memory", l->name);
-            l->buf = p;
-            l->cap = cap;
-        }
-        l->buf[len++] = (char)c;
-    }
-    if (ferror(l->f))
+    /* The line is mem[pos, pos + len); without a newline it is either too
+     * long (its first CM_MAX_LINE + 1 bytes are in the buffer) or the last
+     * one.  A NUL among those bytes is reported first, as reading byte by
+     * byte would find it before the excess or the end. */
+    if (nl)
+        len = (size_t)(nl - (l->mem + l->pos));
+    else
+        len = l->end - l->pos < limit ? l->end - l->pos : limit;
+    if (l->nul != SIZE_MAX && l->nul < l->pos + len)
+        return cm_error_set(err, "%s:%ld: expected text, got a NUL byte",
+                            l->name, l->lineno + 1);
+    if (len > (size_t)CM_MAX_LINE)
+        return cm_error_set(err, "%s:%ld: expected a line of at most %d "
+                            "bytes, got a longer one", l->name,
+                            l->lineno + 1, CM_MAX_LINE);
+    if (!nl && ferror(l->f))
         return cm_error_set(err, "%s:%ld: read error: %s", l->name,
                             l->lineno + 1, strerror(errno));
-    if (c == EOF && len == 0)
+    if (!nl && len == 0)
         return 0;
+    l->buf = l->mem + l->pos;
+    l->pos += len + (nl != NULL);
     if (len > 0 && l->buf[len - 1] == '\r')
         len--;
     l->buf[len] = '\0';
@@ -113,13 +158,62 @@ int cm_lines_fail(const cm_lines_t *l, cm_error_t *err, const char *what,
                         l->lineno, what, tok, strlen(tok) > 64 ? "..." : "");
 }
 
+/* ---- numbers ------------------------------------------------------------ */
+
+/* The fast paths below take the common spellings only and leave everything
+ * else (signs, hexadecimal, "inf", overlong digit strings, errors) to
+ * strtoll and strtod, which then decide exactly as before, messages
+ * included.  A token ends at a NUL or at a character every locale's
+ * isspace() accepts. */
+static inline int is_digit(unsigned char c)
+{
+    return (unsigned)(c - '0') < 10;
+}
+
+static inline int ends_token(unsigned char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
+           c == '\v' || c == '\f';
+}
+
+static inline const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* Up to 18 decimal digits, no sign: cannot overflow, equals strtoll. */
+static int fast_long(char **cur, long long *out)
+{
+    const char *p = skip_blanks(*cur), *start = p;
+    unsigned long long v = 0;
+
+    while (is_digit((unsigned char)*p)) {
+        v = v * 10 + (unsigned)(*p - '0');
+        p++;
+    }
+    if (p == start || p - start > 18 || !ends_token((unsigned char)*p))
+        return 0;
+    *out = (long long)v;
+    *cur = (char *)p;
+    return 1;
+}
+
 int cm_next_long(cm_lines_t *l, char **cur, long long lo, long long hi,
                  const char *what, long long *out, cm_error_t *err)
 {
     char expect[200];
-    char *tok = cm_token(cur), *end;
+    char *tok, *end, *start = *cur;
     long long v = 0;
 
+    if (fast_long(cur, &v) && v >= lo && v <= hi) {
+        *out = v;
+        return 0;
+    }
+    /* slow path: every other spelling, and every error */
+    *cur = start;
+    tok = cm_token(cur);
     snprintf(expect, sizeof expect, "%s (an integer in %lld..%lld)", what, lo, hi);
     if (!tok)
         return cm_lines_fail(l, err, expect, NULL);
@@ -131,13 +225,78 @@ int cm_next_long(cm_lines_t *l, char **cur, long long lo, long long hi,
     return 0;
 }
 
+/* Clinger's fast path: a decimal m * 10^e with m < 2^53 and |e| <= 22 is
+ * one correctly rounded multiplication or division of two exact doubles,
+ * which is what strtod returns too (same rounding mode).  Needs doubles
+ * evaluated as doubles (FLT_EVAL_METHOD 0, as on x86-64 and arm64). */
+int cm_fast_value(char **cur, double *out)
+{
+    static const double pow10[] = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    };
+    const unsigned long long mmax = 900719925474098ULL;   /* 10 * mmax + 9 < 2^53 */
+    const char *p = skip_blanks(*cur);
+    unsigned long long m = 0;
+    int digits = 0, e = 0;
+
+    for (; is_digit((unsigned char)*p); p++, digits++) {
+        if (m > mmax)
+            return 0;
+        m = m * 10 + (unsigned)(*p - '0');
+    }
+    if (*p == '.') {
+        for (p++; is_digit((unsigned char)*p); p++, digits++, e--) {
+            if (m > mmax)
+                return 0;
+            m = m * 10 + (unsigned)(*p - '0');
+        }
+    }
+    if (digits == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        int neg = 0, x = 0;
+        p++;
+        if (*p == '+' || *p == '-')
+            neg = *p++ == '-';
+        if (!is_digit((unsigned char)*p))
+            return 0;
+        for (; is_digit((unsigned char)*p); p++) {
+            if (x > 1000)
+                return 0;
+            x = x * 10 + (*p - '0');
+        }
+        e += neg ? -x : x;
+    }
+    if (!ends_token((unsigned char)*p))
+        return 0;
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+    if (e != 0)
+        return 0;
+#endif
+    if (e == 0)
+        *out = (double)m;
+    else if (e > 0 && e <= 22)
+        *out = (double)m * pow10[e];
+    else if (e < 0 && e >= -22)
+        *out = (double)m / pow10[-e];
+    else
+        return 0;
+    *cur = (char *)p;
+    return 1;
+}
+
 int cm_next_value(cm_lines_t *l, char **cur, const char *what, double *out,
                   cm_error_t *err)
 {
     char expect[200];
-    char *tok = cm_token(cur), *end;
+    char *tok, *end;
     double v;
 
+    if (cm_fast_value(cur, out))
+        return 0;
+    /* slow path: every other spelling, and every error */
+    tok = cm_token(cur);
     snprintf(expect, sizeof expect, "%s (a finite number >= 0)", what);
     if (!tok)
         return cm_lines_fail(l, err, expect, NULL);
@@ -151,6 +310,8 @@ int cm_next_value(cm_lines_t *l, char **cur, const char *what, double *out,
 
 int cm_expect_eol(cm_lines_t *l, char **cur, cm_error_t *err)
 {
+    if (!*skip_blanks(*cur))
+        return 0;
     char *tok = cm_token(cur);
     if (tok)
         return cm_lines_fail(l, err, "end of line", tok);
@@ -210,6 +371,8 @@ static int detect(cm_lines_t *l, cm_error_t *err)
  * naming the entry. */
 static int check_sums(const cm_matrix_t *m, const char *name, cm_error_t *err)
 {
+    if (!cm_matrix_merged(m))
+        return 0;   /* nothing was summed */
     for (int i = 0; i < cm_matrix_n(m); i++) {
         const int *cols;
         const double *bytes, *msgs;

@@ -105,7 +105,7 @@ cm_matrix_t *cm_read_metis(cm_lines_t *l, cm_error_t *err)
                 cm_lines_fail(l, err, what, tok);
                 goto out;
             }
-            if (h.edge_weights) {
+            if (h.edge_weights && !cm_fast_value(&cur, &w)) {
                 char what[64];
                 snprintf(what, sizeof what, "an edge weight after neighbour %lld",
                          v);
@@ -131,7 +131,7 @@ cm_matrix_t *cm_read_metis(cm_lines_t *l, cm_error_t *err)
                      l->name, h.line, 2 * h.m, h.m, entries);
         goto out;
     }
-    m = cm_builder_finish(b, err);
+    m = cm_builder_finish_take(b, err);
 out:
     cm_builder_free(b);
     return m;

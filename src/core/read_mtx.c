@@ -145,7 +145,7 @@ cm_matrix_t *cm_read_mtx(cm_lines_t *l, cm_error_t *err)
                      nnz, size_line, seen);
         goto out;
     }
-    m = cm_builder_finish(b, err);
+    m = cm_builder_finish_take(b, err);
 out:
     cm_builder_free(b);
     return m;

@@ -110,7 +110,7 @@ cm_matrix_t *cm_read_triplets(cm_lines_t *l, cm_error_t *err)
     cm_builder_set_has_msgs(b, with_msgs > 0);
     if (cm_builder_set_n(b, (int)n, err) < 0)
         goto out;
-    m = cm_builder_finish(b, err);
+    m = cm_builder_finish_take(b, err);
 out:
     cm_builder_free(b);
     return m;

@@ -406,6 +406,266 @@ static void test_long_line_and_nul(void **state)
     assert_non_null(strstr(err.msg, ":2: expected text, got a NUL byte"));
 }
 
+/* ---- block reading and the fast number paths --------------------------- */
+
+/* Write @p len bytes (NULs allowed) to a scratch file; its path. */
+static const char *write_bytes(const char *name, const char *data, size_t len)
+{
+    static char path[4200];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+/* The line reader works on 256 KiB blocks: lines longer than a block,
+ * lines across block ends, the 1 MiB limit with a '\r' (which counts until
+ * it is stripped), a last line without newline, and line numbers far into
+ * the file. */
+static void test_lines_blocks(void **state)
+{
+    (void)state;
+    const size_t lim = 1u << 20;
+    char *text = malloc(4 * lim + 64);
+    assert_non_null(text);
+
+    /* three lines of 600 KB (padding, then an entry), CRLF */
+    size_t len = 0;
+    for (int i = 0; i < 3; i++) {
+        memset(text + len, ' ', 600000);
+        len += 600000;
+        len += (size_t)sprintf(text + len, "%d %d %d\r\n", i, i + 1, 10 + i);
+    }
+    /* a last line of exactly the limit, without newline */
+    memset(text + len, ' ', lim - 5);
+    memcpy(text + len + lim - 5, "3 0 7", 5);
+    len += lim;
+    cm_matrix_t *m = read_ok(write_bytes("blocks.txt", text, len),
+                             CM_FORMAT_TRIPLETS);
+    assert_int_equal(cm_matrix_n(m), 4);
+    assert_int_equal(cm_matrix_nnz(m), 4);
+    cm_test_check_row(m, 1, 1, (int[]){ 2 }, (double[]){ 11 }, NULL);
+    cm_test_check_row(m, 3, 1, (int[]){ 0 }, (double[]){ 7 }, NULL);
+    cm_matrix_free(m);
+
+    /* one byte more at the end of file: too long */
+    text[len] = ' ';
+    text[len + 1] = '\0';
+    expect_error("eof-long.txt", text, CM_FORMAT_TRIPLETS, 4,
+                 "expected a line of at most 1048576 bytes", NULL);
+
+    /* limit - 1 bytes and "\r\n" fit; limit bytes and "\r\n" do not */
+    memset(text, ' ', lim);
+    memcpy(text + lim - 6, "0 1 2\r\n", 8);
+    m = read_ok(cm_test_write_file(tmpdir, "cr-fits.txt", text),
+                CM_FORMAT_TRIPLETS);
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 2 }, NULL);
+    cm_matrix_free(m);
+    memcpy(text + lim - 5, "0 1 2\r\n", 8);
+    expect_error("cr-long.txt", text, CM_FORMAT_TRIPLETS, 1,
+                 "expected a line of at most 1048576 bytes", NULL);
+
+    /* 200000 short lines, then a bad one: its number is right */
+    len = 0;
+    for (int i = 0; i < 200000; i++)
+        len += (size_t)sprintf(text + len, "%d %d 1\n", i % 7, i % 5);
+    strcpy(text + len, "1 2 x\n");
+    expect_error("lineno.txt", text, CM_FORMAT_TRIPLETS, 200001,
+                 "expected a byte count", "got 'x'");
+
+    /* A NUL is found past block ends; within the first 2^20 + 1 bytes of
+     * an overlong line it is what is reported, after them the length. */
+    len = 0;
+    for (int i = 0; i < 100000; i++)
+        len += (size_t)sprintf(text + len, "%d %d 1\n", i % 7, i % 5);
+    memcpy(text + len, "1 2\0 3\n", 7);
+    const char *p = write_bytes("nul-far.txt", text, len + 7);
+    cm_error_t err;
+    assert_null(cm_matrix_read(p, CM_FORMAT_TRIPLETS, &err));
+    assert_non_null(strstr(err.msg, ":100001: expected text, got a NUL byte"));
+    memset(text, '7', 2 * lim);
+    text[lim] = '\0';
+    p = write_bytes("nul-limit.txt", text, 2 * lim);
+    assert_null(cm_matrix_read(p, CM_FORMAT_TRIPLETS, &err));
+    assert_non_null(strstr(err.msg, ":1: expected text, got a NUL byte"));
+    text[lim] = '7';
+    text[lim + 1] = '\0';
+    p = write_bytes("nul-after.txt", text, 2 * lim);
+    assert_null(cm_matrix_read(p, CM_FORMAT_TRIPLETS, &err));
+    assert_non_null(strstr(err.msg, ":1: expected a line of at most"));
+    free(text);
+
+    /* the same through a stream: no final newline, a lone '\r' at the end */
+    char mem[] = "%%MatrixMarket matrix coordinate real general\r\n2 2 2\r\n"
+                 "1 2 5\r\n2 1 6\r";
+    FILE *f = fmemopen(mem, strlen(mem), "r");
+    m = cm_matrix_read_stream(f, "mem.mtx", CM_FORMAT_AUTO, &err);
+    fclose(f);
+    assert_non_null(m);
+    cm_test_check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 6 }, NULL);
+    cm_matrix_free(m);
+}
+
+/* Integers: the fast path takes up to 18 digits, strtoll the rest, with
+ * the same range errors. */
+static void test_integer_limits(void **state)
+{
+    (void)state;
+    const char *p = cm_test_write_file(tmpdir, "ints.txt",
+        "# ranks 000000000000000005\n"
+        "000000000000000004 0000000000000000000000000003 1\n"
+        "+1 -0 2\n");
+    cm_matrix_t *m = read_ok(p, CM_FORMAT_TRIPLETS);
+    assert_int_equal(cm_matrix_n(m), 5);
+    cm_test_check_row(m, 1, 1, (int[]){ 0 }, (double[]){ 2 }, NULL);
+    cm_test_check_row(m, 4, 1, (int[]){ 3 }, (double[]){ 1 }, NULL);
+    cm_matrix_free(m);
+
+    expect_error("max.txt", "16777215 0 1\n16777216 0 1\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected a source rank (at most 2^24 - 1) (an integer in "
+                 "0..16777215)", "got '16777216'");
+    expect_error("ll.txt", "0 9223372036854775807 1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a destination rank", "got '9223372036854775807'");
+    expect_error("erange.txt", "0 99999999999999999999 1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a destination rank", "got '99999999999999999999'");
+    expect_error("neg-rank.txt", "# ranks 4\n-1 0 1\n", CM_FORMAT_TRIPLETS, 2,
+                 "expected a source rank below '# ranks' (an integer in 0..3)",
+                 "got '-1'");
+    expect_error("glued.txt", "0 1x 1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a destination rank", "got '1x'");
+    expect_error("mtx53.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                 "2 2 1\n1 2 9007199254740993\n", CM_FORMAT_MTX, 3,
+                 "expected a byte count (an integer in 0..9007199254740992)",
+                 "got '9007199254740993'");
+    expect_error("size0.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                 "0 0 0\n", CM_FORMAT_MTX, 2, "expected a row count", "got '0'");
+}
+
+/* Decimals: every spelling gives the double strtod gives, whether the
+ * fast path (m * 10^e exact) or strtod reads it. */
+static void test_decimal_values(void **state)
+{
+    (void)state;
+    static const char *vals[] = {
+        "0", "7", "0.1", "2.5", "5.", ".5", "1e22", "1e23", "1E+2", "1e-22",
+        "1e-23", "+7", "0x1p-3", "9007199254740993", "900719925474099.3",
+        "123456789.987654321", "3.14159265358979323846264338327950288",
+        "0.000000000000000000000000001", "4.9e-324", "1.7976931348623157e308",
+        "100000000000000000000000", "0.30000000000000004", "12e-0",
+    };
+    enum { NV = sizeof vals / sizeof vals[0] };
+    char text[2048];
+    size_t len = 0;
+    for (int k = 0; k < NV; k++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%d 0 %s 1\n",
+                                k, vals[k]);
+    cm_matrix_t *m = read_ok(cm_test_write_file(tmpdir, "vals.txt", text),
+                             CM_FORMAT_TRIPLETS);
+    for (int k = 0; k < NV; k++) {
+        const double *bytes;
+        int n;
+        double want = strtod(vals[k], NULL);
+        cm_matrix_row(m, k, NULL, &bytes, NULL, &n);
+        assert_int_equal(n, 1);
+        if (memcmp(&bytes[0], &want, sizeof want) != 0)
+            fail_msg("'%s' read as %.17g, strtod gives %.17g", vals[k], bytes[0],
+                     want);
+    }
+    cm_matrix_free(m);
+
+    /* METIS edge weights take the same paths, and keep their message */
+    m = read_ok(cm_test_write_file(tmpdir, "w.graph",
+                                   "2 1 1\n2 0x10\n1 16.0\n"), CM_FORMAT_METIS);
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ 16 }, NULL);
+    cm_matrix_free(m);
+    expect_error("w.graph", "2 1 1\n2 1e\n1 1\n", CM_FORMAT_METIS, 2,
+                 "expected an edge weight after neighbour 2 (a finite number "
+                 ">= 0)", "got '1e'");
+    expect_error("inf.txt", "0 1 1e400\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a byte count", "got '1e400'");
+    expect_error("dot.txt", "0 1 .\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a byte count", "got '.'");
+    expect_error("comma.txt", "0 1 1,5\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a byte count", "got '1,5'");
+}
+
+/* Repeated entries are summed in the order they were given, whatever the
+ * order of the rows, in short rows and in long ones (sorted by radix). */
+static void test_duplicates_order(void **state)
+{
+    (void)state;
+    cm_matrix_t *m = read_ok(cm_test_write_file(tmpdir, "up.txt",
+        "3 0 1\n0 1 0.1\n3 0 2\n0 1 0.2\n0 0 5\n0 1 0.3\n"), CM_FORMAT_TRIPLETS);
+    double up = (0.1 + 0.2) + 0.3, down = (0.3 + 0.2) + 0.1;
+    assert_true(up != down);   /* else this test proves nothing */
+    cm_test_check_row(m, 0, 2, (int[]){ 0, 1 }, (double[]){ 5, up }, NULL);
+    cm_test_check_row(m, 3, 1, (int[]){ 0 }, (double[]){ 3 }, NULL);
+    cm_matrix_free(m);
+    m = read_ok(cm_test_write_file(tmpdir, "down.txt",
+        "0 1 0.3\n0 1 0.2\n0 1 0.1\n"), CM_FORMAT_TRIPLETS);
+    cm_test_check_row(m, 0, 1, (int[]){ 1 }, (double[]){ down }, NULL);
+    cm_matrix_free(m);
+
+    /* 600 entries in row 2 of 5000 ranks, 200 columns given three times,
+     * the rows interleaved with row 1 (out of order) */
+    enum { NC = 200, N = 5000 };
+    static double want_b[N], want_m[N];
+    char *text = malloc(64 * 3 * NC * 2 + 64);
+    size_t len = (size_t)sprintf(text, "# ranks %d\n", N);
+    cm_builder_t *b = cm_builder_new(N, NULL);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < NC; k++) {
+            int c = (k * 997 + 4000) % N;
+            double v = 0.1 * (r * NC + k + 1), g = 0.7 * (r + 1);
+            want_b[c] += v;
+            want_m[c] += g;
+            len += (size_t)sprintf(text + len, "2 %d %.17g %.17g\n1 %d 1 1\n",
+                                   c, v, g, k);
+            assert_int_equal(cm_builder_add(b, 2, c, v, g, NULL), 0);
+            assert_int_equal(cm_builder_add(b, 1, k, 1, 1, NULL), 0);
+        }
+    m = read_ok(cm_test_write_file(tmpdir, "long-row.txt", text),
+                CM_FORMAT_TRIPLETS);
+    free(text);
+    const int *cols;
+    const double *bytes, *msgs;
+    int n;
+    cm_matrix_row(m, 2, &cols, &bytes, &msgs, &n);
+    assert_int_equal(n, NC);
+    for (int k = 0; k < n; k++) {
+        if (k > 0)
+            assert_true(cols[k - 1] < cols[k]);
+        assert_true(bytes[k] == want_b[cols[k]]);
+        assert_true(msgs[k] == want_m[cols[k]]);
+    }
+    cm_matrix_row(m, 1, NULL, NULL, NULL, &n);
+    assert_int_equal(n, NC);
+
+    /* the builder gives the same, and twice (it is left unchanged) */
+    cm_builder_set_has_msgs(b, 1);
+    for (int pass = 0; pass < 2; pass++) {
+        cm_matrix_t *mb = cm_builder_finish(b, NULL);
+        assert_non_null(mb);
+        assert_int_equal(cm_matrix_nnz(mb), cm_matrix_nnz(m));
+        for (int i = 0; i < N; i++) {
+            const int *c2;
+            const double *b2, *g2;
+            int n2;
+            cm_matrix_row(m, i, &cols, &bytes, &msgs, &n);
+            cm_matrix_row(mb, i, &c2, &b2, &g2, &n2);
+            assert_int_equal(n, n2);
+            assert_memory_equal(cols, c2, (size_t)n * sizeof *cols);
+            assert_memory_equal(bytes, b2, (size_t)n * sizeof *bytes);
+            assert_memory_equal(msgs, g2, (size_t)n * sizeof *msgs);
+        }
+        cm_matrix_free(mb);
+    }
+    cm_builder_free(b);
+    cm_matrix_free(m);
+}
+
 /* ---- dispatch, formats, writer ----------------------------------------- */
 
 static void test_format_parse(void **state)
@@ -555,6 +815,10 @@ int main(void)
         cmocka_unit_test(test_triplets_plain),
         cmocka_unit_test(test_triplets_errors),
         cmocka_unit_test(test_long_line_and_nul),
+        cmocka_unit_test(test_lines_blocks),
+        cmocka_unit_test(test_integer_limits),
+        cmocka_unit_test(test_decimal_values),
+        cmocka_unit_test(test_duplicates_order),
         cmocka_unit_test(test_format_parse),
         cmocka_unit_test(test_read_stream_and_missing),
         cmocka_unit_test(test_write_roundtrip),
