@@ -6,8 +6,8 @@
 # placing a job whose placed runs were slower than its runs under Slurm's
 # default -- with one line -- and probes the placement again later
 # (guard_probe=2 here).  A job that placement makes faster keeps it.  The
-# program (test/mpi/guard_sleep.c) sleeps in proportion to how many of its
-# group peers share its node ("same": placement is slower) or do not
+# program (test/mpi/guard_sleep.c) sleeps 2 s for each of its
+# group peers that share its node ("same": placement is slower) or do not
 # ("other": placement is faster), which no cost model can see.  The rule
 # needs two timed runs of each kind, so the guard itself times Slurm's
 # default once (run 4) before it judges.
