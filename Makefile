@@ -63,7 +63,7 @@ PMPI_SRC    := $(sort $(wildcard src/profiles/pmpi/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 # The plugin is two shared objects: the placement module (the engine and
 # its heavy libraries) and the thin clustermap.so, everything else.
-PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_tree.c)
+PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c)
 PLUGIN_SRC  := $(filter-out $(PLACE_SRC),$(sort $(wildcard src/plugin/*.c)))
 TEST_SRC    := $(sort $(wildcard test/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard test/unit/lib/*.c))

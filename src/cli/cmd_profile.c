@@ -225,7 +225,7 @@ static int sniff(const popts_t *o, input_kind_t *kind, cm_format_t *fmt)
 static int read_input(popts_t *o, cm_profile_t **out)
 {
     cm_error_t err = { "" };
-    input_kind_t kind;
+    input_kind_t kind = IN_MATRIX;
     cm_format_t fmt;
     cm_profile_t *p = NULL;
     time_t now = time(NULL);

@@ -51,6 +51,7 @@
  * (libscotcherrexit would exit the process). */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>   /* before scotch.h: Scotch 7.0.12 uses FILE without it */
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
 #ifndef CM_MAP_SCOTCH_INTERNAL_H
 #define CM_MAP_SCOTCH_INTERNAL_H
 
+#include <stdio.h>   /* before scotch.h: Scotch 7.0.12 uses FILE without it */
 #include <scotch.h>
 
 #include "clustermap.h"

@@ -10,6 +10,7 @@
 #define CM_SCOTCH_INTERNAL_H
 
 #include <stdint.h>
+#include <stdio.h>   /* before scotch.h: Scotch 7.0.12 uses FILE without it */
 
 #include <scotch.h>
 

@@ -225,13 +225,15 @@ int cm_tree_finalize(cm_tree_t *t, cm_error_t *err)
         return 0;
     if (t->nlevels == 0)
         return cm_error_set(err, "machine tree: no levels");
-    if (t->nv == 0)
+    /* nv is checked on the local copy: gcc 14 cannot see that t->nv keeps
+     * its sign across the allocations below and warns on the memcpy. */
+    int nv = t->nv, last = t->nlevels - 1;
+    if (nv <= 0)
         return cm_error_set(err, "machine tree: no vertices");
     for (int l = 0; l < t->nlevels && !t->allow_empty_levels; l++)
         if (t->levels[l].nvertices == 0)
             return cm_error_set(err, "machine tree: level %s has no vertex",
                                 t->levels[l].name);
-    int nv = t->nv, last = t->nlevels - 1;
     t->child_start = calloc((size_t)nv + 1, sizeof(int));
     t->child_list = malloc((size_t)nv * sizeof(int));
     t->slot_first = malloc((size_t)nv * sizeof(int));

@@ -21,6 +21,13 @@
 
 SPANK_PLUGIN(clustermap, 1);
 
+#if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+/* Slurm 25.05 drains the node when a plugin's init fails, unless the plugin
+ * asks for the job alone to fail.  clustermap's hooks return 0 whatever
+ * happens, but a node must never be lost to this plugin. */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
+
 static cmp_config_t cfg;
 static enum { CFG_UNREAD, CFG_OK, CFG_DISABLED, CFG_INVALID } cfg_state;
 

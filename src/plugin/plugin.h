@@ -196,6 +196,21 @@ int cmp_step_layout(const int *cap, int nnodes, int ntasks, int *count);
 
 /* ---- the placement module (clustermap-place.so: place.c, slurm_tree.c) ---- */
 
+/** One switch (or block) of the controller's topology. */
+typedef struct cmp_switch {
+    char *name;
+    int level;        /**< Slurm's level, leaf = 0 (blocks: 0) */
+    char *nodes;      /**< host list of the nodes below, or NULL */
+    char *switches;   /**< host list of the child switches, or NULL */
+} cmp_switch_t;
+
+/** The controller's switches (slurm_load_topo), read the way the Slurm
+ *  release built against provides them (slurm_topo.c).  Caller frees with
+ *  cmp_slurm_switches_free(); none (topology/default) is not an error.
+ *  Returns 0, or -1 with @p err. */
+int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err);
+void cmp_slurm_switches_free(cmp_switch_t *sw, int n);
+
 /** The tree of @p a from the controller (slurm_load_topo, slurm_load_node):
  *  switch levels, node, socket, slots.  NULL with @p err on failure (the
  *  caller falls back to Slurm's default). */

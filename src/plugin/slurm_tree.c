@@ -1,8 +1,8 @@
 /*
  * slurm_tree.c -- the machine tree of an allocation, from the controller.
  *
- * One slurm_load_topo() and one slurm_load_node() per srun: switches (with
- * Slurm's levels, leaf = 0), then per node its sockets and the slots the
+ * One slurm_load_topo() (through slurm_topo.c) and one slurm_load_node()
+ * per srun: switches (with Slurm's levels, leaf = 0), then per node its sockets and the slots the
  * step may use there.  cm_tree_from_switches() builds the tree, as it does
  * for cm_tree_from_slurm_conf() ("cluster" over several top switches,
  * "switch<k>", "node", "socket", "core"), so `clustermap eval --slurm-conf`
@@ -13,6 +13,7 @@
  * placement module (clustermap-place.so); libslurm's functions resolve
  * from srun, which loads it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int lookup(const named_t *v, int n, const char *name)
 
 typedef struct topo {
     int ns;
-    topo_info_t *sw;
+    cmp_switch_t *sw;
     int *parent;      /* switch index, -1 at the top */
 } topo_t;
 
@@ -96,7 +97,8 @@ static int link_topology(topo_t *tp, const named_t *nodes, int nn, int *leaf_of,
 
 cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *err)
 {
-    topo_info_response_msg_t *topo = NULL;
+    cmp_switch_t *switches = NULL;
+    int nswitches = 0;
     node_info_msg_t *ninfo = NULL;
     named_t *nodes = NULL, *known = NULL;
     int *leaf_of = NULL, *info_of = NULL;
@@ -108,12 +110,10 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
 
     if (cpus_per_task < 1)
         cpus_per_task = 1;
-    if (slurm_load_topo(&topo) != SLURM_SUCCESS) {
-        cm_error_set(err, "slurm_load_topo: %s", slurm_strerror(slurm_get_errno()));
+    if (cmp_slurm_switches(&switches, &nswitches, err) < 0)
         goto out;
-    }
     if (slurm_load_node((time_t)0, &ninfo, SHOW_ALL) != SLURM_SUCCESS) {
-        cm_error_set(err, "slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
+        cm_error_set(err, "slurm_load_node: %s", slurm_strerror(errno));
         goto out;
     }
     if (!(nodes = malloc((size_t)nn * sizeof *nodes)) ||
@@ -148,8 +148,8 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
         }
     }
 
-    tp.ns = (int)topo->record_count;
-    tp.sw = topo->topo_array;
+    tp.ns = nswitches;
+    tp.sw = switches;
     if (tp.ns > 0) {
         if (!(tp.parent = malloc((size_t)tp.ns * sizeof(int))) ||
             !(sw = malloc((size_t)tp.ns * sizeof *sw)))
@@ -190,8 +190,7 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
 oom:
     cm_error_set(err, "machine tree: out of memory");
 out:
-    if (topo)
-        slurm_free_topo_info_msg(topo);
+    cmp_slurm_switches_free(switches, nswitches);
     if (ninfo)
         slurm_free_node_info_msg(ninfo);
     free(nodes);

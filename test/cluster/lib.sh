@@ -164,6 +164,16 @@ cm_nofds() {
 
 CM_SLURM_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
 
+# cm_ompi_major: the major version of the Open MPI that mpicc builds with
+# (its mpi.h), empty when there is none.
+cm_ompi_major() {
+    for d in $(mpicc -showme:incdirs 2>/dev/null); do
+        [ -r "$d/mpi.h" ] || continue
+        sed -n 's/^#define OMPI_MAJOR_VERSION \([0-9]*\).*/\1/p' "$d/mpi.h"
+        return 0
+    done
+}
+
 # cm_write_config DIR: write slurm.conf, topology.conf, plugstack.conf and
 # hosts into DIR.  Only the environment and the node count shape them, so
 # two runs with the same settings write identical files (up.sh compares them

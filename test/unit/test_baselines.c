@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>   /* before scotch.h: Scotch 7.0.12 uses FILE without it */
 #include <stdlib.h>
 #include <string.h>
 

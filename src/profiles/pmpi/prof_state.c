@@ -155,12 +155,19 @@ static void tcache_clear(void)
     }
 }
 
+/* MPI-4.1 deprecates MPI_Type_size_x for MPI_Type_size_c (Open MPI 6). */
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define CMP_TYPE_SIZE PMPI_Type_size_c
+#else
+#define CMP_TYPE_SIZE PMPI_Type_size_x
+#endif
+
 uint64_t cmp_bytes_slow(int count, MPI_Datatype type)
 {
     MPI_Count sz = 0;
     int ni, na, nd, combiner;
     if (count <= 0 || type == MPI_DATATYPE_NULL ||
-        PMPI_Type_size_x(type, &sz) != MPI_SUCCESS || sz < 0)
+        CMP_TYPE_SIZE(type, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
     /* Only named types are cached: a freed derived type's handle can come
      * back as a different type, a named one is never freed. */
