@@ -1,7 +1,9 @@
 # clustermap -- top-level build.  See README.md and docs/.
 #
 #   make                 build the library, the command, the profiler, the plugin
-#   make check           unit tests (normal + ASan/UBSan build) and shell tests
+#   make check           unit tests (normal + ASan/UBSan build) and shell tests,
+#                        then the tests that depend on Slurm and Open MPI on
+#                        the newer stacks (make check-stacks)
 #   make deps            install the Debian 12 packages the project needs
 #   make demo            run the end-to-end demo
 #   make bench           run the benchmarks under bench/
@@ -84,7 +86,7 @@ BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO))
 
-.PHONY: all tests benches check unit-check deps demo bench bench-sim install uninstall clean
+.PHONY: all tests benches check check-stacks unit-check deps demo bench bench-sim install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
@@ -163,6 +165,12 @@ unit-check: tests
 
 check:
 	@test/check.sh
+
+# The profiler and integration tests on the other Slurm / Open MPI stacks
+# (Debian 13 trixie, Debian testing forky): test/stacks/README.md.
+# CM_STACKS="trixie" picks some.
+check-stacks:
+	@test/stacks/check $(CM_STACKS)
 
 deps:
 	@scripts/install-deps.sh

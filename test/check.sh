@@ -3,7 +3,9 @@
 #  1. build everything, the unit tests and the benchmarks, run the unit tests;
 #  2. rebuild the unit tests with -fsanitize=address,undefined and run them;
 #  3. run the shell tests (sharness, TAP through prove): CLI, profiles, and
-#     the integration tests on the virtual Slurm cluster.
+#     the integration tests on the virtual Slurm cluster;
+#  4. build against the newer Slurm / Open MPI stacks and run the profiler
+#     and integration tests inside each (test/stacks/check).
 # Ends with one line "check: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -44,6 +46,17 @@ if [ -n "$shtests" ]; then
     if grep -q '^Result: PASS' "$log/sh"; then :; else status=1; [ "$fl" -gt 0 ] || fl=1; fi
     echo "sh: $(( ${t:-0} - fl )) passed, $fl failed" | tee -a "$log/sh2"
     count "$log/sh2"
+fi
+echo "== stacks (Slurm 24.11 / Open MPI 5.0, Slurm 26.05 / Open MPI 6.0)"
+# The profiler and integration tests again, built against and run inside
+# each newer stack (test/stacks/README.md); CM_STACKS=none skips them.
+if [ "${CM_STACKS:-}" = none ]; then
+    echo "stacks: skipped (CM_STACKS=none)"
+elif [ "$(id -u)" -ne 0 ]; then
+    echo "stacks: skipped (needs root: chroot, namespaces)"
+else
+    test/stacks/check 2>&1 | tee "$log/stacks"; [ $? -eq 0 ] || status=1
+    count "$log/stacks"
 fi
 rm -rf "$log"
 echo "check: $total_p passed, $total_f failed"

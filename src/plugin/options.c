@@ -102,7 +102,11 @@ const char cmp_help_text[] =
 "\n"
 "Given to sbatch or salloc, the option applies to every srun in the job;\n"
 "an srun option overrides it.  Steps with one task, steps given -w, -m or\n"
-"SLURM_HOSTFILE, overcommitted steps (-O) and programs started with mpirun\n"
-"are left to Slurm's default placement, and so is a step when anything goes\n"
-"wrong; one line starting with 'clustermap:' says why.  See\n"
-"clustermap_spank(8).\n";
+"SLURM_HOSTFILE, steps given -N under Slurm 23.11 or later (which refuses\n"
+"-N with the arbitrary layout a placement uses), overcommitted steps (-O)\n"
+"and programs started with mpirun are left to Slurm's default placement,\n"
+"and so is a step when anything goes wrong; one line starting with\n"
+"'clustermap:' says why.  See clustermap_spank(8).\n"
+"\n"
+"Tested (make check): Slurm 22.05.8 with Open MPI 4.1.4, Slurm 24.11.5 with\n"
+"Open MPI 5.0.7, Slurm 26.05.5 with Open MPI 6.0.0rc2.\n";

@@ -77,6 +77,10 @@ static int mapping_cb(int val, const char *optarg, int remote)
     }
     if (r.mode == CMP_MODE_HELP) {
         fputs(cmp_help_text, stdout);
+        printf("This plugin was built for Slurm %d.%02d.%d.\n",
+               SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+               SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+               SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
         exit(0);
     }
     return 0;

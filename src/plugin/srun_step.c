@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <slurm/slurm_version.h>
+
 #include "cm_profiles.h"
 #include "plugin.h"
 
@@ -122,6 +124,15 @@ static const char *left_to_slurm(const cmp_srun_args_t *sa, char *buf, size_t si
         snprintf(buf, size, "the step's layout is given (%s)", given);
         return buf;
     }
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+    /* srun 24.11 and 26.05 (measured; 23.11 changed the rules for this
+     * layout) stop with "--nodes is incompatible with
+     * --distribution=arbitrary" when -N and SLURM_HOSTFILE meet: placing
+     * the step would fail it. */
+    if (sa->nodes_min > 0)
+        return "srun -N: this Slurm refuses a node count together with the "
+               "arbitrary layout a placement needs";
+#endif
     /* Overcommitted steps have more tasks than the slots the plan knows. */
     if (sa->overcommit || (oc && *oc && strcmp(oc, "0")))
         return sa->overcommit ? "overcommitted step (-O)"

@@ -19,13 +19,23 @@ check_time() {
     done
 }
 
+# Open MPI 6's `use mpi_f08` bindings (libmpi_usempif08: mpi_send_f08ts_
+# and 545 more, generated for TS 29113) call PMPI_* directly, so neither the
+# C wrappers nor the ompi_*_f ones see that traffic: the profiler does not
+# record such programs there (docs/profiling.md).  Open MPI 4.1 and 5.0
+# route mpi_f08 through ompi_*_f.
+ompi_major=$(. "$CM_ROOT/test/cluster/lib.sh" && cm_ompi_major)
+if [ "${ompi_major:-0}" -lt 6 ]; then test_set_prereq F08_ROUTED; fi
+
 # -DUSEMPI: `use mpi`; -DMPIFH: include 'mpif.h'; -DF08: `use mpi_f08`
 for v in USEMPI MPIFH F08; do
+    pre=
+    [ "$v" = F08 ] && pre=F08_ROUTED
     test_expect_success "build ring.F90 with -D$v" "
         mpif90 -O -D$v -o ring_$v '$MPI_SRC/ring.F90'
     "
     for np in 3 4; do
-        test_expect_success "ring_$v: persistent, Isend, Bcast, Barrier, in-place Alltoallv ($np ranks)" "
+        test_expect_success $pre "ring_$v: persistent, Isend, Bcast, Barrier, in-place Alltoallv ($np ranks)" "
             rm -rf out.$v.$np && mkdir out.$v.$np &&
             prof_run $np \"\$PWD/out.$v.$np\" ./ring_$v \"\$PWD/exp.$v.$np\" &&
             prof_check out.$v.$np exp.$v.$np &&

@@ -185,7 +185,7 @@ test_expect_success 'the placed -n8 step keeps the tasks per node of Slurm.s run
     test_cmp slurm.counts placed.counts
 '
 
-test_expect_success 'srun -N2 -n8 in a 4-node allocation: as Slurm, 2 nodes, same counts' '
+test_expect_success NODES_ARBITRARY 'srun -N2 -n8 in a 4-node allocation: as Slurm, 2 nodes, same counts' '
     cat >n28.sh <<-EOF &&
 	#!/bin/sh
 	srun --mpi=pmix --mapping=off -N2 -n8 ./halo_scrambled >out/n28s.out 2>out/n28s.err ||
@@ -241,12 +241,24 @@ test_expect_success '-c2: 2 CPUs per task, the placed run keeps Slurm.s counts' 
     test_cmp slurm.counts placed.counts
 '
 
-test_expect_success 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
+test_expect_success NODES_ARBITRARY 'srun -N2 in a 16-task allocation: 16 tasks on the first 2 nodes' '
     run_mpi out/n2.out out/n2.err salloc -J halo -N4 -n16 --exclusive \
         --mapping=cluster,verbose srun --mpi=pmix -N2 ./halo_scrambled &&
     test "$(ranks_hosts out/n2.out | wc -l)" -eq 16 &&
     ranks_hosts out/n2.out | awk "\$2 != \"n1\" && \$2 != \"n2\" {bad = 1} END {exit bad}" &&
     check_plan_hosts out/n2.err out/n2.out 16
+'
+
+# Slurm 24.11 and 26.05 refuse -N with SLURM_HOSTFILE's arbitrary layout
+# ("--nodes is incompatible with --distribution=arbitrary"): such a step
+# keeps Slurm's layout, runs, and says why.
+test_expect_success !NODES_ARBITRARY 'srun -N2 (Slurm 23.11 and later): Slurm.s layout, one line why' '
+    run_mpi out/n2.out out/n2.err salloc -J halo -N4 -n16 --exclusive \
+        --mapping=cluster,verbose srun --mpi=pmix -N2 -n8 ./halo_scrambled &&
+    test "$(ranks_hosts out/n2.out | wc -l)" -eq 8 &&
+    ranks_hosts out/n2.out | awk "\$2 != \"n1\" && \$2 != \"n2\" {bad = 1} END {exit bad}" &&
+    one_line out/n2.err "^clustermap: .*srun -N: this Slurm refuses a node count" &&
+    ! grep "^clustermap: placed" out/n2.err
 '
 
 test_expect_success 'srun -n1 hostname in a mapped batch job runs, silently' '

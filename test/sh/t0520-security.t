@@ -124,9 +124,10 @@ test_expect_success 'row 3: prof_dir full on one node: job runs, run not recorde
         mkdir -p "$STATE/tmp/n$i/cmprof" && chmod 711 "$STATE/tmp/n$i/cmprof" || return 1
     done &&
     pid=$(cat "$STATE/run/slurmd-n2.pid") &&
-    nsenter -t "$pid" -m mount -t tmpfs -o size=8k,nr_inodes=2,mode=0711 cm-full /tmp/cmprof &&
-    test_when_finished "nsenter -t $pid -m umount /tmp/cmprof" &&
-    nsenter -t "$pid" -m sh -c "cat /dev/zero >/tmp/cmprof/fill 2>/dev/null; true" &&
+    # -r: paths as slurmd sees them (its root is a stack's root under test/stacks)
+    nsenter -t "$pid" -m -r mount -t tmpfs -o size=8k,nr_inodes=2,mode=0711 cm-full /tmp/cmprof &&
+    test_when_finished "nsenter -t $pid -m -r umount /tmp/cmprof" &&
+    nsenter -t "$pid" -m -r sh -c "cat /dev/zero >/tmp/cmprof/fill 2>/dev/null; true" &&
     plugstack prof_dir=/tmp/cmprof &&
     test_when_finished "plugstack" &&
     timed r3 sbw_user cmtu1 -t 3 -J full -N4 -n8 --mapping=profile \

@@ -56,6 +56,11 @@ CMP_HIDDEN void cmp_nompi_clear(void);
  * line, from @p elapsed_ns and @p mpi_ns.  Local: no other rank is
  * involved, so a rank that cannot profile never makes another one wait.
  * Never fails the program. */
+/** One line "clustermap-prof: <message>" on stderr in a single write(2),
+ *  so that the lines of ranks sharing a launcher's stderr never interleave
+ *  (Open MPI 5's mpirun forwarded a long line in two pieces). */
+CMP_HIDDEN void cmp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 CMP_HIDDEN void cmp_write_part(int rank, int size, int traffic,
                                const uint64_t *mine, size_t nmine,
                                uint64_t elapsed_ns, uint64_t mpi_ns,

@@ -35,7 +35,7 @@ static void *lookup(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);
     if (!p)
-        fprintf(stderr, "clustermap-prof: cannot find %s\n", name);
+        cmp_say("cannot find %s\n", name);
     return p;
 }
 

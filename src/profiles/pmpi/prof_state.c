@@ -108,7 +108,7 @@ static long row_slot(row_t *r, int k)
         if (!g.keys || !g.cells) {
             static int told;
             if (!told++)
-                fprintf(stderr, "clustermap-prof: out of memory, traffic "
+                cmp_say("out of memory, traffic "
                         "to some ranks is not recorded\n");
             row_free(&g);
             return -1;
@@ -403,7 +403,7 @@ void cmp_start(int provided)
     cmp_nompi_clear();
     if (PMPI_Comm_size(MPI_COMM_WORLD, &world_size) != MPI_SUCCESS ||
         PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS) {
-        fprintf(stderr, "clustermap-prof: cannot set up, not profiling\n");
+        cmp_say("cannot set up, not profiling\n");
         return;
     }
     cmp_multi = provided == MPI_THREAD_MULTIPLE;
@@ -413,7 +413,7 @@ void cmp_start(int provided)
     if (!profile_dir || (traffic && traffic_setup() < 0)) {
         /* This rank writes no part: ingestion refuses the incomplete set,
          * and no other rank waits for anything. */
-        fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
+        cmp_say("out of memory, rank %d not "
                 "profiled\n", world_rank);
         free(profile_dir);
         profile_dir = NULL;
@@ -441,7 +441,7 @@ void cmp_finish(void)
     size_t n = 0;
     uint64_t *mine = traffic ? collect(&n) : NULL;
     if (traffic && !mine)
-        fprintf(stderr, "clustermap-prof: out of memory, rank %d not "
+        cmp_say("out of memory, rank %d not "
                 "profiled\n", world_rank);
     else
         cmp_write_part(world_rank, world_size, traffic, mine, n, elapsed,

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,19 +85,19 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
     if (!dir || part_path(path, sizeof path, dir, rank, "txt") < 0 ||
         snprintf(tmp, sizeof tmp, "%s/.part.%d.XXXXXX", dir, rank) >=
             (int)sizeof tmp) {
-        fprintf(stderr, "clustermap-prof: profile directory name too long: "
+        cmp_say("profile directory name too long: "
                 "%s\n", dir ? dir : "(none)");
         return;
     }
     int fd = mkostemp(tmp, O_CLOEXEC);   /* mode 0600 */
     if (fd < 0) {
-        fprintf(stderr, "clustermap-prof: cannot create a file in %s: %s\n",
+        cmp_say("cannot create a file in %s: %s\n",
                 dir, strerror(errno));
         return;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        fprintf(stderr, "clustermap-prof: %s: %s\n", tmp, strerror(errno));
+        cmp_say("%s: %s\n", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
         return;
@@ -127,7 +128,7 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
         err = errno;
     }
     if (bad) {
-        fprintf(stderr, "clustermap-prof: cannot write %s: %s\n", path,
+        cmp_say("cannot write %s: %s\n", path,
                 strerror(err));
         unlink(tmp);
     }
@@ -158,4 +159,23 @@ void cmp_nompi_clear(void)
     if (dir && *dir && getenv("SLURM_PROCID") &&
         part_path(path, sizeof path, dir, 0, "nompi") == 0)
         unlink(path);
+}
+
+void cmp_say(const char *fmt, ...)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "clustermap-prof: ");
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    size_t len = m < 0 ? (size_t)n : (size_t)n + (size_t)m;
+    if (len >= sizeof line) {   /* truncated: keep the line a line */
+        len = sizeof line - 1;
+        line[len - 1] = '\n';
+    }
+    /* stderr's write may be short or interrupted: a lost line is better
+     * than a program held up, so one attempt. */
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
 }

@@ -47,32 +47,50 @@ cluster_idle() { "$CM_CLUSTER_BIN/wait-idle" 30; }
 # with a call through NULL ("Failing at address: (nil)"), more often when
 # ranks on different nodes connect to each other at once.  It is not ours
 # to fix; a job or step that died of it is run once more, and said so.
-ompi_race() { grep -q "Failing at address: (nil)" "$@" 2>/dev/null; }
+# Open MPI 5.0.7 has its own (open-mpi/ompi issue 12495, still open): a rank
+# leaves MPI_Init's fence and sends before a peer that is still waiting on
+# it has added MPI_COMM_WORLD to ob1, whose matching then reads a NULL
+# communicator (SIGSEGV at 0xe0, mca_pml_ob1_recv_frag_callback_match under
+# ompi_mpi_init); on this loaded 2-core machine it hit one 16-rank launch in
+# a few.
+ompi_race() {
+    grep -q "Failing at address: (nil)" "$@" 2>/dev/null ||
+        { grep -q "mca_pml_ob1_recv_frag_callback_match" "$@" 2>/dev/null &&
+          grep -q "ompi_mpi_init" "$@" 2>/dev/null; }
+}
 
 # run_mpi OUT ERR CMD...: run CMD on the login host, stdout to OUT and
-# stderr to ERR, once more if it failed of the Open MPI start-up race.
+# stderr to ERR, again (at most twice more) while it fails of an Open MPI
+# start-up race.
 run_mpi() {
     out=$1 err=$2; shift 2
-    run "$@" >"$out" 2>"$err" && return 0
-    ompi_race "$err" || return 1
-    say "# Open MPI start-up race (see test/sh/lib/cluster.sh); running once more"
-    run "$@" >"$out" 2>"$err"
+    n=0
+    while :; do
+        run "$@" >"$out" 2>"$err" && return 0
+        ompi_race "$err" && [ "$n" -lt 2 ] || return 1
+        n=$((n + 1))
+        say "# Open MPI start-up race (see test/sh/lib/cluster.sh); running again"
+    done
 }
 
 # race_retry SUBMIT [ARG...]: run SUBMIT ARG... (a command that submits a
-# job and waits for it), and once more if the job's -e file (else its -o
-# file) shows the Open MPI start-up race -- also when the job itself
-# succeeded, as a script whose last command is not the srun does.
+# job and waits for it), and again (at most twice more) while the job's -e
+# file (else its -o file) shows an Open MPI start-up race -- also when the
+# job itself succeeded, as a script whose last command is not the srun does.
 race_retry() {
-    "$@"
-    rc=$? log= prev=
+    log= prev=
     for a in "$@"; do
         case $prev in -e) log=$a ;; -o) [ -n "$log" ] || log=$a ;; esac
         prev=$a
     done
-    [ -n "$log" ] && ompi_race "$log" || return $rc
-    say "# Open MPI start-up race (see test/sh/lib/cluster.sh); submitting once more"
-    "$@"
+    n=0
+    while :; do
+        "$@"
+        rc=$?
+        [ -n "$log" ] && ompi_race "$log" && [ "$n" -lt 2 ] || return $rc
+        n=$((n + 1))
+        say "# Open MPI start-up race (see test/sh/lib/cluster.sh); submitting again"
+    done
 }
 
 # sbatch_mpi [SBATCH-OPTION...] SCRIPT: sbatch-wait under race_retry.

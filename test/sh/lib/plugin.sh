@@ -60,6 +60,17 @@ if ! command -v mpicc >/dev/null 2>&1; then
 fi
 sbw() { sbatch_mpi "$@"; }
 
+# The Slurm release of the stack under test ("24.11.5"), and the
+# prerequisite NODES_ARBITRARY when srun accepts -N together with the
+# arbitrary layout of SLURM_HOSTFILE (before 23.11; 24.11 and 26.05 refuse
+# it, and the plugin then leaves such a step to Slurm).
+SLURM_RELEASE=$(slurmd -V 2>/dev/null | awk '{print $2}')
+slurm_older_than() {   # MAJOR.MINOR
+    printf '%s\n%s\n' "$1" "$SLURM_RELEASE" | sort -V -C 2>/dev/null && return 1
+    return 0
+}
+if slurm_older_than 23.11; then test_set_prereq NODES_ARBITRARY; fi
+
 # test_users: the unprivileged test users cmtu1 and cmtu2 (group users),
 # created when missing; sets U1 and U2.  remove_users deletes those
 # test_users created.  as USER CMD...: run CMD as USER.

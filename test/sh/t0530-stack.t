@@ -1,0 +1,114 @@
+#!/bin/sh
+#
+# The plugin under this stack's Slurm, with no MPI in the way: what every
+# stack must do whatever its MPI can (forky's Slurm 26.05.5 has no
+# mpi/pmix, so Open MPI 6 programs cannot start under srun there).  A
+# profile imported with `clustermap profile import` (8 ranks, rank i talks
+# to rank i + 4 only) places a plain shell step: the ranks land where the
+# plan says, every node keeps Slurm's 2 tasks, partners share a node, each
+# rank is bound to the CPU the plugin says; fallbacks (one task, -w, -N on
+# Slurm 23.11 and later) say one line each; --mapping=help names the
+# release the plugin was built for; mpirun's daemon launch says its line.
+#
+# Own cluster (CM_CLUSTER_NAME=t0530).
+
+test_description='the plugin under this stack: placement of a non-MPI step'
+
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+
+CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0530}
+unset CM_CLUSTER_SLURM_EXTRA
+. "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+
+FALLBACK="; using Slurm's default placement"
+
+test_expect_success 'cluster with the plugin comes up; a rank-printing step' '
+    plugin_cluster_up &&
+    cat >where.sh <<-\EOF &&
+	#!/bin/sh
+	# "rank R size S host H cpus C", as test/mpi/hello_hosts.c prints
+	cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)
+	echo "rank $SLURM_PROCID size $SLURM_NTASKS host $(hostname) cpus $cpus"
+	EOF
+    chmod +x where.sh &&
+    for i in 0 1 2 3; do
+        echo "$i $((i + 4)) 1000000 100" && echo "$((i + 4)) $i 1000000 100" || return 1
+    done >pairs.txt &&
+    "$CM" profile --store "$STORE" import pairs.txt --job-name pairs --format triplets \
+        >import.out &&
+    "$CM" profile --store "$STORE" list >list && grep "^pairs  *8 " list
+'
+
+test_expect_success '--mapping=help names the Slurm release the plugin was built for' '
+    run srun --mapping=help true >help.out &&
+    grep "^This plugin was built for Slurm $SLURM_RELEASE\.$" help.out
+'
+
+# Slurm's own layout puts ranks 0-1 on n1, 2-3 on n2...: every pair apart.
+test_expect_success 'a plain step is placed from the imported profile' '
+    cluster_idle &&
+    run salloc -N4 -n8 --exclusive srun --mapping=cluster,name=pairs,verbose ./where.sh \
+        >p.out 2>p.err &&
+    grep "^clustermap: placed 8 tasks of job .pairs. on 4 of 4 nodes" p.err &&
+    plan_of p.err | awk "{print \$1, \$2}" | sort -n >plan.hosts &&
+    ranks_hosts p.out | sort -n >ran.hosts &&
+    test "$(wc -l <plan.hosts)" -eq 8 &&
+    test_cmp plan.hosts ran.hosts
+'
+
+test_expect_success 'the placed step keeps Slurm.s 2 tasks per node; partners share a node' '
+    awk "{print \$2}" ran.hosts | sort | uniq -c | awk "{print \$1}" >counts &&
+    printf "2\n2\n2\n2\n" >expect &&
+    test_cmp expect counts &&
+    awk "{host[\$1] = \$2} END {for (i = 0; i < 4; i++) if (host[i] != host[i + 4]) exit 1}" \
+        ran.hosts
+'
+
+test_expect_success 'each placed rank runs on the CPUs the plugin bound it to' '
+    sed -n "s/^clustermap: rank \([0-9]*\) slot [0-9]* cpus \(.*\)$/\1 \2/p" p.err |
+        sort -k1,1 >bound &&
+    test "$(wc -l <bound)" -eq 8 &&
+    awk "\$1 == \"rank\" {print \$2, \$8}" p.out | sort -k1,1 >ran.cpus &&
+    join bound ran.cpus >joined &&
+    test "$(wc -l <joined)" -eq 8 &&
+    awk "\$2 != \$3 {print; bad = 1} END {exit bad}" joined
+'
+
+test_expect_success 'one task, -w: left to Slurm, one line each' '
+    run salloc -N2 -n2 --exclusive srun --mapping=cluster,name=pairs,verbose -n1 ./where.sh \
+        >one.out 2>one.err &&
+    test "$(ranks_hosts one.out | wc -l)" -eq 1 &&
+    one_line one.err "^clustermap: one task: nothing to place$FALLBACK" &&
+    run salloc -N4 -n8 --exclusive srun --mapping=cluster,name=pairs,verbose -w n1,n2,n3,n4 \
+        ./where.sh >w.out 2>w.err &&
+    test "$(ranks_hosts w.out | wc -l)" -eq 8 &&
+    one_line w.err "^clustermap: the step.s layout is given \(-w\)$FALLBACK"
+'
+
+test_expect_success NODES_ARBITRARY 'srun -N2 (Slurm before 23.11): placed on 2 nodes' '
+    run salloc -N4 -n8 --exclusive srun --mapping=cluster,name=pairs,verbose -N2 -n8 \
+        ./where.sh >n2.out 2>n2.err &&
+    grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" n2.err &&
+    test "$(ranks_hosts n2.out | wc -l)" -eq 8
+'
+
+test_expect_success !NODES_ARBITRARY 'srun -N2 (Slurm 23.11 and later): Slurm.s layout, one line why' '
+    run salloc -N4 -n8 --exclusive srun --mapping=cluster,name=pairs,verbose -N2 -n8 \
+        ./where.sh >n2.out 2>n2.err &&
+    test "$(ranks_hosts n2.out | wc -l)" -eq 8 &&
+    one_line n2.err "^clustermap: srun -N: this Slurm refuses a node count together with the arbitrary layout a placement needs$FALLBACK"
+'
+
+test_expect_success 'mpirun in a mapped batch job: runs, its daemon launch says one line' '
+    printf "#!/bin/sh\nmpirun --allow-run-as-root --bind-to none -np 4 hostname\n" >mpi.sh &&
+    sbw -N2 -n4 --mapping=cluster,verbose -o "$PWD/mpi.out" -e "$PWD/mpi.err" mpi.sh &&
+    test "$(wc -l <mpi.out)" -eq 4 &&
+    one_line mpi.err "^clustermap: mpirun launch: clustermap places srun launches only$FALLBACK"
+'
+
+test_expect_success 'cluster down' '
+    cluster_finish
+'
+
+test_done
