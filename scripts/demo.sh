@@ -11,6 +11,13 @@
 # and their run times simulated with SimGrid on a platform shaped like the
 # cluster (sim_times), then takes the cluster down.
 #
+# CM_STACK=trixie|forky runs the cluster demo inside that stack's Debian
+# root (test/stacks: Slurm 24.11 / Open MPI 5.0, Slurm 26.05 / Open MPI
+# 6.0), built there; CM_LAUNCHER=mpirun starts the halo with mpirun instead
+# of srun.  The demo prints the Slurm and Open MPI versions it ran with and
+# says "demo: ok" only when the placed run's ranks ran where the plan said,
+# with Slurm's default number of tasks on every node.
+#
 # Otherwise (or with CM_DEMO=offline): the offline planner demo -- real
 # communication matrices of NAS and LAMMPS runs, a hierarchical machine
 # described VieM-style, every baseline placement planned with `clustermap
@@ -141,12 +148,19 @@ cluster_demo() {
     export CM_CLUSTER_PLUGSTACK
     echo "clustermap demo: a virtual Slurm cluster of 4 nodes (2 sockets x 4 cores),"
     echo "two leaf switches (n1,n2 | n3,n4), with the clustermap SPANK plugin"
+    echo "stack: ${CM_STACK:-host}: $(slurmd -V), $(mpirun --version 2>/dev/null | head -n 1)," \
+         "launcher ${CM_LAUNCHER:-srun}"
     "$root/test/cluster/up.sh" || fail "test/cluster/up.sh failed"
     jobdir=$(mktemp -d /var/tmp/clustermap-demo.XXXXXX)
     trap 'rm -rf "$work" "$jobdir"; "$root/test/cluster/down.sh" >/dev/null 2>&1' EXIT INT TERM
     chmod 755 "$jobdir"
     mpicc -O2 -o "$jobdir/halo" "$root/test/mpi/halo_scrambled.c" || fail "mpicc failed"
-    printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh"
+    case ${CM_LAUNCHER:-srun} in
+        srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh" ;;
+        mpirun) printf '#!/bin/sh\nmpirun --allow-run-as-root --bind-to none ./halo 20\n' \
+                    >"$jobdir/job.sh" ;;
+        *) fail "CM_LAUNCHER must be srun or mpirun, got '$CM_LAUNCHER'" ;;
+    esac
     chmod 755 "$jobdir/job.sh"
     cd "$jobdir"
     for run in 1 2; do
@@ -169,7 +183,10 @@ cluster_demo() {
         grep '^clustermap: \(no profile\|placed\)' "run$run.err" || true
         if [ "$run" = 1 ]; then   # the profile is stored when the step has ended
             i=0
-            while [ $i -lt 50 ] && [ ! -f "$store/0/halo.16.json" ]; do sleep 0.1; i=$((i + 1)); done
+            while [ $i -lt 50 ] && ! "$cm" profile --store "$store" list 2>/dev/null |
+                    grep -q '^halo  *16 '; do
+                sleep 0.1; i=$((i + 1))
+            done
             "$cm" profile --store "$store" list
         fi
     done
@@ -180,6 +197,15 @@ cluster_demo() {
     printf '%-6s %-16s %-16s\n' rank "Slurm's default" clustermap
     sort -k1,1 r1 >r1s; sort -k1,1 r2 >r2s
     join r1s r2s | sort -n | awk '{printf "%-6s %-16s %-16s\n", $1, $2, $3}'
+    # The placed run must be the plan, with Slurm's tasks per node.
+    sed -n 's/^clustermap: rank \([0-9]*\) -> \([^ ]*\) core [0-9]*$/\1 \2/p' run2.err |
+        sort -n >plan.hosts
+    [ -s plan.hosts ] || { grep '^clustermap:' run2.err >&2 || true
+        fail "run 2 was not placed (its clustermap line is above)"; }
+    sort -n r2 | cmp -s - plan.hosts || fail "run 2's ranks did not run where the plan said"
+    for r in r1 r2; do awk '{print $2}' "$r" | sort | uniq -c >"$r.counts"; done
+    cmp -s r1.counts r2.counts || fail "run 2 changed the number of tasks per node"
+    echo "(run 2 ran where the plan said, with Slurm's default tasks per node)"
     # Mappings (slot = node index x 8 + core) of both runs for eval.
     awk '{ sub(/^n/, "", $2); print ($2 - 1) * 8 + seen[$2]++ }' r1 >slurm.map
     sed -n 's/^clustermap: rank [0-9]* -> n\([0-9]*\) core \([0-9]*\)$/\1 \2/p' run2.err |
@@ -199,7 +225,12 @@ cluster_demo() {
         printf '%-40s J=%s\n' "$label" "$j"
     done
     awk -v s="$js" -v c="$jc" 'BEGIN { printf "clustermap / Slurm default = %.3f\n", c / s }'
-    sim_times r1 r2 "$js" "$jc"
+    if command -v smpicc >/dev/null 2>&1; then
+        sim_times r1 r2 "$js" "$jc"
+    else
+        echo
+        echo "(no SimGrid in this stack: simulated run times are shown on the host stack)"
+    fi
     cd "$root"
     "$root/test/cluster/down.sh" >/dev/null
     echo "demo: ok"
@@ -208,6 +239,16 @@ cluster_demo() {
 case $build in
 /*) bdir=$build ;;
 *) bdir=$root/$build ;;
+esac
+case ${CM_STACK:-host} in
+    host) ;;
+    trixie | forky)
+        # Outside the stack: build there and run this demo inside it.
+        if [ ! -f /.clustermap-stack ]; then
+            exec "$root/test/stacks/enter" "$CM_STACK" sh -c \
+                'make -s -j2 BUILD="build-$CM_STACK" all && scripts/demo.sh "build-$CM_STACK"'
+        fi ;;
+    *) fail "CM_STACK must be host, trixie or forky, got '$CM_STACK'" ;;
 esac
 if [ "${CM_DEMO:-}" = offline ]; then
     offline_demo

@@ -11,6 +11,8 @@
  * BlockSize=..." for topology/block.  A block is read as a leaf switch
  * without a parent (the tree then hangs the blocks under one "cluster").
  * topology/default (flat) prints nothing: no switch, every node under one.
+ * Slurm 26.05 refuses an arbitrary distribution with topology/block, so
+ * there a block is an error: the step keeps Slurm's layout, and says why.
  * 26.05 also takes a topology name in slurm_load_topo() (NULL: the default
  * topology) and a unit in the print call (NULL: all).
  */
@@ -134,7 +136,15 @@ int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
         if (*field(line, "SwitchName", name, vcap)) {
             field(line, "Level", level, vcap);
             lv = atoi(level);
-        } else if (!*field(line, "BlockName", name, vcap)) {
+        } else if (*field(line, "BlockName", name, vcap)) {
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+            /* 26.05 refuses the arbitrary distribution (SLURM_HOSTFILE)
+             * under topology/block: placing the step would fail it. */
+            cm_error_set(err, "topology/block: this Slurm refuses the arbitrary "
+                              "layout a placement needs with it");
+            goto out;
+#endif
+        } else {
             continue;   /* a header or a record kind without a name */
         }
         field(line, "Nodes", nodes, vcap);

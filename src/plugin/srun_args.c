@@ -75,6 +75,9 @@ static const longopt_t longopts[] = {
     { "accel-bind", REQ, 0 }, { "network", REQ, 0 }, { "uid", REQ, 0 },
     { "gid", REQ, 0 }, { "x11", OPT, 0 }, { "test-only", NOARG, 0 },
     { "help", NOARG, 'h' }, { "usage", NOARG, 'h' }, { "version", NOARG, 'V' },
+    /* newer srun options (23.11: external-launcher; 24.05: segment) */
+    { "external-launcher", NOARG, 0 }, { "segment", REQ, 0 }, { "tres-bind", REQ, 0 },
+    { "oom-kill-step", OPT, 0 }, { "tree-width", REQ, 0 }, { "stepmgr", NOARG, 0 },
     { "mapping", REQ, '=' },
 };
 
@@ -235,11 +238,13 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
 
 /* Open MPI's plm/slurm launches its daemons with
  *   srun --ntasks-per-node=1 --kill-on-bad-exit --nodes=N --nodelist=... orted ...
- * (prted from Open MPI 5 on): a placement of those would be meaningless,
- * the ranks are mpirun's to place. */
+ * (4.1), prted from Open MPI 5 on; Open MPI 6's PRRTE names no nodes but
+ * the job: srun --external-launcher --ntasks-per-node=1 ... --jobid=J
+ * --ntasks=N prted ...  A placement of those would be meaningless, the
+ * ranks are mpirun's to place. */
 int cmp_srun_is_mpirun(const cmp_srun_args_t *a)
 {
-    return a->ntasks_per_node == 1 && (a->nodelist || a->nodes_min > 0) &&
+    return a->ntasks_per_node == 1 &&
            (!strcmp(a->command, "orted") || !strcmp(a->command, "prted"));
 }
 

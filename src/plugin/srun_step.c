@@ -111,12 +111,13 @@ static const char *left_to_slurm(const cmp_srun_args_t *sa, char *buf, size_t si
     const char *oc = getenv("SLURM_OVERCOMMIT");
     if (!getenv("SLURM_JOB_ID"))
         return "srun outside an allocation (it makes its own)";
-    if (sa->jobid)
-        return "srun --jobid (an allocation other than this environment's)";
+    /* before --jobid: Open MPI 6's PRRTE names the job it launches into */
     if (cmp_srun_is_mpirun(sa)) {
         reach_mpirun_stderr();
         return "mpirun launch: clustermap places srun launches only";
     }
+    if (sa->jobid)
+        return "srun --jobid (an allocation other than this environment's)";
     const char *given = sa->nodelist ? "-w" : sa->exclude ? "-x" : sa->relative ? "-r"
                       : sa->distribution ? "-m" : getenv("SLURM_HOSTFILE") ? "SLURM_HOSTFILE"
                       : sa->het ? "a heterogeneous step" : NULL;

@@ -21,6 +21,7 @@ int main(int argc, char **argv)
 {
     int n, r;
     MPI_Init(&argc, &argv);
+    settle_after_init();
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     int same = argc > 1 && !strcmp(argv[1], "same");

@@ -50,6 +50,7 @@ int main(int argc, char **argv)
     int n, r, dims[2] = { 0, 0 };
     int steps = argc > 1 ? atoi(argv[1]) : 10;
     MPI_Init(&argc, &argv);
+    settle_after_init();
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Dims_create(n, 2, dims);

@@ -7,6 +7,7 @@
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    settle_after_init();
     report_host();
     MPI_Finalize();
     return 0;

@@ -127,7 +127,7 @@ test_expect_success MPICC 'compile the MPI test program' '
         -o hello_hosts "$REPO/test/mpi/hello_hosts.c"
 '
 
-test_expect_success MPICC 'srun --mpi=pmix -n8: block fills n1 (8 cores)' '
+test_expect_success MPICC,SRUN_PMIX 'srun --mpi=pmix -n8: block fills n1 (8 cores)' '
     idle &&
     run_mpi mpi8.out mpi8.err srun --mpi=pmix -n8 ./hello_hosts &&
     for r in 0 1 2 3 4 5 6 7; do echo "$r n1"; done >expect &&
@@ -137,7 +137,7 @@ test_expect_success MPICC 'srun --mpi=pmix -n8: block fills n1 (8 cores)' '
     check_cpu_lists mpi8.out
 '
 
-test_expect_success MPICC 'srun --mpi=pmix -N2 -n8: 7 ranks on n1, 1 on n2' '
+test_expect_success MPICC,SRUN_PMIX 'srun --mpi=pmix -N2 -n8: 7 ranks on n1, 1 on n2' '
     idle &&
     run_mpi mpi28.out mpi28.err srun --mpi=pmix -N2 -n8 ./hello_hosts &&
     printf "0 n1\n1 n1\n2 n1\n3 n1\n4 n1\n5 n1\n6 n1\n7 n2\n" >expect &&
@@ -145,7 +145,7 @@ test_expect_success MPICC 'srun --mpi=pmix -N2 -n8: 7 ranks on n1, 1 on n2' '
     test_cmp expect actual
 '
 
-test_expect_success MPICC 'SLURM_HOSTFILE: rank i runs on the node of line i' '
+test_expect_success MPICC,SRUN_PMIX 'SLURM_HOSTFILE: rank i runs on the node of line i' '
     printf "n4\nn3\nn2\nn1\nn4\nn3\nn1\n" >hostfile &&
     printf "0 n4\n1 n3\n2 n2\n3 n1\n4 n4\n5 n3\n" >expect &&
     run_mpi hf.out hf.err salloc -N4 --exclusive \
@@ -155,7 +155,7 @@ test_expect_success MPICC 'SLURM_HOSTFILE: rank i runs on the node of line i' '
     check_cpu_lists hf.out
 '
 
-test_expect_success MPICC 'SLURM_HOSTFILE exported in a batch script' '
+test_expect_success MPICC,SRUN_PMIX 'SLURM_HOSTFILE exported in a batch script' '
     cat >hfjob.sh <<-EOF &&
 	#!/bin/sh
 	SLURM_HOSTFILE="$PWD/hostfile" srun --mpi=pmix -n7 ./hello_hosts

@@ -19,6 +19,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0510}
 unset CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+needs_srun_pmix
 
 # Hosts of the plan must be the hosts the ranks ran on.
 check_plan_hosts() {   # ERR OUT N

@@ -22,6 +22,7 @@ CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0511}
 CM_CLUSTER_SLURM_EXTRA="PrivateData=nodes"
 export CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+needs_srun_pmix
 
 test_users
 

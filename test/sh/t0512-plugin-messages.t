@@ -276,7 +276,8 @@ test_expect_success 'optional plugin whose file is missing: Slurm refuses --mapp
     grep "^sbatch: unrecognized option .--mapping=cluster.$" missing.err &&
     run sbatch --wrap true >missing.out 2>missing2.err &&
     grep "^Submitted batch job" missing.out &&
-    grep "Dlopen of plugin file failed" missing2.err
+    # 26.05 skips the missing optional plugin without a word
+    { grep "Dlopen of plugin file failed" missing2.err || ! slurm_older_than 26.05; }
 '
 
 cluster_finish

@@ -23,6 +23,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0513}
 unset CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+needs_srun_pmix
 
 # run_job NAME MODE K: the K-th run of job NAME, its output in out/NAME.K.*
 # (sbatch's "Submitted batch job N" in out/NAME.K.sub)

@@ -23,6 +23,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0520}
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+needs_srun_pmix
 
 test_users
 LOGS=$STATE/log
@@ -124,7 +125,7 @@ test_expect_success 'row 3: prof_dir full on one node: job runs, run not recorde
         mkdir -p "$STATE/tmp/n$i/cmprof" && chmod 711 "$STATE/tmp/n$i/cmprof" || return 1
     done &&
     pid=$(cat "$STATE/run/slurmd-n2.pid") &&
-    # -r: paths as slurmd sees them (its root is a stack's root under test/stacks)
+    # -r: paths as slurmd sees them (in a test/stacks root, its root)
     nsenter -t "$pid" -m -r mount -t tmpfs -o size=8k,nr_inodes=2,mode=0711 cm-full /tmp/cmprof &&
     test_when_finished "nsenter -t $pid -m -r umount /tmp/cmprof" &&
     nsenter -t "$pid" -m -r sh -c "cat /dev/zero >/tmp/cmprof/fill 2>/dev/null; true" &&

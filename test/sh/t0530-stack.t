@@ -8,7 +8,8 @@
 # plan says, every node keeps Slurm's 2 tasks, partners share a node, each
 # rank is bound to the CPU the plugin says; fallbacks (one task, -w, -N on
 # Slurm 23.11 and later) say one line each; --mapping=help names the
-# release the plugin was built for; mpirun's daemon launch says its line.
+# release the plugin was built for; mpirun's daemon launch says its line;
+# under Slurm 26.05 with topology/block the step keeps Slurm's layout.
 #
 # Own cluster (CM_CLUSTER_NAME=t0530).
 
@@ -105,6 +106,22 @@ test_expect_success 'mpirun in a mapped batch job: runs, its daemon launch says 
     sbw -N2 -n4 --mapping=cluster,verbose -o "$PWD/mpi.out" -e "$PWD/mpi.err" mpi.sh &&
     test "$(wc -l <mpi.out)" -eq 4 &&
     one_line mpi.err "^clustermap: mpirun launch: clustermap places srun launches only$FALLBACK"
+'
+
+# Slurm 26.05 refuses SLURM_HOSTFILE's arbitrary layout under
+# topology/block: such a step keeps Slurm's layout and says why.
+slurm_older_than 26.05 || test_set_prereq BLOCK_REFUSES
+
+test_expect_success BLOCK_REFUSES 'topology/block (Slurm 26.05): Slurm.s layout, one line why' '
+    CM_CLUSTER_TOPOLOGY=block && export CM_CLUSTER_TOPOLOGY &&
+    test_when_finished "unset CM_CLUSTER_TOPOLOGY" &&
+    plugin_cluster_up &&
+    run scontrol show topology >topo.out &&
+    grep "^BlockName=b1 " topo.out &&
+    run salloc -N4 -n8 --exclusive srun --mapping=cluster,name=pairs,verbose ./where.sh \
+        >blk.out 2>blk.err &&
+    test "$(ranks_hosts blk.out | wc -l)" -eq 8 &&
+    one_line blk.err "^clustermap: .*topology/block: this Slurm refuses the arbitrary layout a placement needs with it$FALLBACK"
 '
 
 test_expect_success 'cluster down' '

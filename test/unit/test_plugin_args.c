@@ -142,6 +142,26 @@ static void test_srun_args(void **state)
     assert_int_equal(cmp_srun_args_parse(4, a7, &o, &err), -1);
 }
 
+/* mpirun's daemon launches, as Open MPI 4.1, 5.0 and 6.0 write them. */
+static void test_mpirun_launch(void **state)
+{
+    (void)state;
+    cmp_srun_args_t o;
+    char *ompi4[] = { "srun", "--ntasks-per-node=1", "--kill-on-bad-exit", "--nodes=2",
+                      "--nodelist=n1,n2", "--ntasks=2", "orted", "-mca", "x", "y" };
+    parse(&o, 10, ompi4);
+    assert_true(cmp_srun_is_mpirun(&o));
+    char *ompi6[] = { "srun", "--external-launcher", "--ntasks-per-node=1", "--no-kill",
+                      "--kill-on-bad-exit=0", "--mpi=none", "--cpu-bind=none",
+                      "--jobid=1", "--ntasks=2", "prted", "--prtemca", "ess", "slurm" };
+    parse(&o, 13, ompi6);
+    assert_true(cmp_srun_is_mpirun(&o));
+    assert_true(o.jobid);
+    char *user[] = { "srun", "--ntasks-per-node=1", "-N2", "./orted-like" };
+    parse(&o, 4, user);
+    assert_false(cmp_srun_is_mpirun(&o));
+}
+
 static void test_cpus_per_node(void **state)
 {
     (void)state;
@@ -215,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_request),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_srun_args),
+        cmocka_unit_test(test_mpirun_launch),
         cmocka_unit_test(test_cpus_per_node),
         cmocka_unit_test(test_srun_args_not_letters),
         cmocka_unit_test(test_step_layout),

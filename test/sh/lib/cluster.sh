@@ -41,6 +41,20 @@ fi
 
 run() { "$CM_CLUSTER_BIN/run" "$@"; }
 
+# SRUN_PMIX: srun can start Open MPI programs, which needs Slurm's mpi/pmix
+# plugin (Open MPI 5 and 6 have no PMI-2: under srun --mpi=pmi2 every rank
+# is a singleton).  Debian forky's Slurm 26.05.5 ships none; its Open MPI 6
+# programs start with mpirun only.  needs_srun_pmix: skip the whole file
+# without it.
+if ls /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1; then
+    test_set_prereq SRUN_PMIX
+fi
+needs_srun_pmix() {
+    test_have_prereq SRUN_PMIX && return 0
+    skip_all="srun cannot start MPI programs here: this Slurm has no mpi/pmix plugin"
+    test_done
+}
+
 cluster_idle() { "$CM_CLUSTER_BIN/wait-idle" 30; }
 
 # Open MPI 4.1.4's TCP transport occasionally kills a rank during start-up
