@@ -204,16 +204,21 @@ typedef struct cmp_switch {
     char *switches;   /**< host list of the child switches, or NULL */
 } cmp_switch_t;
 
+/** cmp_slurm_switches(): this Slurm refuses the arbitrary layout a
+ *  placement needs with this topology (26.05 with topology/block). */
+#define CMP_TOPO_REFUSED (-2)
+
 /** The controller's switches (slurm_load_topo), read the way the Slurm
  *  release built against provides them (slurm_topo.c).  Caller frees with
  *  cmp_slurm_switches_free(); none (topology/default) is not an error.
- *  Returns 0, or -1 with @p err. */
+ *  Returns 0, -1 with @p err, or CMP_TOPO_REFUSED with @p err. */
 int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err);
 void cmp_slurm_switches_free(cmp_switch_t *sw, int n);
 
 /** The tree of @p a from the controller (slurm_load_topo, slurm_load_node):
  *  switch levels, node, socket, slots.  NULL with @p err on failure (the
- *  caller falls back to Slurm's default). */
+ *  caller falls back to Slurm's default): "controller data unavailable
+ *  (...)", or why this Slurm refuses a placement here. */
 cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task,
                           cm_error_t *err);
 

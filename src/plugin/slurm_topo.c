@@ -142,6 +142,7 @@ int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
              * under topology/block: placing the step would fail it. */
             cm_error_set(err, "topology/block: this Slurm refuses the arbitrary "
                               "layout a placement needs with it");
+            rc = CMP_TOPO_REFUSED;
             goto out;
 #endif
         } else {

@@ -110,8 +110,11 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
 
     if (cpus_per_task < 1)
         cpus_per_task = 1;
-    if (cmp_slurm_switches(&switches, &nswitches, err) < 0)
+    int refused = 0, rc = cmp_slurm_switches(&switches, &nswitches, err);
+    if (rc < 0) {
+        refused = rc == CMP_TOPO_REFUSED;
         goto out;
+    }
     if (slurm_load_node((time_t)0, &ninfo, SHOW_ALL) != SLURM_SUCCESS) {
         cm_error_set(err, "slurm_load_node: %s", slurm_strerror(errno));
         goto out;
@@ -190,6 +193,10 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
 oom:
     cm_error_set(err, "machine tree: out of memory");
 out:
+    if (!t && !refused) {
+        cm_error_t e = *err;
+        cm_error_set(err, "controller data unavailable (%s)", e.msg);
+    }
     cmp_slurm_switches_free(switches, nswitches);
     if (ninfo)
         slurm_free_node_info_msg(ninfo);

@@ -48,7 +48,7 @@ static const longopt_t longopts[] = {
     { "mcs-label", REQ, 0 }, { "mpi", REQ, 0 }, { "multi-prog", NOARG, '%' },
     { "ntasks", REQ, 'n' }, { "nice", OPT, 0 }, { "ntasks-per-node", REQ, '@' },
     { "nodes", REQ, 'N' }, { "output", REQ, 'o' }, { "overcommit", NOARG, 'O' },
-    { "overlap", NOARG, 0 }, { "het-group", REQ, 0 }, { "partition", REQ, 'p' },
+    { "overlap", NOARG, 0 }, { "het-group", REQ, '^' }, { "partition", REQ, 'p' },
     { "power", REQ, 0 }, { "priority", REQ, 0 }, { "prolog", REQ, 0 },
     { "profile", REQ, 0 }, { "propagate", OPT, 0 }, { "pty", NOARG, 0 },
     { "quit-on-interrupt", NOARG, 0 }, { "qos", REQ, 'q' }, { "quiet", NOARG, 'Q' },
@@ -148,6 +148,7 @@ static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
     case '%': o->multi_prog = 1; break;
     case 'O': o->overcommit = 1; break;
     case '#': o->jobid = 1; break;
+    case '^': o->het = 1; break;
     case 'h': case 'V': o->help = 1; break;
     case 'J': copy_str(o->job_name, sizeof o->job_name, v); break;
     case '=':

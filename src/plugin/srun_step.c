@@ -118,9 +118,14 @@ static const char *left_to_slurm(const cmp_srun_args_t *sa, char *buf, size_t si
     }
     if (sa->jobid)
         return "srun --jobid (an allocation other than this environment's)";
+    /* Components of a het step are separate launches to srun: a rank file
+     * for one would not know the others'.  Not profiled either, so the
+     * profile of a component is never taken for the whole. */
+    if (sa->het)
+        return "heterogeneous step (--het-group or ':'): neither placed nor profiled";
     const char *given = sa->nodelist ? "-w" : sa->exclude ? "-x" : sa->relative ? "-r"
                       : sa->distribution ? "-m" : getenv("SLURM_HOSTFILE") ? "SLURM_HOSTFILE"
-                      : sa->het ? "a heterogeneous step" : NULL;
+                      : NULL;
     if (given) {
         snprintf(buf, size, "the step's layout is given (%s)", given);
         return buf;

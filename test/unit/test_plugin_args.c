@@ -162,6 +162,22 @@ static void test_mpirun_launch(void **state)
     assert_false(cmp_srun_is_mpirun(&o));
 }
 
+/* A het step, by option or by ':' between components. */
+static void test_het_step(void **state)
+{
+    (void)state;
+    cmp_srun_args_t o;
+    char *opt[] = { "srun", "--het-group=0,1", "./prog" };
+    parse(&o, 3, opt);
+    assert_true(o.het);
+    char *colon[] = { "srun", "-n2", "./a", ":", "-n2", "./b" };
+    parse(&o, 6, colon);
+    assert_true(o.het);
+    char *plain[] = { "srun", "-n2", "./a" };
+    parse(&o, 3, plain);
+    assert_false(o.het);
+}
+
 static void test_cpus_per_node(void **state)
 {
     (void)state;
@@ -236,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_srun_args),
         cmocka_unit_test(test_mpirun_launch),
+        cmocka_unit_test(test_het_step),
         cmocka_unit_test(test_cpus_per_node),
         cmocka_unit_test(test_srun_args_not_letters),
         cmocka_unit_test(test_step_layout),
