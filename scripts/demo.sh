@@ -155,6 +155,10 @@ cluster_demo() {
     trap 'rm -rf "$work" "$jobdir"; "$root/test/cluster/down.sh" >/dev/null 2>&1' EXIT INT TERM
     chmod 755 "$jobdir"
     mpicc -O2 -o "$jobdir/halo" "$root/test/mpi/halo_scrambled.c" || fail "mpicc failed"
+    if [ "${CM_LAUNCHER:-srun}" = srun ] &&
+       ! ls /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1; then
+        fail "this stack's Slurm has no mpi/pmix plugin, so srun cannot start Open MPI programs (CM_LAUNCHER=mpirun starts them, but clustermap does not place mpirun launches yet)"
+    fi
     case ${CM_LAUNCHER:-srun} in
         srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh" ;;
         mpirun) printf '#!/bin/sh\nmpirun --allow-run-as-root --bind-to none ./halo 20\n' \
