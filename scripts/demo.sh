@@ -156,7 +156,7 @@ cluster_demo() {
     chmod 755 "$jobdir"
     mpicc -O2 -o "$jobdir/halo" "$root/test/mpi/halo_scrambled.c" || fail "mpicc failed"
     if [ "${CM_LAUNCHER:-srun}" = srun ] &&
-       ! ls /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1; then
+       ! (. "$root/test/cluster/lib.sh" && cm_has_pmix); then
         fail "this stack's Slurm has no mpi/pmix plugin, so srun cannot start Open MPI programs (CM_LAUNCHER=mpirun starts them, but clustermap does not place mpirun launches yet)"
     fi
     case ${CM_LAUNCHER:-srun} in

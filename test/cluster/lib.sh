@@ -164,6 +164,10 @@ cm_nofds() {
 
 CM_SLURM_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
 
+# cm_has_pmix: this Slurm has the mpi/pmix plugin (Debian forky's 26.05.5
+# has none), without which srun cannot start Open MPI 5 or 6 programs.
+cm_has_pmix() { ls "$CM_SLURM_PLUGINDIR"/mpi_pmix*.so >/dev/null 2>&1; }
+
 # cm_ompi_major: the major version of the Open MPI that mpicc builds with
 # (its mpi.h), empty when there is none.
 cm_ompi_major() {
@@ -186,7 +190,7 @@ cm_write_config() {
     d=$1
     mkdir -p "$d"
     mpi=none
-    if ls "$CM_SLURM_PLUGINDIR"/mpi_pmix*.so >/dev/null 2>&1; then mpi=pmix; fi
+    if cm_has_pmix; then mpi=pmix; fi
     dbg=${CM_CLUSTER_DEBUG:-info}
 
     {

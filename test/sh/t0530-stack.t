@@ -52,10 +52,7 @@ test_expect_success 'a plain step is placed from the imported profile' '
     run salloc -N4 -n8 --exclusive srun --mapping=cluster,name=pairs,verbose ./where.sh \
         >p.out 2>p.err &&
     grep "^clustermap: placed 8 tasks of job .pairs. on 4 of 4 nodes" p.err &&
-    plan_of p.err | awk "{print \$1, \$2}" | sort -n >plan.hosts &&
-    ranks_hosts p.out | sort -n >ran.hosts &&
-    test "$(wc -l <plan.hosts)" -eq 8 &&
-    test_cmp plan.hosts ran.hosts
+    check_plan_hosts p.err p.out 8
 '
 
 test_expect_success 'the placed step keeps Slurm.s 2 tasks per node; partners share a node' '
@@ -67,13 +64,7 @@ test_expect_success 'the placed step keeps Slurm.s 2 tasks per node; partners sh
 '
 
 test_expect_success 'each placed rank runs on the CPUs the plugin bound it to' '
-    sed -n "s/^clustermap: rank \([0-9]*\) slot [0-9]* cpus \(.*\)$/\1 \2/p" p.err |
-        sort -k1,1 >bound &&
-    test "$(wc -l <bound)" -eq 8 &&
-    awk "\$1 == \"rank\" {print \$2, \$8}" p.out | sort -k1,1 >ran.cpus &&
-    join bound ran.cpus >joined &&
-    test "$(wc -l <joined)" -eq 8 &&
-    awk "\$2 != \$3 {print; bad = 1} END {exit bad}" joined
+    check_bound p.err p.out 8
 '
 
 test_expect_success 'one task, -w: left to Slurm, one line each' '

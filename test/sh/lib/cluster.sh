@@ -46,7 +46,7 @@ run() { "$CM_CLUSTER_BIN/run" "$@"; }
 # is a singleton).  Debian forky's Slurm 26.05.5 ships none; its Open MPI 6
 # programs start with mpirun only.  needs_srun_pmix: skip the whole file
 # without it.
-if ls /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1; then
+if (. "$CM_CLUSTER_BIN/lib.sh" && cm_has_pmix); then
     test_set_prereq SRUN_PMIX
 fi
 needs_srun_pmix() {

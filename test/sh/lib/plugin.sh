@@ -17,6 +17,9 @@
 #                           (guard=no unless the arguments set guard=)
 #   ranks_hosts FILE...     "rank host" of the halo/hello output lines
 #   plan_of FILE            "rank node core" of the plugin's verbose plan lines
+#   check_plan_hosts ERR OUT N, check_bound ERR OUT N
+#                           the ranks ran where the plan says, bound where
+#                           the plugin says
 #   profile_file DIR NAME N the profile file of job NAME with N tasks in the
 #                           store directory DIR, whatever its program
 #   cm_lines FILE           the "clustermap:" lines of FILE
@@ -130,6 +133,30 @@ plugin_cluster_up() {
 
 ranks_hosts() { awk '$1 == "rank" && $3 == "size" {print $2, $6}' "$@"; }
 plan_of() { sed -n 's/^clustermap: rank \([0-9]*\) -> \([^ ]*\) core \([0-9]*\)$/\1 \2 \3/p' "$@"; }
+
+# check_plan_hosts ERR OUT N: the N ranks ran on the hosts of the plan
+# (both sides in rank order: tasks that print their own line print in any);
+# leaves plan.hosts and ran.hosts ("rank host") behind.
+check_plan_hosts() {
+    plan_of "$1" | awk '{print $1, $2}' | sort -n >plan.hosts &&
+    ranks_hosts "$2" | sort -n >ran.hosts &&
+    test "$(wc -l <plan.hosts)" -eq "$3" &&
+    test_cmp plan.hosts ran.hosts
+}
+
+# check_bound ERR OUT N: each of the N ranks ran on the CPUs the plugin
+# says it bound it to ("clustermap: rank R slot S cpus LIST" lines of ERR,
+# "rank R size S host H cpus LIST" lines of OUT); leaves "joined" (rank,
+# bound, ran) behind.
+check_bound() {
+    sed -n "s/^clustermap: rank \([0-9]*\) slot [0-9]* cpus \(.*\)$/\1 \2/p" "$1" |
+        sort -k1,1 >bound &&
+    test "$(wc -l <bound)" -eq "$3" &&
+    awk '$1 == "rank" {print $2, $8}' "$2" | sort -k1,1 >ran.cpus &&
+    join bound ran.cpus >joined &&
+    test "$(wc -l <joined)" -eq "$3" &&
+    awk '$2 != $3 {print; bad = 1} END {exit bad}' joined
+}
 cm_lines() { grep '^clustermap:' "$@" || true; }
 # Profiles are keyed by job name and program: NAME%40PROGRAM-HASH.N.json
 # (docs/profile-format.md), or NAME.N.json for name= profiles.
