@@ -17,6 +17,7 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 LIBDIR  ?= $(PREFIX)/lib
+LIBEXECDIR ?= $(PREFIX)/libexec
 INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
@@ -63,6 +64,10 @@ CORE_SRC    := $(sort $(wildcard src/core/*.c))
 PROFILE_SRC := $(sort $(wildcard src/profiles/*.c))
 PMPI_SRC    := $(sort $(wildcard src/profiles/pmpi/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
+# clustermap's mpirun (src/shim/), put first in the PATH of placed batch
+# jobs by the plugin; it shares the plugin's mpirun and allocation code.
+SHIM_SRC    := $(sort $(wildcard src/shim/*.c))
+SHIM_LINK   := $(addprefix src/plugin/,mpirun_args.c rankfile.c alloc.c srun_args.c)
 # The plugin is two shared objects: the placement module (the engine and
 # its heavy libraries) and the thin clustermap.so, everything else.
 PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c)
@@ -80,11 +85,12 @@ CLI       := $(BUILD)/clustermap
 PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
 PLACE_SO  := $(BUILD)/clustermap-place.so
+SHIM      := $(BUILD)/bin/mpirun
 TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
 BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
-           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO))
+           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM))
 
 .PHONY: all tests benches check check-stacks unit-check deps demo bench bench-sim install uninstall clean
 all: $(TARGETS)
@@ -97,14 +103,16 @@ $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SLURM_CFLAGS) \
 	  $(if $(HWLOC_SONAME),-DCMP_HWLOC_SONAME='"$(HWLOC_SONAME)"') \
-	  -DCMP_DEFAULT_PROF_LIB='"$(LIBDIR)/libclustermap-prof.so"' -MMD -MP -c $< -o $@
+	  -DCMP_DEFAULT_PROF_LIB='"$(LIBDIR)/libclustermap-prof.so"' \
+	  -DCMP_DEFAULT_MPIRUN_DIR='"$(LIBEXECDIR)/clustermap/bin"' -MMD -MP -c $< -o $@
 
-# The plugin's default prof_lib= is where `make install` puts the profiler:
-# config.o is rebuilt when LIBDIR (PREFIX) changes.
+# The plugin's default prof_lib= and mpirun_dir= are where `make install`
+# puts the profiler and the launcher: config.o is rebuilt when LIBDIR or
+# LIBEXECDIR (PREFIX) change.
 LIBDIR_STAMP := $(BUILD)/libdir.stamp
 $(LIBDIR_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+	@echo '$(LIBDIR) $(LIBEXECDIR)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBEXECDIR)' >$@
 $(BUILD)/obj/src/plugin/config.o: $(LIBDIR_STAMP)
 .PHONY: FORCE
 FORCE:
@@ -147,6 +155,14 @@ $(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBCORE) src/plugin/clustermap-place.map
 	$(CC) $(SANLD) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
 	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBCORE) $(LIBS_CORE)
+
+$(call obj,$(SHIM_SRC)): CFLAGS_ALL += -Isrc/plugin
+
+# mpiexec is the same launcher under Open MPI's other name.
+$(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBCORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANLD) -Wl,--as-needed -o $@ $^ $(LIBS_CORE)
+	ln -sf mpirun $(dir $@)mpiexec
 
 $(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
 	@mkdir -p $(dir $@)
@@ -199,6 +215,9 @@ install: all
 	install -m 0644 src/core/clustermap.h $(DESTDIR)$(INCDIR)/
 	$(if $(PMPI_SRC),install -m 0755 $(PMPI_SO) $(DESTDIR)$(LIBDIR)/)
 	$(if $(PLUGIN_SRC),install -m 0755 $(PLUGIN_SO) $(PLACE_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/)
+	$(if $(SHIM_SRC),install -d $(DESTDIR)$(LIBEXECDIR)/clustermap/bin)
+	$(if $(SHIM_SRC),install -m 0755 $(SHIM) $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpirun)
+	$(if $(SHIM_SRC),ln -sf mpirun $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpiexec)
 	for f in $(wildcard docs/man/*.1); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man1/; done
 	for f in $(wildcard docs/man/*.8); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man8/; done
 
@@ -207,8 +226,12 @@ uninstall:
 	  $(DESTDIR)$(INCDIR)/clustermap.h $(DESTDIR)$(LIBDIR)/libclustermap-prof.so \
 	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap.so \
 	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap-place.so \
+	  $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpirun \
+	  $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpiexec \
 	  $(foreach f,$(wildcard docs/man/*.1),$(DESTDIR)$(MANDIR)/man1/$(notdir $(f))) \
 	  $(foreach f,$(wildcard docs/man/*.8),$(DESTDIR)$(MANDIR)/man8/$(notdir $(f)))
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/clustermap/bin $(DESTDIR)$(LIBEXECDIR)/clustermap \
+	  2>/dev/null
 
 clean:
 	rm -rf build

@@ -4,48 +4,54 @@
 
 #include "plugin.h"
 
-/* SLURM_JOB_CPUS_PER_NODE: comma-separated "count" or "count(xrepeat)",
- * in SLURM_JOB_NODELIST order, e.g. "8(x2),4". */
-int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err)
+/* SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE (@p var): comma-separated
+ * "count" or "count(xrepeat)", in SLURM_JOB_NODELIST order, e.g. "8(x2),4". */
+static int counts_per_node(const char *var, const char *spec, int n, int *cpus,
+                           cm_error_t *err)
 {
     if (!spec || !*spec)
-        return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE is not set");
+        return cm_error_set(err, "%s is not set", var);
     int k = 0;
     const char *p = spec;
     while (*p) {
         char *end;
         long c = strtol(p, &end, 10);
         if (end == p || c < 1 || c > 1 << 20)
-            return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE '%.100s': expected a CPU "
-                                "count at offset %d", spec, (int)(p - spec));
+            return cm_error_set(err, "%s '%.100s': expected a count at "
+                                "offset %d", var, spec, (int)(p - spec));
         long rep = 1;
         p = end;
         if (*p == '(') {
             if (p[1] != 'x')
-                return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE '%.100s': expected "
-                                    "'(x' at offset %d", spec, (int)(p - spec));
+                return cm_error_set(err, "%s '%.100s': expected '(x' at offset %d",
+                                    var, spec, (int)(p - spec));
             rep = strtol(p + 2, &end, 10);
             if (end == p + 2 || *end != ')' || rep < 1 || rep > 1 << 24)
-                return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE '%.100s': expected "
-                                    "'(xN)' at offset %d", spec, (int)(p - spec));
+                return cm_error_set(err, "%s '%.100s': expected '(xN)' at offset "
+                                    "%d", var, spec, (int)(p - spec));
             p = end + 1;
         }
         for (long r = 0; r < rep; r++) {
             if (k >= n)
-                return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE '%.100s' describes more "
-                                    "than the %d nodes of SLURM_JOB_NODELIST", spec, n);
+                return cm_error_set(err, "%s '%.100s' describes more than the %d "
+                                    "nodes of SLURM_JOB_NODELIST", var, spec, n);
             cpus[k++] = (int)c;
         }
         if (*p == ',')
             p++;
         else if (*p)
-            return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE '%.100s': unexpected '%c' "
-                                "at offset %d", spec, *p, (int)(p - spec));
+            return cm_error_set(err, "%s '%.100s': unexpected '%c' at offset %d",
+                                var, spec, *p, (int)(p - spec));
     }
     if (k != n)
-        return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE '%.100s' describes %d nodes, "
-                            "SLURM_JOB_NODELIST %d", spec, k, n);
+        return cm_error_set(err, "%s '%.100s' describes %d nodes, SLURM_JOB_NODELIST "
+                            "%d", var, spec, k, n);
     return 0;
+}
+
+int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err)
+{
+    return counts_per_node("SLURM_JOB_CPUS_PER_NODE", spec, n, cpus, err);
 }
 
 int cmp_env_int(const char *name, int max)
@@ -62,8 +68,9 @@ void cmp_alloc_free(cmp_alloc_t *a)
     memset(a, 0, sizeof *a);
 }
 
-int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
-                   cm_error_t *err)
+/* The allocation's node names (SLURM_JOB_NODELIST) and a count per node
+ * read from @p var; @p a->slots holds the counts.  0, or -1 with @p err. */
+static int alloc_names(const char *var, cmp_alloc_t *a, cm_error_t *err)
 {
     cm_error_t e;
     const char *nl = getenv("SLURM_JOB_NODELIST");
@@ -75,15 +82,26 @@ int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
         return cm_error_set(err, "SLURM_JOB_NODELIST '%.100s': %s", nl,
                             n < 1 ? "no node" : e.msg);
     a->nnames = n;
-    int *cpus = malloc((size_t)n * sizeof *cpus);
-    a->slots = malloc((size_t)n * sizeof *a->slots);
-    if (!cpus || !a->slots) {
-        free(cpus);
+    a->nnodes = n;
+    if (!(a->slots = malloc((size_t)n * sizeof *a->slots)))
         return cm_error_set(err, "the allocation's nodes: out of memory");
-    }
-    if (cmp_cpus_per_node(getenv("SLURM_JOB_CPUS_PER_NODE"), n, cpus, err) < 0) {
-        free(cpus);
+    return counts_per_node(var, getenv(var), n, a->slots, err);
+}
+
+int cmp_alloc_tasks(cmp_alloc_t *a, cm_error_t *err)
+{
+    return alloc_names("SLURM_TASKS_PER_NODE", a, err);
+}
+
+int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
+                   cm_error_t *err)
+{
+    if (alloc_names("SLURM_JOB_CPUS_PER_NODE", a, err) < 0)
         return -1;
+    int n = a->nnames, *cpus = a->slots;   /* the counts become slots below */
+    if (!(a->slots = malloc((size_t)n * sizeof *a->slots))) {
+        a->slots = cpus;
+        return cm_error_set(err, "the allocation's nodes: out of memory");
     }
     int nn = n;
     if (sa->nodes_max > 0 && sa->nodes_max < nn)

@@ -12,6 +12,10 @@
 #ifndef CMP_DEFAULT_PROF_LIB
 #define CMP_DEFAULT_PROF_LIB "/usr/local/lib/libclustermap-prof.so"
 #endif
+/* Where `make install` puts clustermap's mpirun. */
+#ifndef CMP_DEFAULT_MPIRUN_DIR
+#define CMP_DEFAULT_MPIRUN_DIR "/usr/local/libexec/clustermap/bin"
+#endif
 
 void cmp_config_init(cmp_config_t *c)
 {
@@ -35,6 +39,8 @@ void cmp_config_init(cmp_config_t *c)
     c->max_tasks = 65536;
     c->bind = 1;
     c->bind_max_tasks = 65536;
+    c->mpirun = 1;
+    snprintf(c->mpirun_dir, sizeof c->mpirun_dir, "%s", CMP_DEFAULT_MPIRUN_DIR);
     c->loglevel = CMP_LOG_ERROR;
     cm_guard_rule_t r;
     cm_guard_rule_init(&r);
@@ -170,6 +176,14 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
             return cm_error_set(err, "bind_max_tasks=: expected an integer in [1, %d], "
                                 "got '%s'", CM_PROFILE_MAX_TASKS, v);
         c->bind_max_tasks = n;
+    } else if (!strcmp(key, "mpirun")) {
+        if (parse_bool(v, &c->mpirun) < 0)
+            return cm_error_set(err, "mpirun=: expected yes or no, got '%s'", v);
+    } else if (!strcmp(key, "mpirun_dir")) {
+        if (v[0] != '/' || copy(c->mpirun_dir, sizeof c->mpirun_dir, v) < 0 ||
+            strchr(v, ':'))
+            return cm_error_set(err, "mpirun_dir=: expected an absolute path without "
+                                "':', got '%s'", v);
     } else if (!strcmp(key, "loglevel")) {
         if (!strcmp(v, "quiet"))
             c->loglevel = CMP_LOG_QUIET;
@@ -211,7 +225,8 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                             "default, algorithm, budget, deadline, weight, merge_weight, "
                             "max_profile_size, level_costs, level_latencies, "
                             "level_bandwidths, prof_lib, place_lib, prof_dir, profile, "
-                            "ingest_timeout, max_tasks, bind, bind_max_tasks, loglevel, guard, "
+                            "ingest_timeout, max_tasks, bind, bind_max_tasks, mpirun, mpirun_dir, "
+                            "loglevel, guard, "
                             "guard_window, guard_probe, guard_recheck)",
                             key);
     }

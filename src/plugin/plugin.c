@@ -100,8 +100,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         slurm_error("clustermap: cannot register --mapping");
     if (ok && spank_context() == S_CTX_LOCAL)
         cmp_srun_step(&cfg);
-    else if (ok && spank_context() == S_CTX_REMOTE)
+    else if (ok && spank_context() == S_CTX_REMOTE) {
         cmp_profile_step_init(sp, &cfg);   /* root, before the tasks exist */
+        cmp_mpirun_batch_init(sp, &cfg);   /* the batch step's mpirun */
+    }
     return 0;
 }
 
@@ -136,8 +138,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         cmp_srun_step_exit(ok ? &cfg : NULL);
         if (ok)
             cmp_profile_report(sp, &cfg);   /* was the profiled run recorded? */
-    } else if (ctx == S_CTX_REMOTE && config_ok(ac, av))
+    } else if (ctx == S_CTX_REMOTE && config_ok(ac, av)) {
         cmp_profile_exit(sp, &cfg);
+        cmp_mpirun_batch_exit(sp, &cfg);
+    }
     return 0;
 }
 

@@ -99,6 +99,9 @@ typedef struct cmp_config {
     int max_tasks;                 /* max_tasks=N: no placement above */
     int bind;                      /* bind=yes|no: rank -> core binding */
     int bind_max_tasks;            /* bind_max_tasks=N: no binding above */
+    int mpirun;                    /* mpirun=yes|no: clustermap's mpirun in
+                                      the PATH of placed batch jobs */
+    char mpirun_dir[CMP_PATH_MAX]; /* mpirun_dir=DIR holding it */
     cmp_loglevel_t loglevel;       /* loglevel=quiet|error|info|debug */
     int guard;                     /* guard=yes|no: time placed and default
                                       runs, stop placing when slower */
@@ -183,6 +186,48 @@ typedef struct cmp_alloc {
 int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
                    cm_error_t *err);
 void cmp_alloc_free(cmp_alloc_t *a);
+
+/** The allocation's nodes with the tasks Slurm gave the job on each
+ *  (SLURM_TASKS_PER_NODE: the slots mpirun fills).  0, or -1 with @p err
+ *  (free @p a either way). */
+int cmp_alloc_tasks(cmp_alloc_t *a, cm_error_t *err);
+
+/* ---- mpirun (mpirun_args.c, rankfile.c; the launcher in src/shim/) ---- */
+
+typedef struct cmp_mpirun_args {
+    int np;            /* -np/-n/-c, 0 if absent (mpirun fills every slot) */
+    int program;       /* argv index of the program, 0 if none */
+    int query;         /* --help, --version: nothing is launched */
+    char why[192];     /* why the layout is not clustermap's to decide: the
+                          user's own mapping or binding, an MPMD line, an
+                          option not known; "" if it is */
+} cmp_mpirun_args_t;
+
+/** Read Open MPI 4.1 mpirun's argv (argv[0] is mpirun) up to the program.
+ *  -1 with @p err only when mpirun will refuse it (a missing argument, a
+ *  bad rank count). */
+int cmp_mpirun_args_parse(int argc, char **argv, cmp_mpirun_args_t *out,
+                          cm_error_t *err);
+
+/** Whether MCA parameter @p name (without OMPI_MCA_) chooses the layout. */
+int cmp_mpirun_layout_param(const char *name);
+
+/** mpirun's default layout: node i gets the next min(left, @p slots[i])
+ *  ranks.  Writes @p count[nnodes]; -1 when @p np exceeds the slots. */
+int cmp_mpirun_fill(const int *slots, int nnodes, int np, int *count);
+
+/** Write Open MPI's rank file @p path atomically: rank r on
+ *  @p names[node[r]], bound to core @p core[r].  0, or -1 with @p err. */
+int cmp_rankfile_write(const char *path, char *const *names, const int *node,
+                       const int *core, int n, cm_error_t *err);
+
+/* What clustermap's mpirun hands to the srun that starts mpirun's daemons
+ * (through mpirun's environment), and the batch step to it. */
+#define CMP_ENV_MPIRUN_DIR      "CLUSTERMAP_MPIRUN_DIR"      /* private directory */
+#define CMP_ENV_MPIRUN_RANKFILE "CLUSTERMAP_MPIRUN_RANKFILE" /* the rank file */
+#define CMP_ENV_MPIRUN_NP       "CLUSTERMAP_MPIRUN_NP"       /* its rank count */
+#define CMP_ENV_MPIRUN_PROGRAM  "CLUSTERMAP_MPIRUN_PROGRAM"  /* the program */
+#define CMP_ENV_MPIRUN_WHY      "CLUSTERMAP_MPIRUN_WHY"      /* why not steered */
 
 /** srun's task count for the step of @p sa on @p nnodes nodes (see
  *  docs/admin-guide.md). */

@@ -88,8 +88,7 @@ static void empty_dir(int fd)
     closedir(d);
 }
 
-/* As the user: empty the private directory @p p (a path). */
-static int empty_child(void *p)
+int cmp_empty_private(void *p)
 {
     int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
@@ -105,7 +104,7 @@ static int empty_child(void *p)
 static void remove_private(const char *dir, uid_t uid, gid_t gid, double timeout)
 {
     cm_error_t err;
-    if (cmp_as_user(uid, gid, timeout, empty_child, (void *)dir, &err) < 0)
+    if (cmp_as_user(uid, gid, timeout, cmp_empty_private, (void *)dir, &err) < 0)
         cmp_log_error("removing %s: %s", dir, err.msg);
     if (rmdir(dir) < 0 && errno != ENOENT)
         cmp_log_error("removing %s: %s (left for the job epilog)", dir,

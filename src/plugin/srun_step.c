@@ -69,6 +69,9 @@ typedef struct step {
     int ntasks;
     int cpus_per_task;
     cmp_alloc_t alloc;
+    const char *rankfile;             /* mpirun's daemons: the rank file
+                                         clustermap's mpirun named, NULL
+                                         for a step of srun's own */
 } step_t;
 
 /* The mode that applies: srun's --mapping, else the one sbatch/salloc
@@ -104,6 +107,24 @@ static void reach_mpirun_stderr(void)
         cmp_log_user_fd(fd);
 }
 
+/* mpirun starting its daemons: why its ranks stay where mpirun puts them,
+ * NULL when clustermap's mpirun gave it a rank file to place them with. */
+static const char *mpirun_left(char *buf, size_t size)
+{
+    const char *why = getenv(CMP_ENV_MPIRUN_WHY);
+    const char *ours = getenv(CMP_ENV_MPIRUN_RANKFILE);
+    const char *theirs = getenv("OMPI_MCA_rmaps_rank_file_path");
+    reach_mpirun_stderr();
+    if (why && *why) {
+        snprintf(buf, size, "mpirun launch: %s", why);
+        return buf;
+    }
+    if (!ours || !*ours || !theirs || strcmp(ours, theirs))
+        return "mpirun launch: not started through clustermap's mpirun (a path to "
+               "another mpirun, one ahead in PATH, salloc, or mpirun=no)";
+    return NULL;
+}
+
 /* Why srun, not clustermap, decides where this step's ranks go; NULL when
  * clustermap may.  The reason is the user's line (and the admin's). */
 static const char *left_to_slurm(const cmp_srun_args_t *sa, char *buf, size_t size)
@@ -112,10 +133,8 @@ static const char *left_to_slurm(const cmp_srun_args_t *sa, char *buf, size_t si
     if (!getenv("SLURM_JOB_ID"))
         return "srun outside an allocation (it makes its own)";
     /* before --jobid: Open MPI 6's PRRTE names the job it launches into */
-    if (cmp_srun_is_mpirun(sa)) {
-        reach_mpirun_stderr();
-        return "mpirun launch: clustermap places srun launches only";
-    }
+    if (cmp_srun_is_mpirun(sa))
+        return mpirun_left(buf, size);
     if (sa->jobid)
         return "srun --jobid (an allocation other than this environment's)";
     /* Components of a het step are separate launches to srun: a rank file
@@ -263,10 +282,28 @@ static cmp_plan_fn *place_module(const cmp_config_t *c, cm_error_t *err)
     return fn;
 }
 
+/* mpirun's daemons: the plan replaces the default layout in the rank file
+ * mpirun reads once they are up.  0, or -1 after the fallback line. */
+static int write_rankfile(const step_t *s, const cmp_plan_out_t *p)
+{
+    cm_error_t err;
+    if (cmp_rankfile_write(s->rankfile, s->alloc.names, p->node, p->core, s->ntasks,
+                           &err) < 0) {
+        cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
+        return -1;
+    }
+    for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
+        cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
+                      p->core[r]);
+    return 0;
+}
+
 /* Write the hostfile, point SLURM_HOSTFILE at it and hand the cores to
  * the tasks.  0, or -1 after the fallback line. */
 static int write_plan(const cmp_config_t *c, const step_t *s, const cmp_plan_out_t *p)
 {
+    if (s->rankfile)
+        return write_rankfile(s, p);
     const char *tmp = getenv("TMPDIR");
     char path[CMP_PATH_MAX];
     if (!tmp || tmp[0] != '/' || access(tmp, W_OK) != 0)
@@ -445,8 +482,11 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
     cm_profile_t *prof = NULL;
     cm_error_t err = *store_err;
     char note[600], probe[300];
-    int may_profile = !s->req.noprofile && c->profiling != CMP_PROFILE_NEVER;
-    int may_time = !s->req.noprofile && c->guard;
+    /* mpirun's ranks are not Slurm's tasks: its runs are neither profiled
+     * nor timed (yet) */
+    int may_profile = !s->rankfile && !s->req.noprofile &&
+                      c->profiling != CMP_PROFILE_NEVER;
+    int may_time = !s->rankfile && !s->req.noprofile && c->guard;
     int cluster = s->req.mode == CMP_MODE_CLUSTER;
     int found = st ? cm_store_load(st, s->key, s->ntasks, &prof, &err) : -1;
     if (found < 0 && cluster) {
@@ -456,7 +496,9 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
         char others[256];
         int record = may_profile && record_note(st, NULL, note, sizeof note);
         other_counts(st, s->key, others, sizeof others);
-        cmp_fallback(CMP_FALLBACK, may_profile ? note : NULL, "no profile for job '%s' "
+        cmp_fallback(CMP_FALLBACK, may_profile ? note : s->rankfile ? " (mpirun runs "
+                     "are not profiled: profile the job with srun)" : NULL,
+                     "no profile for job '%s' "
                      "with %d tasks%s", s->job_name, s->ntasks, others);
         if (record)
             mark_step(s, 1, 0, NULL, 0, 0);
@@ -527,14 +569,18 @@ static void resolve_command(const char *cmd, char *out, size_t n)
 }
 
 /* The step's profile: name=NAME is the user's explicit choice; otherwise
- * the job name and the program srun launches (cm_profile_program_key). */
-static void profile_key(step_t *s)
+ * the job name and the program srun (or mpirun: @p program, resolved by
+ * clustermap's mpirun) launches (cm_profile_program_key). */
+static void profile_key(step_t *s, const char *program)
 {
     char path[CMP_PATH_MAX];
     snprintf(s->key, sizeof s->key, "%s", s->job_name);
-    if (s->req.name[0] || !s->sa.command_arg[0])
+    if (s->req.name[0] || !(program ? program : s->sa.command_arg)[0])
         return;
-    resolve_command(s->sa.command_arg, path, sizeof path);
+    if (program)
+        snprintf(path, sizeof path, "%s", program);
+    else
+        resolve_command(s->sa.command_arg, path, sizeof path);
     if (cm_profile_program_key(s->job_name, path, s->key, sizeof s->key, NULL) < 0)
         snprintf(s->key, sizeof s->key, "%s", s->job_name);
     else
@@ -556,11 +602,33 @@ static void slurm_counts(cmp_alloc_t *a, int ntasks)
     free(count);
 }
 
+/* mpirun's daemons: its ranks, on the job's nodes with the tasks Slurm
+ * gave the job on each, filled node by node as mpirun does.  0, or -1
+ * with @p err. */
+static int mpirun_alloc(step_t *s, cm_error_t *err)
+{
+    int n = 0;
+    s->rankfile = getenv(CMP_ENV_MPIRUN_RANKFILE);
+    s->cpus_per_task = 1;
+    if (cmp_alloc_tasks(&s->alloc, err) < 0)
+        return -1;
+    if (cmp_parse_int(getenv(CMP_ENV_MPIRUN_NP), CM_PROFILE_MAX_TASKS, &s->ntasks) < 0)
+        return cm_error_set(err, CMP_ENV_MPIRUN_NP " is not a rank count");
+    if (cmp_mpirun_fill(s->alloc.slots, s->alloc.nnodes, s->ntasks, s->alloc.slots) < 0)
+        return cm_error_set(err, "mpirun -np %d: more ranks than the job's tasks",
+                            s->ntasks);
+    for (int i = 0; i < s->alloc.nnodes; i++)
+        if (s->alloc.slots[i] > 0)
+            n = i + 1;
+    s->alloc.nnodes = n;   /* the filled nodes come first */
+    return 0;
+}
+
 void cmp_srun_step(const cmp_config_t *c)
 {
     step_t s;
     cm_error_t err;
-    char buf[128];
+    char buf[320];
     int argc = 0;
     char **argv = NULL;
 
@@ -583,27 +651,32 @@ void cmp_srun_step(const cmp_config_t *c)
         cmp_fallback(CMP_FALLBACK, NULL, "%s", why);
         return;
     }
+    int mpirun = cmp_srun_is_mpirun(&s.sa);
     s.cpus_per_task = s.sa.cpus_per_task ? s.sa.cpus_per_task
                                          : cmp_env_int("SLURM_CPUS_PER_TASK", 1 << 16);
     if (s.cpus_per_task < 1)
         s.cpus_per_task = 1;
-    if (cmp_alloc_read(&s.sa, s.cpus_per_task, &s.alloc, &err) < 0) {
-        cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
+    if (mpirun ? mpirun_alloc(&s, &err) < 0
+               : cmp_alloc_read(&s.sa, s.cpus_per_task, &s.alloc, &err) < 0) {
+        cmp_fallback(CMP_FALLBACK, NULL, "%s%s", mpirun ? "mpirun launch: " : "", err.msg);
         cmp_alloc_free(&s.alloc);
         return;
     }
-    s.ntasks = cmp_step_ntasks(&s.sa, s.alloc.nnodes);
-    /* No node ever holds more than the step's tasks: planning costs what
-     * the step costs, however many CPUs the allocation's nodes have. */
-    for (int i = 0; i < s.alloc.nnodes && s.ntasks > 0; i++)
-        if (s.alloc.slots[i] > s.ntasks)
-            s.alloc.slots[i] = s.ntasks;
-    if (!s.req.pack)
-        slurm_counts(&s.alloc, s.ntasks);
+    if (!mpirun) {
+        s.ntasks = cmp_step_ntasks(&s.sa, s.alloc.nnodes);
+        /* No node ever holds more than the step's tasks: planning costs
+         * what the step costs, however many CPUs the allocation's nodes
+         * have. */
+        for (int i = 0; i < s.alloc.nnodes && s.ntasks > 0; i++)
+            if (s.alloc.slots[i] > s.ntasks)
+                s.alloc.slots[i] = s.ntasks;
+        if (!s.req.pack)
+            slurm_counts(&s.alloc, s.ntasks);
+    }
     const char *name = s.req.name[0] ? s.req.name
                      : s.sa.job_name[0] ? s.sa.job_name : getenv("SLURM_JOB_NAME");
     snprintf(s.job_name, sizeof s.job_name, "%s", name && *name ? name : "noname");
-    profile_key(&s);
+    profile_key(&s, mpirun ? getenv(CMP_ENV_MPIRUN_PROGRAM) : NULL);
     cm_store_t *st = NULL;
     if (s.ntasks <= 1)
         cmp_fallback(CMP_NOTHING_TO_DO, NULL, "one task: nothing to place");

@@ -14,7 +14,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 
-TARGETS="profile_json raw mtx metis triplets hostlist slurmconf srun_args
+TARGETS="profile_json raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
          config request cpus_per_node"
 CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc/core -Isrc/profiles -Isrc/plugin"
 SAN=address,undefined
@@ -32,7 +32,7 @@ SRC_SLURMCONF="src/core/tree_slurmconf.c src/core/tree_switches.c src/core/tree.
 # options.c, config.c, srun_args.c and alloc.c use no Slurm symbol
 # (src/plugin/plugin.h); config.c needs the weight parsers, alloc.c the
 # hostlists.
-SRC_PLUGIN="src/plugin/srun_args.c src/plugin/options.c src/plugin/alloc.c src/profiles/guard.c
+SRC_PLUGIN="src/plugin/srun_args.c src/plugin/mpirun_args.c src/plugin/options.c src/plugin/alloc.c src/profiles/guard.c
      src/plugin/config.c src/profiles/profile.c src/core/problem.c
      src/core/hostlist.c src/core/matrix.c src/core/tree.c src/core/error.c"
 
@@ -42,7 +42,7 @@ sources() {
     mtx|metis|triplets) echo $SRC_MATRIX ;;
     hostlist) echo $SRC_HOSTLIST ;;
     slurmconf) echo $SRC_SLURMCONF ;;
-    srun_args|config|request|cpus_per_node) echo $SRC_PLUGIN ;;
+    srun_args|mpirun_args|config|request|cpus_per_node) echo $SRC_PLUGIN ;;
     *) echo "build.sh: unknown target '$1' (one of:" $TARGETS")" >&2; exit 2 ;;
     esac
 }

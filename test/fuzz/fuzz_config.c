@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cm_profiles.h"
+#include "fuzz_argv.h"
 #include "plugin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -55,22 +56,18 @@ static void check_config(const cmp_config_t *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1), *copy = malloc(size + 1);
-    if (!text || !copy)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
-    char **argv = calloc(size / 2 + 2, sizeof *argv);   /* pieces <= (size+1)/2 */
-    int argc = 0;
-    if (!argv)
-        abort();
+    fuzz_argv_t a;
+    fuzz_argv_alloc(&a, data, size);
+    char *text = a.text;
     for (size_t k = 0; k < size; k++)
         if (isspace((unsigned char)text[k]))
             text[k] = '\0';
     for (size_t k = 0; k < size; k++)
         if (text[k] && (k == 0 || !text[k - 1]))
-            argv[argc++] = text + k;
-    memcpy(copy, text, size + 1);
+            a.argv[a.argc++] = text + k;
+    fuzz_argv_seal(&a);
+    int argc = a.argc;
+    char **argv = a.argv;
 
     cmp_config_t c;
     cm_error_t err = {""};
@@ -81,10 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_config(&c);
     if (rc == 0 && strpbrk(c.prof_lib, " \t:"))
         abort();
-    if (memcmp(text, copy, size + 1))
-        abort();
-    free(argv);
-    free(text);
-    free(copy);
+    fuzz_argv_done(&a);
     return 0;
 }

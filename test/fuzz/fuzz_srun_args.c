@@ -3,8 +3,7 @@
  * /proc/self/cmdline: whatever the user typed after srun.
  *
  * The input is split at NUL bytes into argv, as /proc/self/cmdline is
- * (argv[0] included; a final NUL ends the last argument, it does not add
- * an empty one).  Asserts, beyond "no crash, no leak, no sanitizer
+ * (fuzz_argv.h).  Asserts, beyond "no crash, no leak, no sanitizer
  * report":
  *  - argv is left unchanged;
  *  - a refusal carries a message;
@@ -17,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_argv.h"
 #include "plugin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -50,27 +50,10 @@ static void check_args(const cmp_srun_args_t *o)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* text: the input with a NUL after it, so that every piece ends */
-    char *text = malloc(size + 1), *copy = malloc(size + 1);
-    int argc = 0;
-    if (!text || !copy)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
-    memcpy(copy, text, size + 1);
-    for (size_t k = 0; k < size; k++)
-        if (text[k] == '\0')
-            argc++;
-    if (size && text[size - 1] != '\0')
-        argc++;
-    char **argv = calloc((size_t)argc + 1, sizeof *argv);
-    if (!argv)
-        abort();
-    size_t k = 0;
-    for (int a = 0; a < argc; a++) {
-        argv[a] = text + k;
-        k += strlen(text + k) + 1;
-    }
+    fuzz_argv_t a;
+    fuzz_argv_split(&a, data, size);
+    int argc = a.argc;
+    char **argv = a.argv;
 
     cmp_srun_args_t o;
     cm_error_t err = {""};
@@ -81,10 +64,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         check_args(&o);
     }
-    if (memcmp(text, copy, size + 1))
-        abort();
-    free(argv);
-    free(text);
-    free(copy);
+    fuzz_argv_done(&a);
     return 0;
 }

@@ -157,7 +157,7 @@ test_expect_success MPIRUN 'mpirun: its daemons launch says so on the job stderr
     printf "#!/bin/sh\nmpirun --allow-run-as-root --bind-to none -np 4 hostname\n" >mpi.sh &&
     sbw -N2 -n4 --mapping=cluster,verbose -o "$PWD/out/mpi.out" -e "$PWD/out/mpi.err" mpi.sh >sub.out &&
     test "$(wc -l <out/mpi.out)" -eq 4 &&
-    one_line out/mpi.err "^clustermap: mpirun launch: clustermap places srun launches only$FALLBACK" &&
+    one_line out/mpi.err "^clustermap: mpirun launch: mpirun decides the layout itself \(--bind-to\)$FALLBACK" &&
     job=$(sed -n "s/^Submitted batch job //p" sub.out) &&
     admin_once "$job.0" "mpirun launch"
 '

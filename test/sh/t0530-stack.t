@@ -96,7 +96,7 @@ test_expect_success 'mpirun in a mapped batch job: runs, its daemon launch says 
     printf "#!/bin/sh\nmpirun --allow-run-as-root --bind-to none -np 4 hostname\n" >mpi.sh &&
     sbw -N2 -n4 --mapping=cluster,verbose -o "$PWD/mpi.out" -e "$PWD/mpi.err" mpi.sh &&
     test "$(wc -l <mpi.out)" -eq 4 &&
-    one_line mpi.err "^clustermap: mpirun launch: clustermap places srun launches only$FALLBACK"
+    one_line mpi.err "^clustermap: mpirun launch: mpirun decides the layout itself \(--bind-to\)$FALLBACK"
 '
 
 # Slurm 26.05 refuses SLURM_HOSTFILE's arbitrary layout under

@@ -1,18 +1,23 @@
 /* test_plugin_args.c -- the Slurm-free parts of the SPANK plugin: the
- * --mapping value, the plugstack.conf arguments, srun's command line and
- * SLURM_JOB_CPUS_PER_NODE.  Those files use no Slurm symbol, so they are
- * compiled into this test directly. */
+ * --mapping value, the plugstack.conf arguments, srun's and mpirun's
+ * command lines, SLURM_JOB_CPUS_PER_NODE and Open MPI's rank file.  Those
+ * files use no Slurm symbol, so they are compiled into this test
+ * directly. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "../../src/plugin/alloc.c"
 #include "../../src/plugin/config.c"
+#include "../../src/plugin/mpirun_args.c"
 #include "../../src/plugin/options.c"
+#include "../../src/plugin/rankfile.c"
 #include "../../src/plugin/srun_args.c"
 #include "../../src/plugin/step_layout.c"
 
@@ -245,6 +250,111 @@ static void test_srun_args_not_letters(void **state)
     assert_int_equal(o.jobid, 0);
 }
 
+/* mpirun_args: OUT for ARGV, and 0/-1 */
+static int mpirun(cmp_mpirun_args_t *o, int argc, char **argv)
+{
+    cm_error_t err = {""};
+    int rc = cmp_mpirun_args_parse(argc, argv, o, &err);
+    if (rc < 0)
+        assert_true(err.msg[0] != '\0');
+    return rc;
+}
+
+/* What clustermap's mpirun reads of mpirun's command line. */
+static void test_mpirun_args(void **state)
+{
+    (void)state;
+    cmp_mpirun_args_t o;
+    char *np[] = { "mpirun", "--allow-run-as-root", "-x", "FOO", "--mca", "btl", "tcp",
+                   "-np", "8", "./halo", "-n", "3" };
+    assert_int_equal(mpirun(&o, 12, np), 0);
+    assert_int_equal(o.np, 8);
+    assert_int_equal(o.program, 9);   /* the program's own -n is its own */
+    assert_string_equal(o.why, "");
+    char *spellings[][3] = { { "mpirun", "-n", "4" }, { "mpirun", "--np", "4" },
+                             { "mpirun", "-c", "4" }, { "mpirun", "--n", "4" } };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(mpirun(&o, 3, spellings[i]), 0);
+        assert_int_equal(o.np, 4);
+        assert_int_equal(o.program, 0);
+    }
+    char *none[] = { "mpirun", "-q", "a.out" };
+    assert_int_equal(mpirun(&o, 3, none), 0);
+    assert_int_equal(o.np, 0);        /* every slot */
+    assert_int_equal(o.program, 2);
+    char *mapby[] = { "mpirun", "--map-by", "node", "a.out" };
+    assert_int_equal(mpirun(&o, 4, mapby), 0);
+    assert_string_equal(o.why, "mpirun decides the layout itself (--map-by)");
+    char *host[] = { "mpirun", "-H", "n1,n2", "a.out" };
+    assert_int_equal(mpirun(&o, 4, host), 0);
+    assert_true(strstr(o.why, "(-H)") != NULL);
+    char *bind[] = { "mpirun", "-bind-to", "none", "a.out" };
+    assert_int_equal(mpirun(&o, 4, bind), 0);
+    assert_true(strstr(o.why, "(-bind-to)") != NULL);
+    char *mca[] = { "mpirun", "-mca", "rmaps_base_mapping_policy", "node", "a.out" };
+    assert_int_equal(mpirun(&o, 5, mca), 0);
+    assert_true(strstr(o.why, "rmaps_base_mapping_policy") != NULL);
+    char *mpmd[] = { "mpirun", "-np", "2", "./a", ":", "-np", "2", "./b" };
+    assert_int_equal(mpirun(&o, 8, mpmd), 0);   /* ':' follows the program */
+    assert_int_equal(o.program, 3);
+    char *colon[] = { "mpirun", "-np", "2", ":", "./b" };
+    assert_int_equal(mpirun(&o, 5, colon), 0);
+    assert_string_equal(o.why, "several programs (':')");
+    char *unknown[] = { "mpirun", "--frobnicate", "a.out" };
+    assert_int_equal(mpirun(&o, 3, unknown), 0);
+    assert_string_equal(o.why, "option --frobnicate not known to clustermap");
+    char *query[] = { "mpirun", "--version" };
+    assert_int_equal(mpirun(&o, 2, query), 0);
+    assert_true(o.query);
+    char *bad[] = { "mpirun", "-np", "zero", "a.out" };
+    assert_int_equal(mpirun(&o, 4, bad), -1);
+    char *missing[] = { "mpirun", "--mca", "btl" };
+    assert_int_equal(mpirun(&o, 3, missing), -1);
+    assert_true(cmp_mpirun_layout_param("hwloc_base_binding_policy"));
+    assert_false(cmp_mpirun_layout_param("btl"));
+}
+
+/* mpirun's default layout fills each node's slots in turn. */
+static void test_mpirun_fill(void **state)
+{
+    (void)state;
+    int slots[4] = { 2, 2, 2, 2 }, c[4];
+    assert_int_equal(cmp_mpirun_fill(slots, 4, 8, c), 0);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(c[i], 2);
+    assert_int_equal(cmp_mpirun_fill(slots, 4, 3, c), 0);
+    assert_int_equal(c[0], 2);
+    assert_int_equal(c[1], 1);
+    assert_int_equal(c[2] + c[3], 0);
+    assert_int_equal(cmp_mpirun_fill(slots, 4, 9, c), -1);
+    assert_int_equal(cmp_mpirun_fill(slots, 4, 0, c), -1);
+}
+
+/* The rank file Open MPI reads, written whole or not at all. */
+static void test_rankfile(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_rankfile.XXXXXX", path[64], text[256];
+    char *names[] = { "n1", "n2" };
+    int node[3] = { 1, 0, 1 }, core[3] = { 0, 0, 1 };
+    cm_error_t err = {""};
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/rankfile", dir);
+    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, &err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_string_equal(text, "rank 0=n2 slot=0\nrank 1=n1 slot=0\nrank 2=n2 slot=1\n");
+    unlink(path);
+    assert_int_equal(symlink("/dev/null", path), 0);   /* not a file of ours */
+    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, &err), -1);
+    assert_true(err.msg[0] != '\0');
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);                    /* no temporary left */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +366,9 @@ int main(void)
         cmocka_unit_test(test_cpus_per_node),
         cmocka_unit_test(test_srun_args_not_letters),
         cmocka_unit_test(test_step_layout),
+        cmocka_unit_test(test_mpirun_args),
+        cmocka_unit_test(test_mpirun_fill),
+        cmocka_unit_test(test_rankfile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 # plugin.sh -- sourced by the t05NN-plugin*.t tests after sharness.sh.
 # shellcheck shell=sh disable=SC2034
 #
-# Sets CM_ROOT, CLUSTER (test/cluster), PBUILD (the build with the plugin:
+# Sets CM_ROOT, CLUSTER (test/cluster), PBUILD (the build with the plugin
+# and clustermap's mpirun in bin/:
 # $CLUSTERMAP_BUILD, default <root>/build), CM (the command), PLUGIN, PLACELIB
 # (the placement module, found next to PLUGIN by default), PROFLIB,
 # STATE (the cluster's state directory), STORE (the profile store the
@@ -126,7 +127,7 @@ plugin_cluster_up() {
     *" guard="*) guard= ;;
     *) guard=guard=no ;;
     esac
-    CM_CLUSTER_PLUGSTACK="required $PLUGIN store=$STORE prof_lib=$PROFLIB $guard $*"
+    CM_CLUSTER_PLUGSTACK="required $PLUGIN store=$STORE prof_lib=$PROFLIB mpirun_dir=$PBUILD/bin $guard $*"
     export CM_CLUSTER_PLUGSTACK
     "$CLUSTER/up.sh" >up.out 2>&1 || { cat up.out; return 1; }
 }

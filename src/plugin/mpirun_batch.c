@@ -1,0 +1,148 @@
+/*
+ * mpirun_batch.c -- the batch step of a job with --mapping: put
+ * clustermap's mpirun (src/shim/) first in the script's PATH and give it a
+ * private directory for its rank files (remote context, slurmstepd).
+ *
+ *  init (root): when the job's mode places (cluster, block, cyclic) and
+ *      mpirun=yes, a child that has become the user makes
+ *      <TMPDIR or /tmp>/clustermap-mpirun.<jobid>.XXXXXX (mkdtemp, 0700)
+ *      and prints its name; the script gets CLUSTERMAP_MPIRUN_DIR=<it> and
+ *      PATH=<mpirun_dir>:<PATH>.  Only a launcher directory that root owns
+ *      and nobody else can write goes into a user's PATH.
+ *  exit (root, once per batch job, after every step): the user empties and
+ *      removes that directory.
+ *
+ * Nothing here can fail the job: on any problem the script keeps its PATH
+ * and mpirun runs as it would have (its daemons' srun then says why it was
+ * not placed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "plugin_spank.h"
+
+static struct {
+    char dir[CMP_PATH_MAX];   /* "" when none was made */
+    uid_t uid;
+    gid_t gid;
+} batch;
+
+/* The launcher directory is root's and only root's to change. */
+static int launcher_safe(const char *dir, char *why, size_t n)
+{
+    char file[CMP_PATH_MAX + 16];
+    struct stat st;
+    snprintf(file, sizeof file, "%s/mpirun", dir);
+    const char *bad = lstat(dir, &st) < 0 ? strerror(errno)
+                    : !S_ISDIR(st.st_mode) ? "not a directory"
+                    : st.st_uid != 0 || (st.st_mode & 022) ? "not root's alone"
+                    : lstat(file, &st) < 0 ? "no mpirun in it"
+                    : !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)
+                    ? "its mpirun is not a file root alone can change" : NULL;
+    if (bad)
+        snprintf(why, n, "mpirun_dir=%s: %s", dir, bad);
+    return bad ? -1 : 0;
+}
+
+/* As the user: make the private directory under the path in @p p and
+ * print its name. */
+static int make_dir_child(void *p)
+{
+    char dir[CMP_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", (const char *)p);
+    int ok = mkdtemp(dir) != NULL;
+    if (ok)
+        printf("%s", dir);
+    else
+        printf("%s: %s", dir, strerror(errno));
+    fflush(stdout);   /* the child ends with _exit() */
+    return !ok;
+}
+
+/* The mode of the job: sbatch's --mapping, else plugstack's default=. */
+static cmp_mode_t job_mode(spank_t sp, const cmp_config_t *c)
+{
+    char value[CMP_SPEC_MAX];
+    cmp_request_t r;
+    if (spank_getenv(sp, CMP_OPTION_ENV, value, sizeof value) != ESPANK_SUCCESS)
+        return c->default_mode;
+    return cmp_request_parse(value, &r, NULL) < 0 ? CMP_MODE_OFF : r.mode;
+}
+
+void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
+{
+    uint32_t jobid = 0, stepid = 0;
+    char tmp[CMP_PATH_MAX], templ[CMP_PATH_MAX], out[CMP_PATH_MAX + 256];
+    char path[8192], newpath[8192 + CMP_PATH_MAX], why[CMP_PATH_MAX + 64];
+    cm_error_t err;
+    batch.dir[0] = '\0';
+    if (!c->mpirun || spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
+        stepid != SLURM_BATCH_SCRIPT)
+        return;
+    cmp_mode_t mode = job_mode(sp, c);
+    if (mode != CMP_MODE_CLUSTER && mode != CMP_MODE_BLOCK && mode != CMP_MODE_CYCLIC)
+        return;
+    if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_UID, &batch.uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &batch.gid) != ESPANK_SUCCESS)
+        return;
+    if (launcher_safe(c->mpirun_dir, why, sizeof why) < 0) {
+        cmp_log_error("job %u: %s; mpirun is not placed", jobid, why);
+        return;
+    }
+    if (spank_getenv(sp, "TMPDIR", tmp, sizeof tmp) != ESPANK_SUCCESS || tmp[0] != '/')
+        snprintf(tmp, sizeof tmp, "/tmp");
+    if (snprintf(templ, sizeof templ, "%s/clustermap-mpirun.%u.XXXXXX", tmp, jobid) >=
+        (int)sizeof templ)
+        return;
+    int rc = cmp_as_user_output(batch.uid, batch.gid, c->ingest_timeout, make_dir_child,
+                                templ, out, sizeof out, &err);
+    if (rc != 0) {
+        cmp_log_error("job %u: no directory for mpirun's rank files: %s; mpirun is "
+                      "not placed", jobid, rc < 0 ? err.msg : out);
+        return;
+    }
+    if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS)
+        path[0] = '\0';
+    snprintf(newpath, sizeof newpath, "%s%s%s", c->mpirun_dir, path[0] ? ":" : "", path);
+    if (out[0] != '/' ||
+        snprintf(batch.dir, sizeof batch.dir, "%s", out) >= (int)sizeof batch.dir) {
+        batch.dir[0] = '\0';
+        return;
+    }
+    if (spank_setenv(sp, CMP_ENV_MPIRUN_DIR, batch.dir, 1) != ESPANK_SUCCESS ||
+        spank_setenv(sp, "PATH", newpath, 1) != ESPANK_SUCCESS) {
+        cmp_log_error("job %u: cannot set the batch script's environment; mpirun is "
+                      "not placed", jobid);
+        spank_unsetenv(sp, CMP_ENV_MPIRUN_DIR);
+        spank_setenv(sp, "PATH", path, 1);
+    }
+    cmp_debug("job %u: mpirun's rank files in %s", jobid, batch.dir);
+}
+
+/* As the user: remove the rank files and the directory @p p. */
+static int remove_dir_child(void *p)
+{
+    cmp_empty_private(p);
+    return rmdir((const char *)p) < 0 && errno != ENOENT;
+}
+
+void cmp_mpirun_batch_exit(spank_t sp, const cmp_config_t *c)
+{
+    cm_error_t err;
+    memset(&err, 0, sizeof err);
+    (void)sp;
+    if (!batch.dir[0])
+        return;
+    if (cmp_as_user(batch.uid, batch.gid, c->ingest_timeout, remove_dir_child, batch.dir,
+                    &err) != 0)
+        cmp_log_error("removing %s: %s", batch.dir, err.msg[0] ? err.msg : "failed");
+    batch.dir[0] = '\0';
+}

@@ -1,0 +1,258 @@
+/*
+ * mpirun.c -- clustermap's mpirun: the launcher a batch job with --mapping
+ * finds first in its PATH (the batch step puts its directory there,
+ * src/plugin/mpirun_batch.c).  It starts the real mpirun, the next one in
+ * PATH, with the same arguments -- after giving it a rank file when the
+ * layout is clustermap's to decide.
+ *
+ * Open MPI 4.1's mpirun takes a rank file from its environment
+ * (OMPI_MCA_rmaps_rank_file_path) and reads it when it maps the job, after
+ * its daemons are up.  So this program writes mpirun's own default layout
+ * there (node by node, each node's slots in order: what mpirun does) and
+ * names the file; the srun that starts the daemons replaces it with the
+ * plan (src/plugin/srun_step.c).  A one-node job starts no daemon and keeps
+ * the default.
+ *
+ * Any doubt leaves mpirun as the user wrote it: its own mapping, binding
+ * or host options, an MPMD line, an option not known, an MCA parameter of
+ * the mapper in the environment, another Open MPI than 4, more ranks than
+ * the job's tasks, a node confined to part of its CPUs (the rank file binds
+ * by the node's core numbers).  The reason travels to that srun in
+ * CLUSTERMAP_MPIRUN_WHY, which says it in its one line.  Nothing here ever
+ * fails the launch: only a missing real mpirun does, as it would have.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "plugin.h"
+
+extern char **environ;
+
+/* The next @p name in PATH that is not this program (or a link to it). */
+static int find_real(const char *name, char *out, size_t size)
+{
+    char self[PATH_MAX], cand[2 * PATH_MAX], real[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0)
+        return -1;
+    self[n] = '\0';
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? path : ".", name);
+        path += len + (path[len] == ':');
+        struct stat st;
+        if (!realpath(cand, real) || !strcmp(real, self) || stat(real, &st) < 0 ||
+            !S_ISREG(st.st_mode) || access(real, X_OK) < 0)
+            continue;
+        if (strlen(cand) >= size)
+            return -1;
+        strcpy(out, cand);
+        return 0;
+    }
+    return -1;
+}
+
+/* The major version "mpirun --version" prints ("mpirun (Open MPI) 4.1.4"),
+ * 0 when it cannot be told. */
+static int open_mpi_major(const char *real)
+{
+    int fd[2];
+    char buf[512];
+    if (pipe(fd) < 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(fd[1], 1);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 2);
+        }
+        close(fd[0]);
+        execl(real, real, "--version", (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t used = 0;
+    ssize_t r;
+    while (pid > 0 && used < sizeof buf - 1 &&
+           ((r = read(fd[0], buf + used, sizeof buf - 1 - used)) > 0 ||
+            (r < 0 && errno == EINTR)))
+        used += r > 0 ? (size_t)r : 0;
+    buf[used] = '\0';
+    close(fd[0]);
+    int status;
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    const char *p = strstr(buf, "(Open MPI) ");
+    return p ? atoi(p + 11) : 0;
+}
+
+/* Why the CPUs of this node do not take the rank file's core numbers
+ * 0..@p most-1; NULL when they do.  Nodes of a job are alike: the rank
+ * file binds by core number, and a job confined to part of a node (a
+ * cpuset) would be bound outside it. */
+static const char *cpus_refuse(int most, char *buf, size_t size)
+{
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) < 0 || online < 1)
+        return "cannot read this node's CPUs";
+    if (CPU_COUNT(&set) < online) {
+        snprintf(buf, size, "the job has %d of this node's %ld CPUs (Open MPI's rank "
+                 "file binds by the node's core numbers)", CPU_COUNT(&set), online);
+        return buf;
+    }
+    hwloc_topology_t topo;
+    int cores = -1;
+    if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0)
+            cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        hwloc_topology_destroy(topo);
+    }
+    if (cores < 1)
+        return "cannot read this node's cores";
+    if (most > cores) {
+        snprintf(buf, size, "%d ranks on a node with %d cores", most, cores);
+        return buf;
+    }
+    return NULL;
+}
+
+/* An MCA parameter of the mapper or binder in the environment. */
+static const char *env_refuses(char *buf, size_t size)
+{
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "OMPI_MCA_", 9) && cmp_mpirun_layout_param(*e + 9)) {
+            snprintf(buf, size, "mpirun decides the layout itself (%.*s in the "
+                     "environment)", (int)strcspn(*e, "="), *e);
+            return buf;
+        }
+    return NULL;
+}
+
+/* Write the default rank file and point mpirun at it; the reason when the
+ * layout is not clustermap's to decide, NULL when steered or when nothing
+ * is to be said. */
+static const char *steer(int argc, char **argv, const char *real, char *buf,
+                         size_t size)
+{
+    const char *dir = getenv(CMP_ENV_MPIRUN_DIR);
+    cmp_mpirun_args_t args;
+    cm_error_t err;
+    struct stat st;
+    if (!dir || !*dir)
+        return NULL;   /* not a --mapping batch job */
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+        (st.st_mode & 077))
+        return CMP_ENV_MPIRUN_DIR " is not a private directory of the user";
+    if (cmp_mpirun_args_parse(argc, argv, &args, &err) < 0 || args.query)
+        return NULL;   /* mpirun refuses it, or only prints */
+    if (args.why[0]) {
+        snprintf(buf, size, "%s", args.why);
+        return buf;
+    }
+    const char *why = env_refuses(buf, size);
+    if (why)
+        return why;
+    int major = open_mpi_major(real);
+    if (major != 4) {
+        if (!major)
+            snprintf(buf, size, "cannot tell the Open MPI version of %.300s", real);
+        else
+            snprintf(buf, size, "Open MPI %d: clustermap gives a rank file to "
+                     "Open MPI 4's mpirun only", major);
+        return buf;
+    }
+    cmp_alloc_t a;
+    int rc = -1, *count = NULL, *node = NULL, *core = NULL, np = 0, most = 0;
+    if (cmp_alloc_tasks(&a, &err) < 0) {
+        snprintf(buf, size, "%s", err.msg);
+        why = buf;
+        goto out;
+    }
+    int total = 0;
+    for (int i = 0; i < a.nnodes; i++)
+        total += a.slots[i];
+    np = args.np ? args.np : total;
+    count = malloc((size_t)a.nnodes * sizeof *count);
+    node = malloc((size_t)np * sizeof *node);
+    core = malloc((size_t)np * sizeof *core);
+    if (!count || !node || !core) {
+        why = "out of memory";
+        goto out;
+    }
+    if (cmp_mpirun_fill(a.slots, a.nnodes, np, count) < 0) {
+        snprintf(buf, size, "mpirun -np %d: more ranks than the job's %d tasks", np,
+                 total);
+        why = buf;
+        goto out;
+    }
+    for (int i = 0, r = 0; i < a.nnodes; i++) {
+        most = count[i] > most ? count[i] : most;
+        for (int k = 0; k < count[i]; k++, r++) {
+            node[r] = i;
+            core[r] = k;
+        }
+    }
+    if ((why = cpus_refuse(most, buf, size)))
+        goto out;
+    char file[CMP_PATH_MAX], num[16], prog[CMP_PATH_MAX] = "";
+    snprintf(file, sizeof file, "%s/rankfile.%ld", dir, (long)getpid());
+    if (cmp_rankfile_write(file, a.names, node, core, np, &err) < 0) {
+        snprintf(buf, size, "%s", err.msg);
+        why = buf;
+        goto out;
+    }
+    if (args.program && !realpath(argv[args.program], prog))
+        snprintf(prog, sizeof prog, "%s", argv[args.program]);
+    snprintf(num, sizeof num, "%d", np);
+    setenv("OMPI_MCA_rmaps_rank_file_path", file, 1);
+    /* Open MPI 4.1.4 refuses the rank file of a node the job has only in
+     * part ("There are not enough slots available") unless it may
+     * oversubscribe; the file never puts more ranks on a node than the
+     * slots Slurm gave the job there. */
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    setenv(CMP_ENV_MPIRUN_RANKFILE, file, 1);
+    setenv(CMP_ENV_MPIRUN_NP, num, 1);
+    setenv(CMP_ENV_MPIRUN_PROGRAM, prog, 1);
+    rc = 0;
+out:
+    cmp_alloc_free(&a);
+    free(count);
+    free(node);
+    free(core);
+    return rc == 0 ? NULL : why;
+}
+
+int main(int argc, char **argv)
+{
+    char real[CMP_PATH_MAX], buf[512];
+    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    if (find_real(name, real, sizeof real) < 0) {
+        fprintf(stderr, "clustermap: %s: no other %s in PATH\n", argv[0], name);
+        return 127;
+    }
+    unsetenv(CMP_ENV_MPIRUN_RANKFILE);
+    unsetenv(CMP_ENV_MPIRUN_NP);
+    unsetenv(CMP_ENV_MPIRUN_PROGRAM);
+    unsetenv(CMP_ENV_MPIRUN_WHY);
+    const char *why = steer(argc, argv, real, buf, sizeof buf);
+    if (why)
+        setenv(CMP_ENV_MPIRUN_WHY, why, 1);
+    execv(real, argv);
+    fprintf(stderr, "clustermap: %s: %s\n", real, strerror(errno));
+    return 126;
+}
