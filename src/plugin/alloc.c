@@ -68,18 +68,20 @@ void cmp_alloc_free(cmp_alloc_t *a)
     memset(a, 0, sizeof *a);
 }
 
-/* The allocation's node names (SLURM_JOB_NODELIST) and a count per node
- * read from @p var; @p a->slots holds the counts.  0, or -1 with @p err. */
-static int alloc_names(const char *var, cmp_alloc_t *a, cm_error_t *err)
+/* The allocation's node names (in @p nodes_var, SLURM_JOB_NODELIST's
+ * form) and a count per node read from @p var; @p a->slots holds the
+ * counts.  0, or -1 with @p err. */
+static int alloc_names(const char *nodes_var, const char *var, cmp_alloc_t *a,
+                       cm_error_t *err)
 {
     cm_error_t e;
-    const char *nl = getenv("SLURM_JOB_NODELIST");
+    const char *nl = getenv(nodes_var);
     int n = 0;
     memset(a, 0, sizeof *a);
     if (!nl)
-        return cm_error_set(err, "SLURM_JOB_NODELIST is not set");
+        return cm_error_set(err, "%s is not set", nodes_var);
     if (cm_hostlist_expand(nl, &a->names, &n, &e) < 0 || n < 1)
-        return cm_error_set(err, "SLURM_JOB_NODELIST '%.100s': %s", nl,
+        return cm_error_set(err, "%s '%.100s': %s", nodes_var, nl,
                             n < 1 ? "no node" : e.msg);
     a->nnames = n;
     a->nnodes = n;
@@ -88,15 +90,16 @@ static int alloc_names(const char *var, cmp_alloc_t *a, cm_error_t *err)
     return counts_per_node(var, getenv(var), n, a->slots, err);
 }
 
-int cmp_alloc_tasks(cmp_alloc_t *a, cm_error_t *err)
+int cmp_alloc_tasks(const char *nodes_var, const char *tasks_var, cmp_alloc_t *a,
+                    cm_error_t *err)
 {
-    return alloc_names("SLURM_TASKS_PER_NODE", a, err);
+    return alloc_names(nodes_var, tasks_var, a, err);
 }
 
 int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
                    cm_error_t *err)
 {
-    if (alloc_names("SLURM_JOB_CPUS_PER_NODE", a, err) < 0)
+    if (alloc_names("SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", a, err) < 0)
         return -1;
     int n = a->nnames, *cpus = a->slots;   /* the counts become slots below */
     if (!(a->slots = malloc((size_t)n * sizeof *a->slots))) {

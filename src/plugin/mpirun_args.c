@@ -14,8 +14,9 @@
  * exactly as the user wrote it, with the reason.
  *
  * The table is mpirun 4.1's `--help all` (single- and double-dash
- * spellings are the same option there).  Options of Open MPI 5 and 6
- * (PRRTE) that 4.1 lacks are unknown here, so they are left alone too.
+ * spellings are the same option there) and the options Open MPI 5 and 6
+ * (PRRTE) add that take arguments; any other is unknown here, so it is
+ * left alone too.
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,7 +53,10 @@ static const struct {
     /* nothing is launched */
     { "h", QUERY }, { "help", QUERY }, { "V", QUERY }, { "version", QUERY },
     /* MCA parameters: checked by name */
-    { "mca", VALUE2 }, { "gmca", VALUE2 },
+    { "mca", VALUE2 }, { "gmca", VALUE2 }, { "prtemca", VALUE2 }, { "pmixmca", VALUE2 },
+    /* PRRTE's (Open MPI 5, 6) */
+    { "display", VALUE }, { "output", VALUE }, { "runtime-options", VALUE },
+    { "stream-buffering", VALUE }, { "gpu-support", VALUE },
     /* other options with an argument */
     { "cf", VALUE }, { "cartofile", VALUE }, { "debugger", VALUE },
     { "launch-agent", VALUE }, { "max-restarts", VALUE }, { "max-vm-size", VALUE },
@@ -86,6 +90,7 @@ int cmp_mpirun_layout_param(const char *name)
 {
     static const char *const prefixes[] = {
         "rmaps", "hwloc_base_binding", "hwloc_base_cpu", "hwloc_base_use_hwthreads",
+        "hwloc_default",
         "orte_rankfile", "orte_default_hostfile", "orte_hostfile", "mca_base_param_files",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)

@@ -5,7 +5,8 @@
  *
  *  init (root): when the job's mode places (cluster, block, cyclic) and
  *      mpirun=yes, a child that has become the user makes
- *      <TMPDIR or /tmp>/clustermap-mpirun.<jobid>.XXXXXX (mkdtemp, 0700)
+ *      <TMPDIR or /tmp>/clustermap_mpirun.<jobid>.XXXXXX (mkdtemp, 0700;
+ *      no '-': Open MPI 5.0.7 refuses a rank file path that holds one)
  *      and prints its name; the script gets CLUSTERMAP_MPIRUN_DIR=<it> and
  *      PATH=<mpirun_dir>:<PATH>.  Only a launcher directory that root owns
  *      and nobody else can write goes into a user's PATH.
@@ -99,7 +100,7 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
     }
     if (spank_getenv(sp, "TMPDIR", tmp, sizeof tmp) != ESPANK_SUCCESS || tmp[0] != '/')
         snprintf(tmp, sizeof tmp, "/tmp");
-    if (snprintf(templ, sizeof templ, "%s/clustermap-mpirun.%u.XXXXXX", tmp, jobid) >=
+    if (snprintf(templ, sizeof templ, "%s/clustermap_mpirun.%u.XXXXXX", tmp, jobid) >=
         (int)sizeof templ)
         return;
     int rc = cmp_as_user_output(batch.uid, batch.gid, c->ingest_timeout, make_dir_child,

@@ -187,10 +187,12 @@ int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
                    cm_error_t *err);
 void cmp_alloc_free(cmp_alloc_t *a);
 
-/** The allocation's nodes with the tasks Slurm gave the job on each
- *  (SLURM_TASKS_PER_NODE: the slots mpirun fills).  0, or -1 with @p err
- *  (free @p a either way). */
-int cmp_alloc_tasks(cmp_alloc_t *a, cm_error_t *err);
+/** The allocation's nodes (environment variable @p nodes_var, as
+ *  SLURM_JOB_NODELIST) with the tasks Slurm gave the job on each
+ *  (@p tasks_var, as SLURM_TASKS_PER_NODE: the slots mpirun fills).  0, or
+ *  -1 with @p err (free @p a either way). */
+int cmp_alloc_tasks(const char *nodes_var, const char *tasks_var, cmp_alloc_t *a,
+                    cm_error_t *err);
 
 /* ---- mpirun (mpirun_args.c, rankfile.c; the launcher in src/shim/) ---- */
 
@@ -217,9 +219,10 @@ int cmp_mpirun_layout_param(const char *name);
 int cmp_mpirun_fill(const int *slots, int nnodes, int np, int *count);
 
 /** Write Open MPI's rank file @p path atomically: rank r on
- *  @p names[node[r]], bound to core @p core[r].  0, or -1 with @p err. */
+ *  @p names[node[r]], bound to core @p core[r] -- or, with @p shared > 0,
+ *  to all the cores 0..shared-1 of its node.  0, or -1 with @p err. */
 int cmp_rankfile_write(const char *path, char *const *names, const int *node,
-                       const int *core, int n, cm_error_t *err);
+                       const int *core, int n, int shared, cm_error_t *err);
 
 /* What clustermap's mpirun hands to the srun that starts mpirun's daemons
  * (through mpirun's environment), and the batch step to it. */
@@ -228,6 +231,12 @@ int cmp_rankfile_write(const char *path, char *const *names, const int *node,
 #define CMP_ENV_MPIRUN_NP       "CLUSTERMAP_MPIRUN_NP"       /* its rank count */
 #define CMP_ENV_MPIRUN_PROGRAM  "CLUSTERMAP_MPIRUN_PROGRAM"  /* the program */
 #define CMP_ENV_MPIRUN_WHY      "CLUSTERMAP_MPIRUN_WHY"      /* why not steered */
+#define CMP_ENV_MPIRUN_PID      "CLUSTERMAP_MPIRUN_PID"      /* mpirun's pid */
+#define CMP_ENV_MPIRUN_NODES    "CLUSTERMAP_MPIRUN_NODES"    /* the job's nodes */
+#define CMP_ENV_MPIRUN_TASKS    "CLUSTERMAP_MPIRUN_TASKS"    /* tasks per node */
+#define CMP_ENV_MPIRUN_SHARED   "CLUSTERMAP_MPIRUN_SHARED"   /* cores every rank
+                                                               shares, 0: one
+                                                               core each */
 
 /** srun's task count for the step of @p sa on @p nnodes nodes (see
  *  docs/admin-guide.md). */

@@ -23,13 +23,18 @@ int cmp_mpirun_fill(const int *slots, int nnodes, int np, int *count)
 }
 
 int cmp_rankfile_write(const char *path, char *const *names, const int *node,
-                       const int *core, int n, cm_error_t *err)
+                       const int *core, int n, int shared, cm_error_t *err)
 {
     cm_file_atomic_t *a = cm_file_atomic_open(path, err);
     if (!a)
         return -1;
     FILE *f = cm_file_atomic_stream(a);
     for (int r = 0; r < n; r++)
-        fprintf(f, "rank %d=%s slot=%d\n", r, names[node[r]], core[r]);
+        if (shared > 1)
+            fprintf(f, "rank %d=%s slot=0-%d\n", r, names[node[r]], shared - 1);
+        else if (shared == 1)
+            fprintf(f, "rank %d=%s slot=0\n", r, names[node[r]]);
+        else
+            fprintf(f, "rank %d=%s slot=%d\n", r, names[node[r]], core[r]);
     return cm_file_atomic_commit(a, err);
 }

@@ -108,18 +108,21 @@ static void reach_mpirun_stderr(void)
 }
 
 /* mpirun starting its daemons: why its ranks stay where mpirun puts them,
- * NULL when clustermap's mpirun gave it a rank file to place them with. */
+ * NULL when clustermap's mpirun gave it a rank file to place them with --
+ * this srun's parent is the mpirun it started (in its own process). */
 static const char *mpirun_left(char *buf, size_t size)
 {
     const char *why = getenv(CMP_ENV_MPIRUN_WHY);
     const char *ours = getenv(CMP_ENV_MPIRUN_RANKFILE);
-    const char *theirs = getenv("OMPI_MCA_rmaps_rank_file_path");
+    const char *pid = getenv(CMP_ENV_MPIRUN_PID);
+    char parent[32];
+    snprintf(parent, sizeof parent, "%ld", (long)getppid());
     reach_mpirun_stderr();
-    if (why && *why) {
+    if (why && *why && pid && !strcmp(pid, parent)) {
         snprintf(buf, size, "mpirun launch: %s", why);
         return buf;
     }
-    if (!ours || !*ours || !theirs || strcmp(ours, theirs))
+    if (!ours || !*ours || !pid || strcmp(pid, parent))
         return "mpirun launch: not started through clustermap's mpirun (a path to "
                "another mpirun, one ahead in PATH, salloc, or mpirun=no)";
     return NULL;
@@ -287,14 +290,18 @@ static cmp_plan_fn *place_module(const cmp_config_t *c, cm_error_t *err)
 static int write_rankfile(const step_t *s, const cmp_plan_out_t *p)
 {
     cm_error_t err;
+    int shared = cmp_env_int(CMP_ENV_MPIRUN_SHARED, 1 << 20);
     if (cmp_rankfile_write(s->rankfile, s->alloc.names, p->node, p->core, s->ntasks,
-                           &err) < 0) {
+                           shared, &err) < 0) {
         cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
         return -1;
     }
     for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
         cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
                       p->core[r]);
+    if (shared)
+        cmp_user_info(s->req.verbose, "a node runs more ranks than the %d cores "
+                      "mpirun's node has: each rank is bound to all of them", shared);
     return 0;
 }
 
@@ -603,14 +610,15 @@ static void slurm_counts(cmp_alloc_t *a, int ntasks)
 }
 
 /* mpirun's daemons: its ranks, on the job's nodes with the tasks Slurm
- * gave the job on each, filled node by node as mpirun does.  0, or -1
- * with @p err. */
+ * gave the job on each (as clustermap's mpirun read them: Open MPI 6
+ * drops them from this srun's environment), filled node by node as mpirun
+ * does.  0, or -1 with @p err. */
 static int mpirun_alloc(step_t *s, cm_error_t *err)
 {
     int n = 0;
     s->rankfile = getenv(CMP_ENV_MPIRUN_RANKFILE);
     s->cpus_per_task = 1;
-    if (cmp_alloc_tasks(&s->alloc, err) < 0)
+    if (cmp_alloc_tasks(CMP_ENV_MPIRUN_NODES, CMP_ENV_MPIRUN_TASKS, &s->alloc, err) < 0)
         return -1;
     if (cmp_parse_int(getenv(CMP_ENV_MPIRUN_NP), CM_PROFILE_MAX_TASKS, &s->ntasks) < 0)
         return cm_error_set(err, CMP_ENV_MPIRUN_NP " is not a rank count");

@@ -6,18 +6,21 @@
  * layout is clustermap's to decide.
  *
  * Open MPI 4.1's mpirun takes a rank file from its environment
- * (OMPI_MCA_rmaps_rank_file_path) and reads it when it maps the job, after
- * its daemons are up.  So this program writes mpirun's own default layout
+ * (OMPI_MCA_rmaps_rank_file_path), Open MPI 5's and 6's (PRRTE) from
+ * `--map-by rankfile:file=PATH`, put first on its command line; both read
+ * it when they map the job, after their daemons are up (measured with
+ * 4.1.4 and 5.0.7).  So this program writes mpirun's own default layout
  * there (node by node, each node's slots in order: what mpirun does) and
  * names the file; the srun that starts the daemons replaces it with the
  * plan (src/plugin/srun_step.c).  A one-node job starts no daemon and keeps
- * the default.
+ * the default.  mpirun runs in this process (exec), so its daemons' srun
+ * knows, from its parent's pid, that the file is this mpirun's.
  *
  * Any doubt leaves mpirun as the user wrote it: its own mapping, binding
  * or host options, an MPMD line, an option not known, an MCA parameter of
- * the mapper in the environment, another Open MPI than 4, more ranks than
+ * the mapper in the environment, an Open MPI older than 4, more ranks than
  * the job's tasks, a node confined to part of its CPUs (the rank file binds
- * by the node's core numbers).  The reason travels to that srun in
+ * by the node's core numbers), a rank file path Open MPI 5 misreads.  The reason travels to that srun in
  * CLUSTERMAP_MPIRUN_WHY, which says it in its one line.  Nothing here ever
  * fails the launch: only a missing real mpirun does, as it would have.
  */
@@ -100,11 +103,16 @@ static int open_mpi_major(const char *real)
     return p ? atoi(p + 11) : 0;
 }
 
-/* Why the CPUs of this node do not take the rank file's core numbers
- * 0..@p most-1; NULL when they do.  Nodes of a job are alike: the rank
- * file binds by core number, and a job confined to part of a node (a
- * cpuset) would be bound outside it. */
-static const char *cpus_refuse(int most, char *buf, size_t size)
+/* Why the CPUs of this node do not take the rank file's core numbers;
+ * NULL when they do.  Nodes of a job are alike: the rank file binds by
+ * core number, and a job confined to part of a node (a cpuset) would be
+ * bound outside it.  @p shared: 0 when each of the @p most ranks of a
+ * node gets a core of its own; the node's core count when it has fewer
+ * cores than that (a node that claims more cores than it has, Slurm's
+ * config_overrides): its ranks then share them all, as bind.c does for
+ * srun's tasks -- pinning busy-polling ranks onto shared cores made Open
+ * MPI hang. */
+static const char *cpus_refuse(int most, int *shared, char *buf, size_t size)
 {
     cpu_set_t set;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -124,10 +132,7 @@ static const char *cpus_refuse(int most, char *buf, size_t size)
     }
     if (cores < 1)
         return "cannot read this node's cores";
-    if (most > cores) {
-        snprintf(buf, size, "%d ranks on a node with %d cores", most, cores);
-        return buf;
-    }
+    *shared = most > cores ? cores : 0;
     return NULL;
 }
 
@@ -135,13 +140,19 @@ static const char *cpus_refuse(int most, char *buf, size_t size)
 static const char *env_refuses(char *buf, size_t size)
 {
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, "OMPI_MCA_", 9) && cmp_mpirun_layout_param(*e + 9)) {
+        if ((!strncmp(*e, "OMPI_MCA_", 9) && cmp_mpirun_layout_param(*e + 9)) ||
+            (!strncmp(*e, "PRTE_MCA_", 9) && cmp_mpirun_layout_param(*e + 9))) {
             snprintf(buf, size, "mpirun decides the layout itself (%.*s in the "
                      "environment)", (int)strcspn(*e, "="), *e);
             return buf;
         }
     return NULL;
 }
+
+/* The arguments mpirun runs with: argv, with "--map-by rankfile:file=..."
+ * in front for Open MPI 5 and later. */
+static char **run_argv;
+static char map_by[CMP_PATH_MAX + 32];
 
 /* Write the default rank file and point mpirun at it; the reason when the
  * layout is not clustermap's to decide, NULL when steered or when nothing
@@ -168,17 +179,17 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     if (why)
         return why;
     int major = open_mpi_major(real);
-    if (major != 4) {
+    if (major < 4) {
         if (!major)
             snprintf(buf, size, "cannot tell the Open MPI version of %.300s", real);
         else
             snprintf(buf, size, "Open MPI %d: clustermap gives a rank file to "
-                     "Open MPI 4's mpirun only", major);
+                     "Open MPI 4 and later only", major);
         return buf;
     }
     cmp_alloc_t a;
-    int rc = -1, *count = NULL, *node = NULL, *core = NULL, np = 0, most = 0;
-    if (cmp_alloc_tasks(&a, &err) < 0) {
+    int rc = -1, *count = NULL, *node = NULL, *core = NULL, np = 0, most = 0, shared = 0;
+    if (cmp_alloc_tasks("SLURM_JOB_NODELIST", "SLURM_TASKS_PER_NODE", &a, &err) < 0) {
         snprintf(buf, size, "%s", err.msg);
         why = buf;
         goto out;
@@ -207,11 +218,19 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
             core[r] = k;
         }
     }
-    if ((why = cpus_refuse(most, buf, size)))
+    if ((why = cpus_refuse(most, &shared, buf, size)))
         goto out;
-    char file[CMP_PATH_MAX], num[16], prog[CMP_PATH_MAX] = "";
+    char file[CMP_PATH_MAX], num[16], pid[16], cores[16], prog[CMP_PATH_MAX] = "";
     snprintf(file, sizeof file, "%s/rankfile.%ld", dir, (long)getpid());
-    if (cmp_rankfile_write(file, a.names, node, core, np, &err) < 0) {
+    /* measured: Open MPI 5.0.7 takes "file=/a/b-c" for an unknown
+     * qualifier of --map-by; ':' and ',' separate its qualifiers */
+    if (major > 4 && strpbrk(file, "-:,")) {
+        snprintf(buf, size, "Open MPI %d cannot take a rank file whose path holds "
+                 "'-', ':' or ',' (%.200s)", major, file);
+        why = buf;
+        goto out;
+    }
+    if (cmp_rankfile_write(file, a.names, node, core, np, shared, &err) < 0) {
         snprintf(buf, size, "%s", err.msg);
         why = buf;
         goto out;
@@ -219,12 +238,31 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     if (args.program && !realpath(argv[args.program], prog))
         snprintf(prog, sizeof prog, "%s", argv[args.program]);
     snprintf(num, sizeof num, "%d", np);
-    setenv("OMPI_MCA_rmaps_rank_file_path", file, 1);
-    /* Open MPI 4.1.4 refuses the rank file of a node the job has only in
-     * part ("There are not enough slots available") unless it may
-     * oversubscribe; the file never puts more ranks on a node than the
-     * slots Slurm gave the job there. */
-    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    snprintf(cores, sizeof cores, "%d", shared);
+    if (major == 4) {
+        setenv("OMPI_MCA_rmaps_rank_file_path", file, 1);
+        /* Open MPI 4.1.4 refuses the rank file of a node the job has only
+         * in part ("There are not enough slots available") unless it may
+         * oversubscribe; the file never puts more ranks on a node than
+         * the slots Slurm gave the job there. */
+        setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    } else {
+        if (!(run_argv = calloc((size_t)argc + 3, sizeof *run_argv))) {
+            why = "out of memory";
+            goto out;
+        }
+        snprintf(map_by, sizeof map_by, "rankfile:file=%s", file);
+        run_argv[0] = argv[0];
+        run_argv[1] = "--map-by";
+        run_argv[2] = map_by;
+        memcpy(run_argv + 3, argv + 1, (size_t)argc * sizeof *argv);   /* and NULL */
+    }
+    /* Open MPI 6 takes the job's SLURM_ variables from its daemons' srun */
+    setenv(CMP_ENV_MPIRUN_NODES, getenv("SLURM_JOB_NODELIST"), 1);
+    setenv(CMP_ENV_MPIRUN_TASKS, getenv("SLURM_TASKS_PER_NODE"), 1);
+    setenv(CMP_ENV_MPIRUN_SHARED, cores, 1);
+    setenv(CMP_ENV_MPIRUN_PID, pid, 1);
     setenv(CMP_ENV_MPIRUN_RANKFILE, file, 1);
     setenv(CMP_ENV_MPIRUN_NP, num, 1);
     setenv(CMP_ENV_MPIRUN_PROGRAM, prog, 1);
@@ -239,7 +277,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    char real[CMP_PATH_MAX], buf[512];
+    char real[CMP_PATH_MAX], buf[512], buf2[32];
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     if (find_real(name, real, sizeof real) < 0) {
         fprintf(stderr, "clustermap: %s: no other %s in PATH\n", argv[0], name);
@@ -249,10 +287,17 @@ int main(int argc, char **argv)
     unsetenv(CMP_ENV_MPIRUN_NP);
     unsetenv(CMP_ENV_MPIRUN_PROGRAM);
     unsetenv(CMP_ENV_MPIRUN_WHY);
+    unsetenv(CMP_ENV_MPIRUN_PID);
+    unsetenv(CMP_ENV_MPIRUN_NODES);
+    unsetenv(CMP_ENV_MPIRUN_TASKS);
+    unsetenv(CMP_ENV_MPIRUN_SHARED);
     const char *why = steer(argc, argv, real, buf, sizeof buf);
-    if (why)
+    if (why) {   /* said by the srun of this mpirun, known by its pid */
+        snprintf(buf2, sizeof buf2, "%ld", (long)getpid());
         setenv(CMP_ENV_MPIRUN_WHY, why, 1);
-    execv(real, argv);
+        setenv(CMP_ENV_MPIRUN_PID, buf2, 1);
+    }
+    execv(real, run_argv ? run_argv : argv);
     fprintf(stderr, "clustermap: %s: %s\n", real, strerror(errno));
     return 126;
 }

@@ -2,18 +2,17 @@
 #
 # mpirun in a batch job with --mapping.  The batch step puts clustermap's
 # mpirun (build/bin/mpirun) first in the script's PATH; it writes mpirun's
-# default layout into an Open MPI rank file and names it in
-# OMPI_MCA_rmaps_rank_file_path; the srun that starts mpirun's daemons
-# replaces it with the plan.  With Open MPI 4.1 (the host's stack): a
-# profile imported with `clustermap profile import` (8 ranks, rank i
-# talks to rank i + 4 only) places 8 ranks where the plan says, bound to
-# the cores it says, 2 per node as Slurm gave the job; without a profile
-# the ranks keep mpirun's own layout; a one-node job keeps it too.  On
-# every stack: the user's own mapping option (--map-by), an mpirun given
-# by its full path, more ranks than the job's tasks and (Open MPI 5 and 6)
-# another Open MPI than 4 leave mpirun alone with one line each, and the
-# jobs run; the rank-file directory is gone after the job; a job without
-# --mapping keeps its PATH.  The ranks are shell scripts printing Open
+# default layout into an Open MPI rank file and names it to mpirun
+# (OMPI_MCA_rmaps_rank_file_path for Open MPI 4.1, --map-by
+# rankfile:file= for 5 and 6); the srun that starts mpirun's daemons
+# replaces it with the plan.  A profile imported with `clustermap profile
+# import` (8 ranks, rank i talks to rank i + 4 only) places 8 ranks where
+# the plan says, bound to the cores it says, 2 per node as Slurm gave the
+# job; without a profile the ranks keep mpirun's own layout; a one-node
+# job keeps it too.  The user's own mapping option (--map-by), an mpirun
+# given by its full path and more ranks than the job's tasks leave mpirun
+# alone with one line each, and the jobs run; the rank-file directory is
+# gone after the job; a job without --mapping keeps its PATH.  The ranks are shell scripts printing Open
 # MPI's rank variables: the mechanism, not MPI, is under test (t0510
 # places MPI programs).
 #
@@ -34,8 +33,6 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 FALLBACK="; using Slurm's default placement"
 REAL_MPIRUN=$(command -v mpirun)
-OMPI_MAJOR=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9]*\)\..*/\1/p')
-if [ "$OMPI_MAJOR" = 4 ]; then test_set_prereq OMPI4; fi
 
 # job.sh NP [MPIRUN-OPTION...]: where the script found mpirun, then NP
 # ranks of rank.sh
@@ -60,16 +57,16 @@ test_expect_success 'cluster with the plugin comes up; a profile and the job scr
     chmod +x rank.sh job.sh
 '
 
-test_expect_success OMPI4 'a profiled job: mpirun runs the ranks where the plan says' '
+test_expect_success 'a profiled job: mpirun runs the ranks where the plan says' '
     cluster_idle &&
     sbw -N4 --ntasks-per-node=2 --exclusive --mapping=cluster,name=pairs,verbose \
         -o "$PWD/p.out" -e "$PWD/p.err" job.sh 8 &&
-    grep "^launcher $PBUILD/bin/mpirun dir /.*/clustermap-mpirun\.[0-9]*\.[A-Za-z0-9]*$" p.out &&
+    grep "^launcher $PBUILD/bin/mpirun dir /.*/clustermap_mpirun\.[0-9]*\.[A-Za-z0-9]*$" p.out &&
     grep "^clustermap: placed 8 tasks of job .pairs. on 4 of 4 nodes" p.err &&
     check_plan_hosts p.err p.out 8
 '
 
-test_expect_success OMPI4 'the placed ranks keep the job.s 2 per node; partners share a node' '
+test_expect_success 'the placed ranks keep the job.s 2 per node; partners share a node' '
     awk "{print \$2}" ran.hosts | sort | uniq -c | awk "{print \$1}" >counts &&
     printf "2\n2\n2\n2\n" >expect &&
     test_cmp expect counts &&
@@ -78,14 +75,28 @@ test_expect_success OMPI4 'the placed ranks keep the job.s 2 per node; partners 
 '
 
 # The virtual nodes claim 8 cores on this machine'"'"'s CPUs: core k is CPU k.
-test_expect_success OMPI4 'each placed rank is bound to the core of the plan' '
+test_expect_success 'each placed rank is bound to the core of the plan' '
     plan_of p.err | awk "{print \$1, \$3}" | sort >plan.cores &&
     awk "\$1 == \"rank\" {print \$2, \$8}" p.out | sort >ran.cores &&
     test_cmp plan.cores ran.cores
 '
 
+# This machine has fewer cores than 4 ranks per node: they share them all
+# (cores: the distinct sets of hardware threads).
+test_expect_success 'more ranks than cores on a node: placed, sharing the node.s cores' '
+    cluster_idle &&
+    sbw -N2 --ntasks-per-node=4 --exclusive --mapping=cluster,name=pairs,verbose \
+        -o "$PWD/s.out" -e "$PWD/s.err" job.sh 8 &&
+    grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" s.err &&
+    check_plan_hosts s.err s.out 8 &&
+    grep "^clustermap: a node runs more ranks than the $(sort -u /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list | wc -l) cores mpirun.s node has: each rank is bound to all of them$" s.err &&
+    awk "\$1 == \"rank\" {print \$8}" s.out | sort -u >cpus &&
+    test "$(wc -l <cpus)" -eq 1 &&
+    test "$(cat cpus)" = "$(cat /sys/devices/system/cpu/online)"
+'
+
 # The batch script ran on n1, whose /tmp is $STATE/tmp/n1.
-test_expect_success OMPI4 'the rank files are gone after the job' '
+test_expect_success 'the rank files are gone after the job' '
     dir=$(sed -n "s/^launcher .* dir //p" p.out) &&
     case $dir in
     /tmp/*) dir=$STATE/tmp/n1/${dir#/tmp/} ;;
@@ -94,7 +105,7 @@ test_expect_success OMPI4 'the rank files are gone after the job' '
     test -d "$(dirname "$dir")"
 '
 
-test_expect_success OMPI4 'no profile: mpirun.s own layout, one line' '
+test_expect_success 'no profile: mpirun.s own layout, one line' '
     cluster_idle &&
     sbw -N4 --ntasks-per-node=2 --exclusive --mapping=cluster,name=nosuch,verbose \
         -o "$PWD/n.out" -e "$PWD/n.err" job.sh 8 &&
@@ -104,7 +115,7 @@ test_expect_success OMPI4 'no profile: mpirun.s own layout, one line' '
     test_cmp expect ran.hosts
 '
 
-test_expect_success OMPI4 'a one-node job starts no daemon: mpirun.s layout, no line' '
+test_expect_success 'a one-node job starts no daemon: mpirun.s layout, no line' '
     sbw -N1 --ntasks-per-node=2 --exclusive --mapping=cluster,name=pairs,verbose \
         -o "$PWD/one.out" -e "$PWD/one.err" job.sh 2 &&
     test "$(ranks_hosts one.out | wc -l)" -eq 2 &&
@@ -125,11 +136,7 @@ test_expect_success 'more ranks than the job.s tasks: left to mpirun, one line, 
     sbw -N2 --ntasks-per-node=2 --exclusive --mapping=cluster,name=pairs,verbose \
         -o "$PWD/o.out" -e "$PWD/o.err" job.sh 6 --oversubscribe &&
     test "$(ranks_hosts o.out | wc -l)" -eq 6 &&
-    if test "$OMPI_MAJOR" = 4; then
-        one_line o.err "^clustermap: mpirun launch: mpirun -np 6: more ranks than the job.s 4 tasks$FALLBACK"
-    else
-        one_line o.err "^clustermap: mpirun launch: Open MPI $OMPI_MAJOR: clustermap gives a rank file to Open MPI 4.s mpirun only$FALLBACK"
-    fi
+    one_line o.err "^clustermap: mpirun launch: mpirun -np 6: more ranks than the job.s 4 tasks$FALLBACK"
 '
 
 test_expect_success 'mpirun by its full path: not steered, one line, it runs' '
@@ -139,13 +146,6 @@ test_expect_success 'mpirun by its full path: not steered, one line, it runs' '
         -o "$PWD/f.out" -e "$PWD/f.err" full.sh &&
     test "$(ranks_hosts f.out | wc -l)" -eq 4 &&
     one_line f.err "^clustermap: mpirun launch: not started through clustermap.s mpirun \(a path to another mpirun, one ahead in PATH, salloc, or mpirun=no\)$FALLBACK"
-'
-
-test_expect_success !OMPI4 'Open MPI 5 and later: mpirun runs as it is, one line' '
-    sbw -N2 --ntasks-per-node=2 --exclusive --mapping=cluster,name=pairs,verbose \
-        -o "$PWD/v.out" -e "$PWD/v.err" job.sh 4 &&
-    test "$(ranks_hosts v.out | wc -l)" -eq 4 &&
-    one_line v.err "^clustermap: mpirun launch: Open MPI $OMPI_MAJOR: clustermap gives a rank file to Open MPI 4.s mpirun only$FALLBACK"
 '
 
 test_expect_success 'a job without --mapping keeps its PATH and hears nothing' '

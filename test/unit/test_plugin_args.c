@@ -340,7 +340,14 @@ static void test_rankfile(void **state)
     cm_error_t err = {""};
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/rankfile", dir);
-    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, &err), 0);
+    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, 4, &err), 0);
+    FILE *g = fopen(path, "r");
+    assert_non_null(g);
+    size_t m = fread(text, 1, sizeof text - 1, g);
+    text[m] = '\0';
+    fclose(g);
+    assert_string_equal(text, "rank 0=n2 slot=0-3\nrank 1=n1 slot=0-3\nrank 2=n2 slot=0-3\n");
+    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, 0, &err), 0);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     size_t n = fread(text, 1, sizeof text - 1, f);
@@ -349,7 +356,7 @@ static void test_rankfile(void **state)
     assert_string_equal(text, "rank 0=n2 slot=0\nrank 1=n1 slot=0\nrank 2=n2 slot=1\n");
     unlink(path);
     assert_int_equal(symlink("/dev/null", path), 0);   /* not a file of ours */
-    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, &err), -1);
+    assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, 0, &err), -1);
     assert_true(err.msg[0] != '\0');
     unlink(path);
     assert_int_equal(rmdir(dir), 0);                    /* no temporary left */
