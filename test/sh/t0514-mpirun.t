@@ -38,11 +38,7 @@ REAL_MPIRUN=$(command -v mpirun)
 # ranks of rank.sh
 test_expect_success 'cluster with the plugin comes up; a profile and the job scripts' '
     plugin_cluster_up &&
-    for i in 0 1 2 3; do
-        echo "$i $((i + 4)) 1000000 100" && echo "$((i + 4)) $i 1000000 100" || return 1
-    done >pairs.txt &&
-    "$CM" profile --store "$STORE" import pairs.txt --job-name pairs --format triplets \
-        >import.out &&
+    import_pairs &&
     cat >rank.sh <<-\EOF &&
 	#!/bin/sh
 	cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)
@@ -67,11 +63,7 @@ test_expect_success 'a profiled job: mpirun runs the ranks where the plan says' 
 '
 
 test_expect_success 'the placed ranks keep the job.s 2 per node; partners share a node' '
-    awk "{print \$2}" ran.hosts | sort | uniq -c | awk "{print \$1}" >counts &&
-    printf "2\n2\n2\n2\n" >expect &&
-    test_cmp expect counts &&
-    awk "{host[\$1] = \$2} END {for (i = 0; i < 4; i++) if (host[i] != host[i + 4]) exit 1}" \
-        ran.hosts
+    pairs_share_nodes
 '
 
 # The virtual nodes claim 8 cores on this machine'"'"'s CPUs: core k is CPU k.

@@ -33,12 +33,7 @@ test_expect_success 'cluster with the plugin comes up; a rank-printing step' '
 	echo "rank $SLURM_PROCID size $SLURM_NTASKS host $(hostname) cpus $cpus"
 	EOF
     chmod +x where.sh &&
-    for i in 0 1 2 3; do
-        echo "$i $((i + 4)) 1000000 100" && echo "$((i + 4)) $i 1000000 100" || return 1
-    done >pairs.txt &&
-    "$CM" profile --store "$STORE" import pairs.txt --job-name pairs --format triplets \
-        >import.out &&
-    "$CM" profile --store "$STORE" list >list && grep "^pairs  *8 " list
+    import_pairs
 '
 
 test_expect_success '--mapping=help names the Slurm release the plugin was built for' '
@@ -56,11 +51,7 @@ test_expect_success 'a plain step is placed from the imported profile' '
 '
 
 test_expect_success 'the placed step keeps Slurm.s 2 tasks per node; partners share a node' '
-    awk "{print \$2}" ran.hosts | sort | uniq -c | awk "{print \$1}" >counts &&
-    printf "2\n2\n2\n2\n" >expect &&
-    test_cmp expect counts &&
-    awk "{host[\$1] = \$2} END {for (i = 0; i < 4; i++) if (host[i] != host[i + 4]) exit 1}" \
-        ran.hosts
+    pairs_share_nodes
 '
 
 test_expect_success 'each placed rank runs on the CPUs the plugin bound it to' '

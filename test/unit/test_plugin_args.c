@@ -330,6 +330,16 @@ static void test_mpirun_fill(void **state)
     assert_int_equal(cmp_mpirun_fill(slots, 4, 0, c), -1);
 }
 
+/* The text of file @p path in @p text (NUL-terminated). */
+static void slurp(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, size - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
 /* The rank file Open MPI reads, written whole or not at all. */
 static void test_rankfile(void **state)
 {
@@ -341,18 +351,10 @@ static void test_rankfile(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/rankfile", dir);
     assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, 4, &err), 0);
-    FILE *g = fopen(path, "r");
-    assert_non_null(g);
-    size_t m = fread(text, 1, sizeof text - 1, g);
-    text[m] = '\0';
-    fclose(g);
+    slurp(path, text, sizeof text);
     assert_string_equal(text, "rank 0=n2 slot=0-3\nrank 1=n1 slot=0-3\nrank 2=n2 slot=0-3\n");
     assert_int_equal(cmp_rankfile_write(path, names, node, core, 3, 0, &err), 0);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    slurp(path, text, sizeof text);
     assert_string_equal(text, "rank 0=n2 slot=0\nrank 1=n1 slot=0\nrank 2=n2 slot=1\n");
     unlink(path);
     assert_int_equal(symlink("/dev/null", path), 0);   /* not a file of ours */

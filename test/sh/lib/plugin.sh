@@ -23,6 +23,9 @@
 #                           the plugin says
 #   profile_file DIR NAME N the profile file of job NAME with N tasks in the
 #                           store directory DIR, whatever its program
+#   import_pairs, pairs_share_nodes
+#                           the profile `pairs` (8 ranks, i <-> i + 4), and
+#                           whether a placed run kept its pairs together
 #   cm_lines FILE           the "clustermap:" lines of FILE
 #   one_line FILE ERE, no_line FILE
 #                           exactly one such line, matching ERE; none
@@ -157,6 +160,25 @@ check_bound() {
     join bound ran.cpus >joined &&
     test "$(wc -l <joined)" -eq "$3" &&
     awk '$2 != $3 {print; bad = 1} END {exit bad}' joined
+}
+# import_pairs: the profile of job `pairs` in STORE, 8 ranks, rank i
+# talking to rank i + 4 only (Slurm's and mpirun's own layouts put every
+# pair apart); pairs_share_nodes: in ran.hosts (check_plan_hosts), every
+# node ran 2 ranks and each pair shares one.
+import_pairs() {
+    for i in 0 1 2 3; do
+        echo "$i $((i + 4)) 1000000 100" && echo "$((i + 4)) $i 1000000 100" || return 1
+    done >pairs.txt &&
+    "$CM" profile --store "$STORE" import pairs.txt --job-name pairs --format triplets \
+        >import.out &&
+    "$CM" profile --store "$STORE" list >list && grep "^pairs  *8 " list
+}
+pairs_share_nodes() {
+    awk '{print $2}' ran.hosts | sort | uniq -c | awk '{print $1}' >counts &&
+    printf '2\n2\n2\n2\n' >expect &&
+    test_cmp expect counts &&
+    awk '{host[$1] = $2} END {for (i = 0; i < 4; i++) if (host[i] != host[i + 4]) exit 1}' \
+        ran.hosts
 }
 cm_lines() { grep '^clustermap:' "$@" || true; }
 # Profiles are keyed by job name and program: NAME%40PROGRAM-HASH.N.json
