@@ -14,7 +14,9 @@
 # CM_STACK=trixie|forky runs the cluster demo inside that stack's Debian
 # root (test/stacks: Slurm 24.11 / Open MPI 5.0, Slurm 26.05 / Open MPI
 # 6.0), built there; CM_LAUNCHER=mpirun starts the halo with mpirun instead
-# of srun.  The demo prints the Slurm and Open MPI versions it ran with and
+# of srun (placed through clustermap's mpirun; mpirun runs are not profiled
+# by the plugin, so run 1 preloads the profiling library itself and its
+# parts are imported with `clustermap profile import`).  The demo prints the Slurm and Open MPI versions it ran with and
 # says "demo: ok" only when the placed run's ranks ran where the plan said,
 # with Slurm's default number of tasks on every node.
 #
@@ -144,7 +146,7 @@ cluster_demo() {
     unset CM_CLUSTER_SLURM_EXTRA CM_CLUSTER_PLUGSTACK_FILE
     state=$(. "$root/test/cluster/lib.sh" && echo "$CM_STATE")
     store=$state/store
-    CM_CLUSTER_PLUGSTACK="required $bdir/clustermap.so store=$store prof_lib=$bdir/libclustermap-prof.so"
+    CM_CLUSTER_PLUGSTACK="required $bdir/clustermap.so store=$store prof_lib=$bdir/libclustermap-prof.so mpirun_dir=$bdir/bin"
     export CM_CLUSTER_PLUGSTACK
     echo "clustermap demo: a virtual Slurm cluster of 4 nodes (2 sockets x 4 cores),"
     echo "two leaf switches (n1,n2 | n3,n4), with the clustermap SPANK plugin"
@@ -157,22 +159,32 @@ cluster_demo() {
     mpicc -O2 -o "$jobdir/halo" "$root/test/mpi/halo_scrambled.c" || fail "mpicc failed"
     if [ "${CM_LAUNCHER:-srun}" = srun ] &&
        ! (. "$root/test/cluster/lib.sh" && cm_has_pmix); then
-        fail "this stack's Slurm has no mpi/pmix plugin, so srun cannot start Open MPI programs (CM_LAUNCHER=mpirun starts them, but clustermap does not place mpirun launches yet)"
+        fail "this stack's Slurm has no mpi/pmix plugin, so srun cannot start Open MPI programs (CM_LAUNCHER=mpirun starts them)"
     fi
+    mapping=cluster,verbose
     case ${CM_LAUNCHER:-srun} in
-        srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh" ;;
-        mpirun) printf '#!/bin/sh\nmpirun --allow-run-as-root --bind-to none ./halo 20\n' \
-                    >"$jobdir/job.sh" ;;
+        srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh"
+              cp "$jobdir/job.sh" "$jobdir/job1.sh" ;;
+        mpirun)
+            # the profile of run 1: the library preloaded by hand, the parts
+            # imported below (the plugin profiles srun launches only)
+            mkdir -m 0755 "$jobdir/prof"
+            printf '#!/bin/sh\nmpirun --allow-run-as-root -x LD_PRELOAD=%s -x CLUSTERMAP_PROFILE_DIR=%s ./halo 20\n' \
+                "$bdir/libclustermap-prof.so" "$jobdir/prof" >"$jobdir/job1.sh"
+            printf '#!/bin/sh\nmpirun --allow-run-as-root ./halo 20\n' >"$jobdir/job.sh"
+            mapping=cluster,name=halo,verbose ;;
         *) fail "CM_LAUNCHER must be srun or mpirun, got '$CM_LAUNCHER'" ;;
     esac
-    chmod 755 "$jobdir/job.sh"
+    chmod 755 "$jobdir/job.sh" "$jobdir/job1.sh"
     cd "$jobdir"
     for run in 1 2; do
         echo
-        echo "== run $run: sbatch -J halo -N4 -n16 --exclusive --mapping=cluster,verbose job.sh"
+        script=job.sh
+        [ "$run" = 1 ] && script=job1.sh
+        echo "== run $run: sbatch -J halo -N4 -n16 --exclusive --mapping=$mapping $script"
         submit() {
-            "$root/test/cluster/sbatch-wait" -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
-                -o "run$run.out" -e "run$run.err" job.sh
+            "$root/test/cluster/sbatch-wait" -J halo -N4 -n16 --exclusive --mapping="$mapping" \
+                -o "run$run.out" -e "run$run.err" "$script"
         }
         # Open MPI 4.1.4's TCP transport now and then kills a rank at start-up
         # ("Failing at address: (nil)"; test/sh/lib/cluster.sh): once more then.
@@ -185,6 +197,10 @@ cluster_demo() {
             fi
         fi
         grep '^clustermap: \(no profile\|placed\)' "run$run.err" || true
+        if [ "$run" = 1 ] && [ -d prof ]; then
+            "$cm" profile --store "$store" import prof --job-name halo ||
+                fail "clustermap profile import failed"
+        fi
         if [ "$run" = 1 ]; then   # the profile is stored when the step has ended
             i=0
             while [ $i -lt 50 ] && ! "$cm" profile --store "$store" list 2>/dev/null |

@@ -38,13 +38,32 @@ static void sanitise(char *out, size_t n, const char *s, const char *dflt)
         snprintf(out, n, "%s", dflt);
 }
 
+/* Whether Open MPI's own launcher started this process: mpirun's daemons
+ * set OMPI_COMM_WORLD_RANK before they exec a rank, srun does not.  Such a
+ * rank inherits its daemon's SLURM_PROCID, which every rank of its node
+ * shares, so its part is named by its world rank.  Decided once, at load
+ * (mark_nompi), before MPI_Init may set the variable itself. */
+static int by_mpirun(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = getenv("OMPI_COMM_WORLD_RANK") != NULL;
+    return known;
+}
+
+/* The Slurm task this process is, NULL when none or not its own. */
+static const char *slurm_task(void)
+{
+    return by_mpirun() ? NULL : getenv("SLURM_PROCID");
+}
+
 /* "<dir>/part.<task>.<ext>": the task is SLURM_PROCID (what the node's
  * slurmstepd knows its tasks by), else the world rank. */
 static int part_path(char *buf, size_t n, const char *dir, int rank,
                      const char *ext)
 {
     char task[32];
-    const char *procid = getenv("SLURM_PROCID");
+    const char *procid = slurm_task();
     sanitise(task, sizeof task, procid, "");
     if (!task[0])
         snprintf(task, sizeof task, "%d", rank);
@@ -80,7 +99,9 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
 {
     char job[64], step[64], prog[128], path[PATH_MAX], tmp[PATH_MAX];
     sanitise(job, sizeof job, getenv("SLURM_JOB_ID"), "nojob");
-    sanitise(step, sizeof step, getenv("SLURM_STEP_ID"), "nostep");
+    /* mpirun's ranks carry the step of their node's daemon, or none on
+     * mpirun's own node: none for all */
+    sanitise(step, sizeof step, by_mpirun() ? NULL : getenv("SLURM_STEP_ID"), "nostep");
     sanitise(prog, sizeof prog, program_invocation_short_name, "unknown");
     if (!dir || part_path(path, sizeof path, dir, rank, "txt") < 0 ||
         snprintf(tmp, sizeof tmp, "%s/.part.%d.XXXXXX", dir, rank) >=
@@ -143,7 +164,7 @@ __attribute__((constructor)) static void mark_nompi(void)
 {
     const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
     char path[PATH_MAX];
-    if (!dir || !*dir || !getenv("SLURM_PROCID") ||
+    if (!dir || !*dir || !slurm_task() ||
         part_path(path, sizeof path, dir, 0, "nompi") < 0)
         return;
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
@@ -156,7 +177,7 @@ void cmp_nompi_clear(void)
 {
     const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
     char path[PATH_MAX];
-    if (dir && *dir && getenv("SLURM_PROCID") &&
+    if (dir && *dir && slurm_task() &&
         part_path(path, sizeof path, dir, 0, "nompi") == 0)
         unlink(path);
 }
