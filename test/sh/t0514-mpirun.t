@@ -140,6 +140,23 @@ test_expect_success 'mpirun by its full path: not steered, one line, it runs' '
     one_line f.err "^clustermap: mpirun launch: not started through clustermap.s mpirun \(a path to another mpirun, one ahead in PATH, salloc, or mpirun=no\)$FALLBACK"
 '
 
+# Ranks started by mpirun inherit SLURM_PROCID from their daemon (or, on
+# mpirun's node, from the batch script): the library names their parts by
+# world rank, or 2 ranks on one node would write one part.
+test_expect_success 'the profiling library under mpirun: one part per rank' '
+    mpicc -O2 -o hello_hosts "$CM_ROOT/test/mpi/hello_hosts.c" &&
+    mkdir -m 0777 prof &&
+    printf "#!/bin/sh\nmpirun --allow-run-as-root -x LD_PRELOAD=%s -x CLUSTERMAP_PROFILE_DIR=\"%s\" -np 2 \"%s\"\n" \
+        "$PROFLIB" "$PWD/prof" "$PWD/hello_hosts" >prof.sh &&
+    sbw -N1 --ntasks-per-node=2 --exclusive -o "$PWD/prof.out" -e "$PWD/prof.err" prof.sh &&
+    test "$(ranks_hosts prof.out | wc -l)" -eq 2 &&
+    ls prof >parts &&
+    printf "part.0.txt\npart.1.txt\n" >expect &&
+    test_cmp expect parts &&
+    "$CM" profile --store "$STORE" import prof --job-name mpiprof >import.out &&
+    grep "with 2 tasks" import.out
+'
+
 test_expect_success 'a job without --mapping keeps its PATH and hears nothing' '
     sbw -N2 --ntasks-per-node=2 --exclusive -o "$PWD/plain.out" -e "$PWD/plain.err" \
         job.sh 4 &&
