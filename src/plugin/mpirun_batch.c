@@ -10,8 +10,13 @@
  *      and prints its name; the script gets CLUSTERMAP_MPIRUN_DIR=<it> and
  *      PATH=<mpirun_dir>:<PATH>.  Only a launcher directory that root owns
  *      and nobody else can write goes into a user's PATH.
+ *      When the job's runs may be profiled or timed, the user's store
+ *      directory is made as for any profiled step (root's only job in the
+ *      store) and named with prof_lib to clustermap's mpirun, which stages
+ *      each run's parts there (in .mpirun.<jobid>.XXXXXX).
  *  exit (root, once per batch job, after every step): the user empties and
- *      removes that directory.
+ *      removes that directory, and whatever staging directory of this job
+ *      is left in the store (a one-node mpirun, a killed one).
  *
  * Nothing here can fail the job: on any problem the script keeps its PATH
  * and mpirun runs as it would have (its daemons' srun then says why it was
@@ -25,12 +30,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <slurm/slurm.h>
 
+#include "cm_profiles.h"
 #include "plugin_spank.h"
 
 static struct {
     char dir[CMP_PATH_MAX];   /* "" when none was made */
+    char store[CMP_PATH_MAX]; /* the user's store directory, "" if none */
+    uint32_t jobid;
     uid_t uid;
     gid_t gid;
 } batch;
@@ -126,13 +136,51 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
         spank_setenv(sp, "PATH", path, 1);
     }
     cmp_debug("job %u: mpirun's rank files in %s", jobid, batch.dir);
+    batch.jobid = jobid;
+    batch.store[0] = '\0';
+    struct stat st;
+    cm_store_t *s = NULL;
+    if ((c->profiling == CMP_PROFILE_NEVER && !c->guard) || stat(c->prof_lib, &st) < 0 ||
+        !S_ISREG(st.st_mode))
+        return;
+    if (!(s = cm_store_open(c->store, batch.uid, CM_STORE_CREATE, c->max_profile_size,
+                            &err))) {
+        cmp_log_error("job %u: profile store: %s; mpirun runs are not profiled", jobid,
+                      err.msg);
+        return;
+    }
+    snprintf(batch.store, sizeof batch.store, "%s", cm_store_dir(s));
+    cm_store_close(s);
+    if (spank_setenv(sp, CMP_ENV_MPIRUN_PROF_LIB, c->prof_lib, 1) != ESPANK_SUCCESS ||
+        spank_setenv(sp, CMP_ENV_MPIRUN_STORE, batch.store, 1) != ESPANK_SUCCESS) {
+        spank_unsetenv(sp, CMP_ENV_MPIRUN_PROF_LIB);
+        batch.store[0] = '\0';
+    }
 }
 
-/* As the user: remove the rank files and the directory @p p. */
+/* As the user: remove the rank files and their directory, and the
+ * staging directories of this job's mpirun runs left in the store. */
 static int remove_dir_child(void *p)
 {
-    cmp_empty_private(p);
-    return rmdir((const char *)p) < 0 && errno != ENOENT;
+    char prefix[64], path[2 * CMP_PATH_MAX];
+    int bad = 0;
+    (void)p;
+    if (batch.dir[0]) {
+        cmp_empty_private(batch.dir);
+        bad = rmdir(batch.dir) < 0 && errno != ENOENT;
+    }
+    DIR *d = batch.store[0] ? opendir(batch.store) : NULL;
+    struct dirent *e;
+    snprintf(prefix, sizeof prefix, CMP_MPIRUN_STAGE_PREFIX "%u.", batch.jobid);
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            snprintf(path, sizeof path, "%s/%s", batch.store, e->d_name);
+            cmp_empty_private(path);
+            bad |= rmdir(path) < 0 && errno != ENOENT;
+        }
+    if (d)
+        closedir(d);
+    return bad;
 }
 
 void cmp_mpirun_batch_exit(spank_t sp, const cmp_config_t *c)
@@ -142,8 +190,8 @@ void cmp_mpirun_batch_exit(spank_t sp, const cmp_config_t *c)
     (void)sp;
     if (!batch.dir[0])
         return;
-    if (cmp_as_user(batch.uid, batch.gid, c->ingest_timeout, remove_dir_child, batch.dir,
+    if (cmp_as_user(batch.uid, batch.gid, c->ingest_timeout, remove_dir_child, NULL,
                     &err) != 0)
         cmp_log_error("removing %s: %s", batch.dir, err.msg[0] ? err.msg : "failed");
-    batch.dir[0] = '\0';
+    batch.dir[0] = batch.store[0] = '\0';
 }

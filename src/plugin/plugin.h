@@ -234,6 +234,12 @@ int cmp_rankfile_write(const char *path, char *const *names, const int *node,
 #define CMP_ENV_MPIRUN_PID      "CLUSTERMAP_MPIRUN_PID"      /* mpirun's pid */
 #define CMP_ENV_MPIRUN_NODES    "CLUSTERMAP_MPIRUN_NODES"    /* the job's nodes */
 #define CMP_ENV_MPIRUN_TASKS    "CLUSTERMAP_MPIRUN_TASKS"    /* tasks per node */
+#define CMP_ENV_MPIRUN_PROF_LIB "CLUSTERMAP_MPIRUN_PROF_LIB" /* prof_lib= */
+#define CMP_ENV_MPIRUN_STORE    "CLUSTERMAP_MPIRUN_STORE"    /* the user's store
+                                                               directory */
+#define CMP_ENV_MPIRUN_STAGE    "CLUSTERMAP_MPIRUN_STAGE"    /* this mpirun's
+                                                               parts, in it */
+#define CMP_MPIRUN_STAGE_PREFIX ".mpirun."                   /* + <jobid>.XXXXXX */
 #define CMP_ENV_MPIRUN_SHARED   "CLUSTERMAP_MPIRUN_SHARED"   /* cores every rank
                                                                shares, 0: one
                                                                core each */
@@ -321,6 +327,14 @@ void cmp_srun_step(const cmp_config_t *c);
  *  the placement's record for `clustermap explain` (the step id is known
  *  by now). */
 void cmp_srun_step_exit(const cmp_config_t *c);
+
+/** srun's CLUSTERMAP_STEP_RUN ("placed|default|other TRAFFIC HOW J_PLAN
+ *  J_DEFAULT"), checked: @p traffic gets TRAFFIC (1 when unreadable), and
+ *  for placed and default runs @p run is filled for the history of step
+ *  @p stepkey ("jobid.stepid").  1 when @p run is usable, else 0. */
+struct cm_run;
+int cmp_run_parse(const char *text, const char *stepkey, struct cm_run *run,
+                  int *traffic);
 
 /* Variables srun hands to the step (through its environment). */
 #define CMP_ENV_CORES     "CLUSTERMAP_CORES"        /* core index per rank */

@@ -144,35 +144,41 @@ static int make_private(const cmp_config_t *c, char *why, size_t n)
     return 0;
 }
 
-/* srun's CLUSTERMAP_STEP_RUN: "placed|default|other TRAFFIC HOW J_PLAN
- * J_DEFAULT".  The user can set it, but it only ever describes the user's
- * own run in the user's own history, so it is checked, not trusted. */
-static void read_run(const char *text)
+int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run, int *traffic)
 {
     char kind[16], how[32];
-    int traffic;
-    step.traffic = 1;
-    step.has_run = 0;
-    memset(&step.run, 0, sizeof step.run);
-    if (sscanf(text, "%15s %d %31s %lf %lf", kind, &traffic, how, &step.run.j_plan,
-               &step.run.j_default) != 5 || (traffic != 0 && traffic != 1))
-        return;
-    step.traffic = traffic;
+    int tr;
+    cm_error_t err;
+    *traffic = 1;
+    memset(run, 0, sizeof *run);
+    if (sscanf(text, "%15s %d %31s %lf %lf", kind, &tr, how, &run->j_plan,
+               &run->j_default) != 5 || (tr != 0 && tr != 1))
+        return 0;
+    *traffic = tr;
     if (strcmp(kind, "placed") && strcmp(kind, "default"))
-        return;
-    step.run.placed = !strcmp(kind, "placed");
+        return 0;
+    run->placed = !strcmp(kind, "placed");
     for (char *h = how; *h; h++)   /* the history's field alphabet */
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                     "0123456789._:-", *h))
             *h = '_';
-    snprintf(step.run.how, sizeof step.run.how, "%s", how);
-    snprintf(step.run.jobid, sizeof step.run.jobid, "%u.%u", step.jobid, step.stepid);
-    snprintf(step.run.program, sizeof step.run.program, "-");
-    cm_error_t err;
-    if (cm_run_check(&step.run, &err) == 0)
-        step.has_run = 1;
-    else
-        slurm_debug("clustermap: %s: %s", CMP_ENV_RUN, err.msg);
+    snprintf(run->how, sizeof run->how, "%s", how);
+    snprintf(run->jobid, sizeof run->jobid, "%s", stepkey);
+    snprintf(run->program, sizeof run->program, "-");
+    if (cm_run_check(run, &err) == 0)
+        return 1;
+    slurm_debug("clustermap: %s: %s", CMP_ENV_RUN, err.msg);
+    return 0;
+}
+
+/* srun's CLUSTERMAP_STEP_RUN, checked, not trusted: the user can set it,
+ * but it only ever describes the user's own run in the user's own
+ * history. */
+static void read_run(const char *text)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%u.%u", step.jobid, step.stepid);
+    step.has_run = cmp_run_parse(text, key, &step.run, &step.traffic);
 }
 
 void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)

@@ -32,12 +32,21 @@
 
 #include "cm_profiles.h"
 #include "plugin.h"
+#include "plugin_spank.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */
 static char hostfile_path[CMP_PATH_MAX];
 /* The record of a cluster placement, kept at srun's exit (the step id is
  * known then) for `clustermap explain`. */
 static char *explain_text;
+/* An mpirun run to record at srun's exit (mpirun_collect): its parts'
+ * directory in the store, its profile and rank count, how it was placed. */
+static struct {
+    char stage[CMP_PATH_MAX];
+    char key[CMP_NAME_MAX + 1];
+    int ntasks;
+    char run[128];
+} mpirun_run;
 
 static double now_s(void)
 {
@@ -235,19 +244,45 @@ static int record_note(cm_store_t *st, const char *failed, char *note, size_t si
  * profile, with its traffic (@p traffic) or only its time, and -- for
  * cluster and profile steps, whose runs the guard compares -- how it was
  * placed: "placed|default TRAFFIC HOW J_PLAN J_DEFAULT". */
+/* mpirun's ranks: the srun of its daemons starts before any of them, so
+ * the control file clustermap's mpirun gave them says, in time, whether
+ * to record traffic or time only.  Remembered for srun's exit. */
+static void mark_mpirun(const step_t *s, int traffic, const char *run)
+{
+    char path[CMP_PATH_MAX + 16];
+    cm_error_t err;
+    const char *stage = getenv(CMP_ENV_MPIRUN_STAGE);
+    snprintf(path, sizeof path, "%s/control", stage);
+    cm_file_atomic_t *a = cm_file_atomic_open(path, &err);
+    if (a)
+        fputs(traffic ? "traffic\n" : "time\n", cm_file_atomic_stream(a));
+    if (!a || cm_file_atomic_commit(a, &err) < 0) {
+        cmp_user_error("mpirun launch: the run of job '%s' is not recorded: %s",
+                       s->job_name, err.msg);
+        return;
+    }
+    snprintf(mpirun_run.stage, sizeof mpirun_run.stage, "%s", stage);
+    snprintf(mpirun_run.key, sizeof mpirun_run.key, "%s", s->key);
+    snprintf(mpirun_run.run, sizeof mpirun_run.run, "%s", run);
+    mpirun_run.ntasks = s->ntasks;
+}
+
 static void mark_step(const step_t *s, int traffic, int placed, const char *how,
                       double j_plan, double j_default)
 {
     char run[128];
-    setenv(CMP_ENV_PROFILE, s->key, 1);
-    if (s->req.mode == CMP_MODE_CLUSTER || s->req.mode == CMP_MODE_PROFILE) {
+    if (s->req.mode == CMP_MODE_CLUSTER || s->req.mode == CMP_MODE_PROFILE)
         snprintf(run, sizeof run, "%s %d %.31s %.17g %.17g", placed ? "placed" : "default",
                  traffic, how && *how ? how : "-", j_plan, j_default);
-        setenv(CMP_ENV_RUN, run, 1);
-    } else if (!traffic) {
+    else if (!traffic)
         return;   /* nothing to time for */
+    else
+        snprintf(run, sizeof run, "other 1 - 0 0");
+    if (s->rankfile) {
+        mark_mpirun(s, traffic, run);
     } else {
-        setenv(CMP_ENV_RUN, "other 1 - 0 0", 1);
+        setenv(CMP_ENV_PROFILE, s->key, 1);
+        setenv(CMP_ENV_RUN, run, 1);
     }
     cmp_debug("%s this step as '%s' with %d tasks", traffic ? "profiling" : "timing",
               s->job_name, s->ntasks);
@@ -489,11 +524,10 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
     cm_profile_t *prof = NULL;
     cm_error_t err = *store_err;
     char note[600], probe[300];
-    /* mpirun's ranks are not Slurm's tasks: its runs are neither profiled
-     * nor timed (yet) */
-    int may_profile = !s->rankfile && !s->req.noprofile &&
-                      c->profiling != CMP_PROFILE_NEVER;
-    int may_time = !s->rankfile && !s->req.noprofile && c->guard;
+    /* mpirun's runs only when clustermap's mpirun staged them */
+    int staged = !s->rankfile || getenv(CMP_ENV_MPIRUN_STAGE);
+    int may_profile = staged && !s->req.noprofile && c->profiling != CMP_PROFILE_NEVER;
+    int may_time = staged && !s->req.noprofile && c->guard;
     int cluster = s->req.mode == CMP_MODE_CLUSTER;
     int found = st ? cm_store_load(st, s->key, s->ntasks, &prof, &err) : -1;
     if (found < 0 && cluster) {
@@ -503,9 +537,7 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
         char others[256];
         int record = may_profile && record_note(st, NULL, note, sizeof note);
         other_counts(st, s->key, others, sizeof others);
-        cmp_fallback(CMP_FALLBACK, may_profile ? note : s->rankfile ? " (mpirun runs "
-                     "are not profiled: profile the job with srun)" : NULL,
-                     "no profile for job '%s' "
+        cmp_fallback(CMP_FALLBACK, may_profile ? note : NULL, "no profile for job '%s' "
                      "with %d tasks%s", s->job_name, s->ntasks, others);
         if (record)
             mark_step(s, 1, 0, NULL, 0, 0);
@@ -708,6 +740,54 @@ void cmp_srun_step(const cmp_config_t *c)
     cmp_alloc_free(&s.alloc);
 }
 
+/* srun's end, mpirun's daemons gone and so its ranks: put the parts they
+ * staged together as the parts of any profiled step (one per rank, or a
+ * missing one refuses the run) and record the run; say what became of it
+ * as cmp_profile_report does for srun's own steps. */
+static void mpirun_collect(const cmp_config_t *c, const char *stepkey)
+{
+    cm_error_t err;
+    cm_run_t run;
+    char name[64], msg[1024];
+    int traffic, res = -1;
+    int has_run = cmp_run_parse(mpirun_run.run, stepkey, &run, &traffic);
+    cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);
+    int dir = open(mpirun_run.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    for (int r = 0; st && dir >= 0 && r < mpirun_run.ntasks; r++) {
+        struct stat sb;
+        snprintf(name, sizeof name, "part.%d.txt", r);
+        int fd = fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)
+               ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+        snprintf(name, sizeof name, "part.%d.nompi", r);
+        cm_part_status_t ps = fd >= 0 ? CM_PART_OK
+                            : fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0
+                            ? CM_PART_NOMPI : CM_PART_MISSING;
+        if (cm_store_part_put(st, stepkey, r, ps, fd, ps == CM_PART_MISSING ? "no part "
+                              "written (the rank did not reach MPI_Finalize with the "
+                              "profiler)" : NULL, &err) < 0)
+            cm_store_part_put(st, stepkey, r, CM_PART_MISSING, -1, err.msg, &err);
+        if (fd >= 0)
+            close(fd);
+    }
+    if (st && dir >= 0)
+        res = cm_store_part_close(st, stepkey, mpirun_run.key, mpirun_run.ntasks,
+                                  c->merge_weight, has_run ? &run : NULL, msg, sizeof msg,
+                                  &err);
+    if (res < 0)
+        cmp_user_error("the run of mpirun is not recorded: %s",
+                       dir < 0 ? strerror(errno) : err.msg);
+    else if (res == CM_STEP_REFUSED)
+        cmp_user_error("%s", msg);
+    else if (res > 0)
+        cmp_user_info(getenv(CMP_ENV_VERBOSE) != NULL, "%s", msg);
+    if (dir >= 0)
+        close(dir);
+    cm_store_close(st);
+    cmp_empty_private(mpirun_run.stage);
+    rmdir(mpirun_run.stage);
+    mpirun_run.stage[0] = '\0';
+}
+
 void cmp_srun_step_exit(const cmp_config_t *c)
 {
     if (hostfile_path[0]) {
@@ -719,6 +799,9 @@ void cmp_srun_step_exit(const cmp_config_t *c)
     const char *job = getenv("SLURM_JOB_ID"), *stp = getenv("SLURM_STEP_ID");
     char key[64];
     cm_error_t err;
+    if (c && mpirun_run.stage[0] && job && stp &&
+        snprintf(key, sizeof key, "%s.%s", job, stp) < (int)sizeof key)
+        mpirun_collect(c, key);
     if (c && explain_text && job && stp &&
         snprintf(key, sizeof key, "%s.%s", job, stp) < (int)sizeof key) {
         cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);

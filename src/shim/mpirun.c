@@ -150,9 +150,40 @@ static const char *env_refuses(char *buf, size_t size)
 }
 
 /* The arguments mpirun runs with: argv, with "--map-by rankfile:file=..."
- * in front for Open MPI 5 and later. */
+ * in front for Open MPI 5 and later, and the ranks' profiling variables. */
 static char **run_argv;
 static char map_by[CMP_PATH_MAX + 32];
+static char x_preload[3 * CMP_PATH_MAX], x_dir[CMP_PATH_MAX + 64],
+            x_control[CMP_PATH_MAX + 64];
+
+/* Every rank starts with the profiling library and a control file that
+ * the srun of mpirun's daemons fills before any rank starts ("traffic",
+ * "time"; a one-node job, which starts no daemon, has none and is not
+ * profiled).  The parts go to a directory of this run in the user's store
+ * directory (shared by the nodes), made here; that srun collects them when
+ * the daemons are gone.  Adds the -x options to @p extra (6 slots). */
+static int stage(int *nextra, char **extra)
+{
+    const char *lib = getenv(CMP_ENV_MPIRUN_PROF_LIB), *store = getenv(CMP_ENV_MPIRUN_STORE);
+    const char *job = getenv("SLURM_JOB_ID"), *old = getenv("LD_PRELOAD");
+    char dir[CMP_PATH_MAX];
+    struct stat st;
+    if (!lib || !*lib || !store || !*store || !job || strspn(job, "0123456789") !=
+        strlen(job) || lstat(store, &st) < 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != getuid() ||
+        snprintf(dir, sizeof dir, "%s/" CMP_MPIRUN_STAGE_PREFIX "%.20s.XXXXXX", store,
+                 job) >= (int)sizeof dir || !mkdtemp(dir))
+        return -1;
+    snprintf(x_preload, sizeof x_preload, "LD_PRELOAD=%s%s%s", lib,
+             old && *old ? ":" : "", old && *old ? old : "");
+    snprintf(x_dir, sizeof x_dir, "CLUSTERMAP_PROFILE_DIR=%s", dir);
+    snprintf(x_control, sizeof x_control, "CLUSTERMAP_PROFILE_CONTROL=%s/control", dir);
+    char *add[] = { "-x", x_preload, "-x", x_dir, "-x", x_control };
+    memcpy(extra + *nextra, add, sizeof add);
+    *nextra += 6;
+    setenv(CMP_ENV_MPIRUN_STAGE, dir, 1);
+    return 0;
+}
 
 /* Write the default rank file and point mpirun at it; the reason when the
  * layout is not clustermap's to decide, NULL when steered or when nothing
@@ -240,6 +271,8 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     snprintf(num, sizeof num, "%d", np);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     snprintf(cores, sizeof cores, "%d", shared);
+    char *extra[8];
+    int nextra = 0;
     if (major == 4) {
         setenv("OMPI_MCA_rmaps_rank_file_path", file, 1);
         /* Open MPI 4.1.4 refuses the rank file of a node the job has only
@@ -248,16 +281,18 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
          * the slots Slurm gave the job there. */
         setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
     } else {
-        if (!(run_argv = calloc((size_t)argc + 3, sizeof *run_argv))) {
-            why = "out of memory";
-            goto out;
-        }
         snprintf(map_by, sizeof map_by, "rankfile:file=%s", file);
-        run_argv[0] = argv[0];
-        run_argv[1] = "--map-by";
-        run_argv[2] = map_by;
-        memcpy(run_argv + 3, argv + 1, (size_t)argc * sizeof *argv);   /* and NULL */
+        extra[nextra++] = "--map-by";
+        extra[nextra++] = map_by;
     }
+    stage(&nextra, extra);   /* without it the run is placed, not profiled */
+    if (!(run_argv = calloc((size_t)argc + (size_t)nextra + 1, sizeof *run_argv))) {
+        why = "out of memory";
+        goto out;
+    }
+    run_argv[0] = argv[0];
+    memcpy(run_argv + 1, extra, (size_t)nextra * sizeof *extra);
+    memcpy(run_argv + 1 + nextra, argv + 1, (size_t)argc * sizeof *argv);   /* and NULL */
     /* Open MPI 6 takes the job's SLURM_ variables from its daemons' srun */
     setenv(CMP_ENV_MPIRUN_NODES, getenv("SLURM_JOB_NODELIST"), 1);
     setenv(CMP_ENV_MPIRUN_TASKS, getenv("SLURM_TASKS_PER_NODE"), 1);
@@ -291,6 +326,7 @@ int main(int argc, char **argv)
     unsetenv(CMP_ENV_MPIRUN_NODES);
     unsetenv(CMP_ENV_MPIRUN_TASKS);
     unsetenv(CMP_ENV_MPIRUN_SHARED);
+    unsetenv(CMP_ENV_MPIRUN_STAGE);
     const char *why = steer(argc, argv, real, buf, sizeof buf);
     if (why) {   /* said by the srun of this mpirun, known by its pid */
         snprintf(buf2, sizeof buf2, "%ld", (long)getpid());

@@ -26,12 +26,20 @@
  * up and cmp_active stays 0, so no wrapper records anything (the hot
  * communicator stays unset, which is what keeps the inlined send path
  * away); only the timing runs, and cmp_finish writes a part without rows.
+ *
+ * CLUSTERMAP_PROFILE_CONTROL names a file that decides instead of
+ * CLUSTERMAP_PROFILE_TRAFFIC: "traffic", "time", anything else (or no
+ * file) not profiling at all.  clustermap's mpirun starts every rank with
+ * the library and such a file; the srun of mpirun's daemons, which runs
+ * before any rank starts, writes in it what it decided for the run.
  */
 #include "prof.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CMP_DENSE_MAX 4096
 
@@ -393,11 +401,28 @@ static int traffic_setup(void)
     return 0;
 }
 
+/* The traffic mode: 1 traffic, 0 time only, -1 not profiling. */
+static int traffic_mode(void)
+{
+    const char *ctl = getenv("CLUSTERMAP_PROFILE_CONTROL");
+    const char *tr = getenv("CLUSTERMAP_PROFILE_TRAFFIC");
+    char word[16];
+    if (!ctl || !*ctl)
+        return !(tr && strcmp(tr, "0") == 0);
+    int fd = open(ctl, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, word, sizeof word - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    word[n > 0 ? n : 0] = '\0';
+    word[strcspn(word, "\n")] = '\0';
+    return !strcmp(word, "traffic") ? 1 : !strcmp(word, "time") ? 0 : -1;
+}
+
 void cmp_start(int provided)
 {
     const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
     cmp_mpi_seen = 1;
-    if (joined || !dir || !*dir)
+    if (joined || !dir || !*dir || (traffic = traffic_mode()) < 0)
         return;
     uint64_t t0 = cmp_now();
     cmp_nompi_clear();
@@ -407,8 +432,6 @@ void cmp_start(int provided)
         return;
     }
     cmp_multi = provided == MPI_THREAD_MULTIPLE;
-    const char *tr = getenv("CLUSTERMAP_PROFILE_TRAFFIC");
-    traffic = !(tr && strcmp(tr, "0") == 0);
     profile_dir = strdup(dir);
     if (!profile_dir || (traffic && traffic_setup() < 0)) {
         /* This rank writes no part: ingestion refuses the incomplete set,

@@ -41,8 +41,9 @@ static void sanitise(char *out, size_t n, const char *s, const char *dflt)
 /* Whether Open MPI's own launcher started this process: mpirun's daemons
  * set OMPI_COMM_WORLD_RANK before they exec a rank, srun does not.  Such a
  * rank inherits its daemon's SLURM_PROCID, which every rank of its node
- * shares, so its part is named by its world rank.  Decided once, at load
- * (mark_nompi), before MPI_Init may set the variable itself. */
+ * shares, so its part (and its "no MPI" mark) is named by its world rank,
+ * that variable.  Decided once, at load (mark_nompi), before MPI_Init may
+ * set the variable itself. */
 static int by_mpirun(void)
 {
     static int known = -1;
@@ -51,10 +52,11 @@ static int by_mpirun(void)
     return known;
 }
 
-/* The Slurm task this process is, NULL when none or not its own. */
+/* The task this process is -- SLURM_PROCID, or mpirun's world rank --
+ * NULL when none is known before MPI_Init. */
 static const char *slurm_task(void)
 {
-    return by_mpirun() ? NULL : getenv("SLURM_PROCID");
+    return getenv(by_mpirun() ? "OMPI_COMM_WORLD_RANK" : "SLURM_PROCID");
 }
 
 /* "<dir>/part.<task>.<ext>": the task is SLURM_PROCID (what the node's
