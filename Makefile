@@ -67,7 +67,8 @@ CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 # clustermap's mpirun (src/shim/), put first in the PATH of placed batch
 # jobs by the plugin; it shares the plugin's mpirun and allocation code.
 SHIM_SRC    := $(sort $(wildcard src/shim/*.c))
-SHIM_LINK   := $(addprefix src/plugin/,mpirun_args.c rankfile.c alloc.c srun_args.c)
+SHIM_LINK   := $(addprefix src/plugin/,mpirun_args.c mpirun_record.c private_dir.c \
+                 rankfile.c alloc.c srun_args.c step_run.c)
 # The plugin is two shared objects: the placement module (the engine and
 # its heavy libraries) and the thin clustermap.so, everything else.
 PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c)
@@ -159,9 +160,9 @@ $(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBCORE) src/plugin/clustermap-place.map
 $(call obj,$(SHIM_SRC)): CFLAGS_ALL += -Isrc/plugin
 
 # mpiexec is the same launcher under Open MPI's other name.
-$(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBCORE)
+$(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBPROFS) $(LIBCORE)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANLD) -Wl,--as-needed -o $@ $^ $(LIBS_CORE)
+	$(CC) $(SANLD) -Wl,--as-needed -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
 	ln -sf mpirun $(dir $@)mpiexec
 
 $(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)

@@ -224,6 +224,40 @@ int cmp_mpirun_fill(const int *slots, int nnodes, int np, int *count);
 int cmp_rankfile_write(const char *path, char *const *names, const int *node,
                        const int *core, int n, int shared, cm_error_t *err);
 
+/** What the srun of mpirun's daemons decided about an mpirun run, for the
+ *  launcher that records it (mpirun_record.c). */
+typedef struct cmp_mpirun_record {
+    char store[CMP_PATH_MAX];      /* the store's root */
+    char key[CMP_NAME_MAX + 1];    /* the profile */
+    int ntasks;
+    char step[64];                 /* "<jobid>.<mpirun pid>" */
+    double weight;                 /* merge_weight= */
+    size_t max_bytes;              /* max_profile_size= */
+    int verbose;                   /* lines for the user: 0 none, 1 errors,
+                                      2 every line */
+    char run[128];                 /* as CLUSTERMAP_STEP_RUN */
+} cmp_mpirun_record_t;
+
+/** srun: write @p r and then the ranks' control file ("traffic" or
+ *  "time") into the run's staging directory @p stage.  0, or -1. */
+int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
+                            int traffic, cm_error_t *err);
+
+/** The launcher, after mpirun returned: record the run staged in @p stage
+ *  (the ranks' parts into the user's store, as any profiled step's).
+ *  Returns 0 when there was nothing to record, a cm_step_result_t with its
+ *  line in @p msg, or -1 with the reason in @p msg; @p verbose: which
+ *  lines the user sees (0 none, 1 errors, 2 every line). */
+int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbose);
+
+/** Remove the files (and empty subdirectories) of directory @p fd. */
+void cmp_empty_dir(int fd);
+
+/** As the user (a cmp_as_user function): remove the files of the directory
+ *  at path @p p if the user owns it (it is opened without following a
+ *  link).  Returns 0. */
+int cmp_empty_private(void *p);
+
 /* What clustermap's mpirun hands to the srun that starts mpirun's daemons
  * (through mpirun's environment), and the batch step to it. */
 #define CMP_ENV_MPIRUN_DIR      "CLUSTERMAP_MPIRUN_DIR"      /* private directory */

@@ -41,11 +41,6 @@ void cmp_profile_report(spank_t sp, const cmp_config_t *c);
 /** slurm_spank_job_epilog (root): remove what killed steps left behind. */
 void cmp_profile_epilog(spank_t sp, const cmp_config_t *c);
 
-/** As the user (a cmp_as_user function): remove the files of the directory
- *  at path @p p if the user owns it (it is opened without following a
- *  link).  Returns 0. */
-int cmp_empty_private(void *p);
-
 /** slurm_spank_init of the batch step (root): when the job places
  *  (mpirun=yes), a private directory for mpirun's rank files, made by the
  *  user, and clustermap's mpirun first in the script's PATH

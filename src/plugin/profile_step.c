@@ -69,36 +69,6 @@ typedef struct deliver_arg {
 
 /* ---- the node's private directory -------------------------------------- */
 
-/* Remove the files (and empty subdirectories) of directory @p fd. */
-static void empty_dir(int fd)
-{
-    int d2 = dup(fd);
-    DIR *d = d2 >= 0 ? fdopendir(d2) : NULL;
-    if (!d) {
-        if (d2 >= 0)
-            close(d2);
-        return;
-    }
-    rewinddir(d);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            unlinkat(fd, e->d_name, 0) < 0 && errno == EISDIR)
-            unlinkat(fd, e->d_name, AT_REMOVEDIR);
-    closedir(d);
-}
-
-int cmp_empty_private(void *p)
-{
-    int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid())
-        empty_dir(fd);
-    if (fd >= 0)
-        close(fd);
-    return 0;
-}
-
 /* Root: the user empties @p dir, then root removes the (root-made) entry
  * from prof_dir, which only root can write. */
 static void remove_private(const char *dir, uid_t uid, gid_t gid, double timeout)
@@ -141,33 +111,6 @@ static int make_private(const cmp_config_t *c, char *why, size_t n)
         return -1;
     }
     close(fd);
-    return 0;
-}
-
-int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run, int *traffic)
-{
-    char kind[16], how[32];
-    int tr;
-    cm_error_t err;
-    *traffic = 1;
-    memset(run, 0, sizeof *run);
-    if (sscanf(text, "%15s %d %31s %lf %lf", kind, &tr, how, &run->j_plan,
-               &run->j_default) != 5 || (tr != 0 && tr != 1))
-        return 0;
-    *traffic = tr;
-    if (strcmp(kind, "placed") && strcmp(kind, "default"))
-        return 0;
-    run->placed = !strcmp(kind, "placed");
-    for (char *h = how; *h; h++)   /* the history's field alphabet */
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789._:-", *h))
-            *h = '_';
-    snprintf(run->how, sizeof run->how, "%s", how);
-    snprintf(run->jobid, sizeof run->jobid, "%s", stepkey);
-    snprintf(run->program, sizeof run->program, "-");
-    if (cm_run_check(run, &err) == 0)
-        return 1;
-    slurm_debug("clustermap: %s: %s", CMP_ENV_RUN, err.msg);
     return 0;
 }
 
@@ -366,7 +309,7 @@ static int deliver_child(void *p)
         fprintf(stderr, "%s\n", err.msg);
     }
     if (dir >= 0) {
-        empty_dir(dir);
+        cmp_empty_dir(dir);
         close(dir);
     }
     cm_store_close(s);

@@ -39,14 +39,7 @@ static char hostfile_path[CMP_PATH_MAX];
 /* The record of a cluster placement, kept at srun's exit (the step id is
  * known then) for `clustermap explain`. */
 static char *explain_text;
-/* An mpirun run to record at srun's exit (mpirun_collect): its parts'
- * directory in the store, its profile and rank count, how it was placed. */
-static struct {
-    char stage[CMP_PATH_MAX];
-    char key[CMP_NAME_MAX + 1];
-    int ntasks;
-    char run[128];
-} mpirun_run;
+
 
 static double now_s(void)
 {
@@ -78,6 +71,7 @@ typedef struct step {
     int ntasks;
     int cpus_per_task;
     cmp_alloc_t alloc;
+    int asked;                        /* --mapping given (not default=) */
     const char *rankfile;             /* mpirun's daemons: the rank file
                                          clustermap's mpirun named, NULL
                                          for a step of srun's own */
@@ -93,6 +87,7 @@ static int read_request(const cmp_config_t *c, step_t *s)
     else if (cmp_request_parse(value, &s->req, NULL) < 0)
         return 0;   /* the option callback reports it */
     cmp_log_request(value != NULL, s->req.verbose);
+    s->asked = value != NULL;
     if (s->req.mode == CMP_MODE_OFF && value)
         cmp_fallback(CMP_NOTHING_TO_DO, NULL, "--mapping=off");
     return s->req.mode != CMP_MODE_OFF && s->req.mode != CMP_MODE_HELP &&
@@ -246,29 +241,32 @@ static int record_note(cm_store_t *st, const char *failed, char *note, size_t si
  * placed: "placed|default TRAFFIC HOW J_PLAN J_DEFAULT". */
 /* mpirun's ranks: the srun of its daemons starts before any of them, so
  * the control file clustermap's mpirun gave them says, in time, whether
- * to record traffic or time only.  Remembered for srun's exit. */
-static void mark_mpirun(const step_t *s, int traffic, const char *run)
+ * to record traffic or time only; the record tells that mpirun, once it
+ * has returned, how to record the run (mpirun_record.c). */
+static void mark_mpirun(const cmp_config_t *c, const step_t *s, int traffic,
+                        const char *run)
 {
-    char path[CMP_PATH_MAX + 16];
+    cmp_mpirun_record_t r;
     cm_error_t err;
-    const char *stage = getenv(CMP_ENV_MPIRUN_STAGE);
-    snprintf(path, sizeof path, "%s/control", stage);
-    cm_file_atomic_t *a = cm_file_atomic_open(path, &err);
-    if (a)
-        fputs(traffic ? "traffic\n" : "time\n", cm_file_atomic_stream(a));
-    if (!a || cm_file_atomic_commit(a, &err) < 0) {
+    memset(&r, 0, sizeof r);
+    snprintf(r.store, sizeof r.store, "%s", c->store);
+    snprintf(r.key, sizeof r.key, "%s", s->key);
+    r.ntasks = s->ntasks;
+    snprintf(r.step, sizeof r.step, "%s.%s", getenv("SLURM_JOB_ID"),
+             getenv(CMP_ENV_MPIRUN_PID));
+    r.weight = c->merge_weight;
+    r.max_bytes = c->max_profile_size;
+    /* which lines its user sees, as cmp_log_request decides for srun's */
+    r.verbose = s->req.verbose || c->loglevel >= CMP_LOG_INFO ? 2
+              : s->asked && c->loglevel > CMP_LOG_QUIET ? 1 : 0;
+    snprintf(r.run, sizeof r.run, "%s", run);
+    if (cmp_mpirun_record_write(getenv(CMP_ENV_MPIRUN_STAGE), &r, traffic, &err) < 0)
         cmp_user_error("mpirun launch: the run of job '%s' is not recorded: %s",
                        s->job_name, err.msg);
-        return;
-    }
-    snprintf(mpirun_run.stage, sizeof mpirun_run.stage, "%s", stage);
-    snprintf(mpirun_run.key, sizeof mpirun_run.key, "%s", s->key);
-    snprintf(mpirun_run.run, sizeof mpirun_run.run, "%s", run);
-    mpirun_run.ntasks = s->ntasks;
 }
 
-static void mark_step(const step_t *s, int traffic, int placed, const char *how,
-                      double j_plan, double j_default)
+static void mark_step(const cmp_config_t *c, const step_t *s, int traffic, int placed,
+                      const char *how, double j_plan, double j_default)
 {
     char run[128];
     if (s->req.mode == CMP_MODE_CLUSTER || s->req.mode == CMP_MODE_PROFILE)
@@ -279,7 +277,7 @@ static void mark_step(const step_t *s, int traffic, int placed, const char *how,
     else
         snprintf(run, sizeof run, "other 1 - 0 0");
     if (s->rankfile) {
-        mark_mpirun(s, traffic, run);
+        mark_mpirun(c, s, traffic, run);
     } else {
         setenv(CMP_ENV_PROFILE, s->key, 1);
         setenv(CMP_ENV_RUN, run, 1);
@@ -540,7 +538,7 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
         cmp_fallback(CMP_FALLBACK, may_profile ? note : NULL, "no profile for job '%s' "
                      "with %d tasks%s", s->job_name, s->ntasks, others);
         if (record)
-            mark_step(s, 1, 0, NULL, 0, 0);
+            mark_step(c, s, 1, 0, NULL, 0, 0);
     } else {
         /* block and cyclic need no profile: a store that failed only
          * means this run is not recorded */
@@ -556,19 +554,20 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
                                              sizeof probe, &why) : 1;
         if (!allowed) {
             if (record || timed)
-                mark_step(s, record, 0, why, 0, 0);
+                mark_step(c, s, record, 0, why, 0, 0);
         } else if (place(c, s, prof, want ? note : cluster ? probe : "", &res) == 0 &&
                    (record || timed)) {
             char how[48];
             snprintf(how, sizeof how, "%s%s", allowed == 2 ? "probe:" : "", res.how);
-            mark_step(s, record, 1, how, res.j_plan, res.j_block);
+            mark_step(c, s, record, 1, how, res.j_plan, res.j_block);
         }
     }
     cm_profile_free(prof);
 }
 
 /* --mapping=profile: Slurm's placement, and a profile of the run. */
-static void profile_only(const step_t *s, cm_store_t *st, const cm_error_t *store_err)
+static void profile_only(const cmp_config_t *c, const step_t *s, cm_store_t *st,
+                         const cm_error_t *store_err)
 {
     char note[600];
     if (s->req.noprofile)
@@ -579,7 +578,7 @@ static void profile_only(const step_t *s, cm_store_t *st, const cm_error_t *stor
     else {
         cmp_fallback(CMP_NOTHING_TO_DO, note, "--mapping=profile of job '%s' with %d "
                      "tasks", s->job_name, s->ntasks);
-        mark_step(s, 1, 0, NULL, 0, 0);
+        mark_step(c, s, 1, 0, NULL, 0, 0);
     }
 }
 
@@ -732,60 +731,12 @@ void cmp_srun_step(const cmp_config_t *c)
         if (s.req.verbose)
             setenv(CMP_ENV_VERBOSE, "1", 1);
         if (s.req.mode == CMP_MODE_PROFILE)
-            profile_only(&s, st, &err);
+            profile_only(c, &s, st, &err);
         else
             place_step(c, &s, st, &err);
     }
     cm_store_close(st);
     cmp_alloc_free(&s.alloc);
-}
-
-/* srun's end, mpirun's daemons gone and so its ranks: put the parts they
- * staged together as the parts of any profiled step (one per rank, or a
- * missing one refuses the run) and record the run; say what became of it
- * as cmp_profile_report does for srun's own steps. */
-static void mpirun_collect(const cmp_config_t *c, const char *stepkey)
-{
-    cm_error_t err;
-    cm_run_t run;
-    char name[64], msg[1024];
-    int traffic, res = -1;
-    int has_run = cmp_run_parse(mpirun_run.run, stepkey, &run, &traffic);
-    cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);
-    int dir = open(mpirun_run.stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    for (int r = 0; st && dir >= 0 && r < mpirun_run.ntasks; r++) {
-        struct stat sb;
-        snprintf(name, sizeof name, "part.%d.txt", r);
-        int fd = fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)
-               ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-        snprintf(name, sizeof name, "part.%d.nompi", r);
-        cm_part_status_t ps = fd >= 0 ? CM_PART_OK
-                            : fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0
-                            ? CM_PART_NOMPI : CM_PART_MISSING;
-        if (cm_store_part_put(st, stepkey, r, ps, fd, ps == CM_PART_MISSING ? "no part "
-                              "written (the rank did not reach MPI_Finalize with the "
-                              "profiler)" : NULL, &err) < 0)
-            cm_store_part_put(st, stepkey, r, CM_PART_MISSING, -1, err.msg, &err);
-        if (fd >= 0)
-            close(fd);
-    }
-    if (st && dir >= 0)
-        res = cm_store_part_close(st, stepkey, mpirun_run.key, mpirun_run.ntasks,
-                                  c->merge_weight, has_run ? &run : NULL, msg, sizeof msg,
-                                  &err);
-    if (res < 0)
-        cmp_user_error("the run of mpirun is not recorded: %s",
-                       dir < 0 ? strerror(errno) : err.msg);
-    else if (res == CM_STEP_REFUSED)
-        cmp_user_error("%s", msg);
-    else if (res > 0)
-        cmp_user_info(getenv(CMP_ENV_VERBOSE) != NULL, "%s", msg);
-    if (dir >= 0)
-        close(dir);
-    cm_store_close(st);
-    cmp_empty_private(mpirun_run.stage);
-    rmdir(mpirun_run.stage);
-    mpirun_run.stage[0] = '\0';
 }
 
 void cmp_srun_step_exit(const cmp_config_t *c)
@@ -799,9 +750,6 @@ void cmp_srun_step_exit(const cmp_config_t *c)
     const char *job = getenv("SLURM_JOB_ID"), *stp = getenv("SLURM_STEP_ID");
     char key[64];
     cm_error_t err;
-    if (c && mpirun_run.stage[0] && job && stp &&
-        snprintf(key, sizeof key, "%s.%s", job, stp) < (int)sizeof key)
-        mpirun_collect(c, key);
     if (c && explain_text && job && stp &&
         snprintf(key, sizeof key, "%s.%s", job, stp) < (int)sizeof key) {
         cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);

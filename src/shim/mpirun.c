@@ -31,12 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <hwloc.h>
 
+#include "cm_profiles.h"
 #include "plugin.h"
 
 extern char **environ;
@@ -251,6 +253,12 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     }
     if ((why = cpus_refuse(most, &shared, buf, size)))
         goto out;
+    if (shared && major >= 6) {   /* measured: 6.0.0rc2, even ":oversubscribe" */
+        snprintf(buf, size, "Open MPI %d refuses a rank file whose ranks share a "
+                 "node's %d cores", major, shared);
+        why = buf;
+        goto out;
+    }
     char file[CMP_PATH_MAX], num[16], pid[16], cores[16], prog[CMP_PATH_MAX] = "";
     snprintf(file, sizeof file, "%s/rankfile.%ld", dir, (long)getpid());
     /* measured: Open MPI 5.0.7 takes "file=/a/b-c" for an unknown
@@ -281,7 +289,11 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
          * the slots Slurm gave the job there. */
         setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
     } else {
-        snprintf(map_by, sizeof map_by, "rankfile:file=%s", file);
+        /* measured with 5.0.7: a node whose ranks share fewer cores than
+         * they are counts as oversubscribed, and mpirun stops, unless
+         * allowed */
+        snprintf(map_by, sizeof map_by, "rankfile:file=%s%s", file,
+                 shared ? ":oversubscribe" : "");
         extra[nextra++] = "--map-by";
         extra[nextra++] = map_by;
     }
@@ -310,6 +322,55 @@ out:
     return rc == 0 ? NULL : why;
 }
 
+/* mpirun in a child, for as long as it runs: the signals this process
+ * gets go on to it (Slurm signals the whole job anyway). */
+static pid_t child;
+
+static void forward(int sig)
+{
+    if (child > 0)
+        kill(child, sig);
+}
+
+/* Run mpirun, then record the run its ranks staged in @p stage: the srun
+ * of its daemons may still be ending (Open MPI 5 and 6 do not wait for
+ * it), this process is not.  Exits as mpirun did. */
+static int run_and_record(const char *real, char **av, const char *stage)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+    char pid[16], msg[1024];
+    int status = 0, verbose;
+    if ((child = fork()) < 0) {
+        execv(real, av);   /* cannot fork: mpirun runs, unrecorded */
+        return 126;
+    }
+    if (child == 0) {
+        snprintf(pid, sizeof pid, "%ld", (long)getpid());
+        setenv(CMP_ENV_MPIRUN_PID, pid, 1);
+        execv(real, av);
+        fprintf(stderr, "clustermap: %s: %s\n", real, strerror(errno));
+        _exit(126);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward;
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    int res = cmp_mpirun_record_collect(stage, msg, sizeof msg, &verbose);
+    if ((res < 0 || res == CM_STEP_REFUSED) ? verbose >= 1 : res > 0 && verbose >= 2)
+        fprintf(stderr, "clustermap: %s\n", msg);
+    cmp_empty_private((void *)stage);
+    rmdir(stage);
+    if (WIFSIGNALED(status)) {
+        signal(WTERMSIG(status), SIG_DFL);
+        raise(WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int main(int argc, char **argv)
 {
     char real[CMP_PATH_MAX], buf[512], buf2[32];
@@ -333,6 +394,9 @@ int main(int argc, char **argv)
         setenv(CMP_ENV_MPIRUN_WHY, why, 1);
         setenv(CMP_ENV_MPIRUN_PID, buf2, 1);
     }
+    const char *stage_dir = getenv(CMP_ENV_MPIRUN_STAGE);
+    if (stage_dir && run_argv)
+        return run_and_record(real, run_argv, stage_dir);
     execv(real, run_argv ? run_argv : argv);
     fprintf(stderr, "clustermap: %s: %s\n", real, strerror(errno));
     return 126;

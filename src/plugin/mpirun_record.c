@@ -1,0 +1,145 @@
+/*
+ * mpirun_record.c -- recording an mpirun run: what the srun of mpirun's
+ * daemons decided (srun_step.c writes it), and the run put together after
+ * mpirun has returned (clustermap's mpirun, src/shim/, reads it).
+ *
+ * Open MPI 5's and 6's mpirun do not wait for that srun to end, and the
+ * batch script may end right after mpirun: so the launcher that started
+ * mpirun, which outlives it, records the run, not srun.  The run's staging
+ * directory (in the user's store directory, shared by the nodes) holds the
+ * ranks' parts, named by world rank, the control file the ranks read
+ * ("traffic" or "time") and "record", one "key=value" per line:
+ *
+ *   store=<store root>  profile=<key>  ntasks=<n>  step=<jobid>.<mpirun pid>
+ *   weight=<merge weight>  max_bytes=<max_profile_size>
+ *   verbose=0|1|2 (the user's lines: none, errors, all)
+ *   run=<placed|default|other TRAFFIC HOW J_PLAN J_DEFAULT>
+ *
+ * The step is named by mpirun's pid: the daemons' step id is not known
+ * when srun decides.  Everything here runs as the user, on the user's own
+ * files; the record is read as untrusted text all the same.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cm_profiles.h"
+#include "plugin.h"
+
+#define RECORD_MAX 8192
+
+int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
+                            int traffic, cm_error_t *err)
+{
+    char path[CMP_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/record", stage);
+    cm_file_atomic_t *a = cm_file_atomic_open(path, err);
+    if (!a)
+        return -1;
+    fprintf(cm_file_atomic_stream(a), "store=%s\nprofile=%s\nntasks=%d\nstep=%s\n"
+            "weight=%.17g\nmax_bytes=%zu\nverbose=%d\nrun=%s\n", r->store, r->key,
+            r->ntasks, r->step, r->weight, r->max_bytes, r->verbose, r->run);
+    if (cm_file_atomic_commit(a, err) < 0)
+        return -1;
+    /* the ranks read the control file when they start: last */
+    snprintf(path, sizeof path, "%s/control", stage);
+    if (!(a = cm_file_atomic_open(path, err)))
+        return -1;
+    fputs(traffic ? "traffic\n" : "time\n", cm_file_atomic_stream(a));
+    return cm_file_atomic_commit(a, err);
+}
+
+/* "key=value" lines of @p text into @p r.  0, or -1 with @p err. */
+static int record_parse(char *text, cmp_mpirun_record_t *r, cm_error_t *err)
+{
+    int seen = 0;
+    char *save = NULL;
+    memset(r, 0, sizeof *r);
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *v = strchr(line, '=');
+        if (!v)
+            return cm_error_set(err, "record: expected key=value, got '%.60s'", line);
+        *v++ = '\0';
+        char *end = NULL;
+        int ok = 1;
+        if (!strcmp(line, "store"))
+            ok = snprintf(r->store, sizeof r->store, "%s", v) < (int)sizeof r->store &&
+                 v[0] == '/';
+        else if (!strcmp(line, "profile"))
+            ok = v[0] && snprintf(r->key, sizeof r->key, "%s", v) < (int)sizeof r->key;
+        else if (!strcmp(line, "ntasks"))
+            ok = cmp_parse_int(v, 1 << 24, &r->ntasks) == 0;
+        else if (!strcmp(line, "step"))
+            ok = v[0] && snprintf(r->step, sizeof r->step, "%s", v) < (int)sizeof r->step;
+        else if (!strcmp(line, "weight"))
+            ok = (r->weight = strtod(v, &end)) > 0 && r->weight <= 1 && end && !*end;
+        else if (!strcmp(line, "max_bytes"))
+            ok = (r->max_bytes = strtoull(v, &end, 10)) > 0 && end && !*end;
+        else if (!strcmp(line, "verbose"))
+            ok = cmp_parse_int(v, 2, &r->verbose) == 0 || !strcmp(v, "0");
+        else if (!strcmp(line, "run"))
+            ok = snprintf(r->run, sizeof r->run, "%s", v) < (int)sizeof r->run;
+        else
+            continue;   /* a later version's: ignored */
+        if (!ok)
+            return cm_error_set(err, "record: bad %s '%.60s'", line, v);
+        seen++;
+    }
+    return seen >= 7 ? 0 : cm_error_set(err, "record: incomplete");
+}
+
+int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbose)
+{
+    char path[CMP_PATH_MAX + 16], name[64], text[RECORD_MAX + 1];
+    cmp_mpirun_record_t r;
+    cm_error_t err;
+    cm_run_t run;
+    int traffic, res = -1;
+    *verbose = 0;
+    snprintf(path, sizeof path, "%s/record", stage);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;   /* srun did not mark the run: nothing to record */
+    ssize_t len = read(fd, text, RECORD_MAX);
+    close(fd);
+    text[len > 0 ? len : 0] = '\0';
+    if (record_parse(text, &r, &err) < 0) {
+        snprintf(msg, n, "the run of mpirun is not recorded: %s", err.msg);
+        return -1;
+    }
+    *verbose = r.verbose;
+    int has_run = cmp_run_parse(r.run, r.step, &run, &traffic);
+    cm_store_t *st = cm_store_open(r.store, getuid(), 0, r.max_bytes, &err);
+    int dir = st ? open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (st && dir < 0)
+        cm_error_set(&err, "%s: %s", stage, strerror(errno));
+    for (int k = 0; dir >= 0 && k < r.ntasks; k++) {
+        struct stat sb;
+        snprintf(name, sizeof name, "part.%d.txt", k);
+        int pfd = fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)
+                ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+        snprintf(name, sizeof name, "part.%d.nompi", k);
+        cm_part_status_t ps = pfd >= 0 ? CM_PART_OK
+                            : fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0
+                            ? CM_PART_NOMPI : CM_PART_MISSING;
+        if (cm_store_part_put(st, r.step, k, ps, pfd, ps == CM_PART_MISSING ? "no part "
+                              "written (the rank did not reach MPI_Finalize with the "
+                              "profiler)" : NULL, &err) < 0)
+            cm_store_part_put(st, r.step, k, CM_PART_MISSING, -1, err.msg, &err);
+        if (pfd >= 0)
+            close(pfd);
+    }
+    if (dir >= 0) {
+        res = cm_store_part_close(st, r.step, r.key, r.ntasks, r.weight,
+                                  has_run ? &run : NULL, msg, n, &err);
+        close(dir);
+    }
+    if (res < 0)
+        snprintf(msg, n, "the run of mpirun is not recorded: %s", err.msg);
+    cm_store_close(st);
+    return res;
+}
