@@ -14,9 +14,7 @@
 # CM_STACK=trixie|forky runs the cluster demo inside that stack's Debian
 # root (test/stacks: Slurm 24.11 / Open MPI 5.0, Slurm 26.05 / Open MPI
 # 6.0), built there; CM_LAUNCHER=mpirun starts the halo with mpirun instead
-# of srun (placed through clustermap's mpirun; mpirun runs are not profiled
-# by the plugin, so run 1 preloads the profiling library itself and its
-# parts are imported with `clustermap profile import`).  The demo prints the Slurm and Open MPI versions it ran with and
+# of srun (placed and profiled through clustermap's mpirun).  The demo prints the Slurm and Open MPI versions it ran with and
 # says "demo: ok" only when the placed run's ranks ran where the plan said,
 # with Slurm's default number of tasks on every node.
 #
@@ -161,30 +159,19 @@ cluster_demo() {
        ! (. "$root/test/cluster/lib.sh" && cm_has_pmix); then
         fail "this stack's Slurm has no mpi/pmix plugin, so srun cannot start Open MPI programs (CM_LAUNCHER=mpirun starts them)"
     fi
-    mapping=cluster,verbose
     case ${CM_LAUNCHER:-srun} in
-        srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh"
-              cp "$jobdir/job.sh" "$jobdir/job1.sh" ;;
-        mpirun)
-            # the profile of run 1: the library preloaded by hand, the parts
-            # imported below (the plugin profiles srun launches only)
-            mkdir -m 0755 "$jobdir/prof"
-            printf '#!/bin/sh\nmpirun --allow-run-as-root -x LD_PRELOAD=%s -x CLUSTERMAP_PROFILE_DIR=%s ./halo 20\n' \
-                "$bdir/libclustermap-prof.so" "$jobdir/prof" >"$jobdir/job1.sh"
-            printf '#!/bin/sh\nmpirun --allow-run-as-root ./halo 20\n' >"$jobdir/job.sh"
-            mapping=cluster,name=halo,verbose ;;
+        srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh" ;;
+        mpirun) printf '#!/bin/sh\nmpirun --allow-run-as-root ./halo 20\n' >"$jobdir/job.sh" ;;
         *) fail "CM_LAUNCHER must be srun or mpirun, got '$CM_LAUNCHER'" ;;
     esac
-    chmod 755 "$jobdir/job.sh" "$jobdir/job1.sh"
+    chmod 755 "$jobdir/job.sh"
     cd "$jobdir"
     for run in 1 2; do
         echo
-        script=job.sh
-        [ "$run" = 1 ] && script=job1.sh
-        echo "== run $run: sbatch -J halo -N4 -n16 --exclusive --mapping=$mapping $script"
+        echo "== run $run: sbatch -J halo -N4 -n16 --exclusive --mapping=cluster,verbose job.sh"
         submit() {
-            "$root/test/cluster/sbatch-wait" -J halo -N4 -n16 --exclusive --mapping="$mapping" \
-                -o "run$run.out" -e "run$run.err" "$script"
+            "$root/test/cluster/sbatch-wait" -J halo -N4 -n16 --exclusive --mapping=cluster,verbose \
+                -o "run$run.out" -e "run$run.err" job.sh
         }
         # Open MPI 4.1.4's TCP transport now and then kills a rank at start-up
         # ("Failing at address: (nil)"; test/sh/lib/cluster.sh): once more then.
@@ -197,10 +184,6 @@ cluster_demo() {
             fi
         fi
         grep '^clustermap: \(no profile\|placed\)' "run$run.err" || true
-        if [ "$run" = 1 ] && [ -d prof ]; then
-            "$cm" profile --store "$store" import prof --job-name halo ||
-                fail "clustermap profile import failed"
-        fi
         if [ "$run" = 1 ]; then   # the profile is stored when the step has ended
             i=0
             while [ $i -lt 50 ] && ! "$cm" profile --store "$store" list 2>/dev/null |

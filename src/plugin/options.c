@@ -106,8 +106,8 @@ const char cmp_help_text[] =
 "-N with the arbitrary layout a placement uses) and overcommitted steps\n"
 "(-O) are left to Slurm's default placement, and so is a step when anything\n"
 "goes wrong; one line starting with 'clustermap:' says why.  mpirun in a\n"
-"batch job is placed too, unless given its own layout options (--map-by,\n"
-"--bind-to, -H, ...); it is not profiled.  See clustermap_spank(8).\n"
+"batch job is placed and profiled too, unless given its own layout options\n"
+"(--map-by, --bind-to, -H, ...).  See clustermap_spank(8).\n"
 "\n"
 "Tested (make check): Slurm 22.05.8 with Open MPI 4.1.4, Slurm 24.11.5 with\n"
 "Open MPI 5.0.7, Slurm 26.05.5 with Open MPI 6.0.0rc2.\n";
