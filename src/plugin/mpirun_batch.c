@@ -143,8 +143,13 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
     if ((c->profiling == CMP_PROFILE_NEVER && !c->guard) || stat(c->prof_lib, &st) < 0 ||
         !S_ISREG(st.st_mode))
         return;
-    if (!(s = cm_store_open(c->store, batch.uid, CM_STORE_CREATE, c->max_profile_size,
-                            &err))) {
+    /* The user's directory is made here, before any run asks, only in a
+     * store meant to be written (a store made read-only keeps out even
+     * root, as srun's "not profiling this run" does for its steps). */
+    int create = stat(c->store, &st) < 0 ? errno == ENOENT
+               : S_ISDIR(st.st_mode) && (st.st_mode & S_IWUSR);
+    if (!(s = cm_store_open(c->store, batch.uid, create ? CM_STORE_CREATE : 0,
+                            c->max_profile_size, &err))) {
         cmp_log_error("job %u: profile store: %s; mpirun runs are not profiled", jobid,
                       err.msg);
         return;
