@@ -55,9 +55,12 @@ if [ "${CM_STACKS:-}" = none ]; then
 elif [ "$(id -u)" -ne 0 ]; then
     echo "stacks: skipped (needs root: chroot, namespaces)"
 else
-    test/stacks/check 2>&1 | tee "$log/stacks"; [ $? -eq 0 ] || status=1
+    # the pipeline's status is tee's: check's own is kept in a file
+    { test/stacks/check 2>&1; echo $? >"$log/stacks.rc"; } | tee "$log/stacks"
+    [ "$(cat "$log/stacks.rc")" = 0 ] || status=1
     count "$log/stacks"
 fi
 rm -rf "$log"
 echo "check: $total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ] || status=1
 exit $status
