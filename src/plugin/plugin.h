@@ -154,6 +154,11 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out,
  *  per node, on the nodes it names. */
 int cmp_srun_is_mpirun(const cmp_srun_args_t *a);
 
+/** The executable a launcher will start for command @p cmd, as its exec
+ *  would find it: a name with a '/' from the current directory, else the
+ *  first match in $PATH; the text as given when it cannot be resolved. */
+void cmp_resolve_command(const char *cmd, char *out, size_t n);
+
 /** Read /proc/self/cmdline into a NULL-terminated argv (free with
  *  cmp_argv_free).  -1 on error. */
 int cmp_argv_self(int *argc, char ***argv, cm_error_t *err);

@@ -312,3 +312,27 @@ void cmp_argv_free(int argc, char **argv)
         free(argv[i]);
     free(argv);
 }
+
+/* The executable srun will start, as its exec would find it: a name with
+ * a '/' from the current directory, else the first match in $PATH; the
+ * text as given when it cannot be resolved. */
+void cmp_resolve_command(const char *cmd, char *out, size_t n)
+{
+    char cand[2 * CMP_PATH_MAX], *real = NULL;
+    snprintf(out, n, "%s", cmd);
+    if (strchr(cmd, '/')) {
+        real = realpath(cmd, NULL);
+    } else {
+        const char *path = getenv("PATH");
+        while (path && *path && !real) {
+            size_t len = strcspn(path, ":");
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? path : ".", cmd);
+            if (access(cand, X_OK) == 0)
+                real = realpath(cand, NULL);
+            path += len + (path[len] == ':');
+        }
+    }
+    if (real && strlen(real) < n)
+        snprintf(out, n, "%s", real);
+    free(real);
+}

@@ -582,30 +582,6 @@ static void profile_only(const cmp_config_t *c, const step_t *s, cm_store_t *st,
     }
 }
 
-/* The executable srun will start, as its exec would find it: a name with
- * a '/' from the current directory, else the first match in $PATH; the
- * text as given when it cannot be resolved. */
-static void resolve_command(const char *cmd, char *out, size_t n)
-{
-    char cand[2 * CMP_PATH_MAX], *real = NULL;
-    snprintf(out, n, "%s", cmd);
-    if (strchr(cmd, '/')) {
-        real = realpath(cmd, NULL);
-    } else {
-        const char *path = getenv("PATH");
-        while (path && *path && !real) {
-            size_t len = strcspn(path, ":");
-            snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? path : ".", cmd);
-            if (access(cand, X_OK) == 0)
-                real = realpath(cand, NULL);
-            path += len + (path[len] == ':');
-        }
-    }
-    if (real && strlen(real) < n)
-        snprintf(out, n, "%s", real);
-    free(real);
-}
-
 /* The step's profile: name=NAME is the user's explicit choice; otherwise
  * the job name and the program srun (or mpirun: @p program, resolved by
  * clustermap's mpirun) launches (cm_profile_program_key). */
@@ -618,7 +594,7 @@ static void profile_key(step_t *s, const char *program)
     if (program)
         snprintf(path, sizeof path, "%s", program);
     else
-        resolve_command(s->sa.command_arg, path, sizeof path);
+        cmp_resolve_command(s->sa.command_arg, path, sizeof path);
     if (cm_profile_program_key(s->job_name, path, s->key, sizeof s->key, NULL) < 0)
         snprintf(s->key, sizeof s->key, "%s", s->job_name);
     else

@@ -13,8 +13,10 @@
  * there (node by node, each node's slots in order: what mpirun does) and
  * names the file; the srun that starts the daemons replaces it with the
  * plan (src/plugin/srun_step.c).  A one-node job starts no daemon and keeps
- * the default.  mpirun runs in this process (exec), so its daemons' srun
- * knows, from its parent's pid, that the file is this mpirun's.
+ * the default.  The daemons' srun knows, from its parent's pid
+ * (CLUSTERMAP_MPIRUN_PID), that the file is its mpirun's.  mpirun runs in
+ * this process (exec) -- or, when its run may be profiled, as its child,
+ * so that the run is recorded once mpirun has returned (mpirun_record.c).
  *
  * Any doubt leaves mpirun as the user wrote it: its own mapping, binding
  * or host options, an MPMD line, an option not known, an MCA parameter of
@@ -162,8 +164,9 @@ static char x_preload[3 * CMP_PATH_MAX], x_dir[CMP_PATH_MAX + 64],
  * the srun of mpirun's daemons fills before any rank starts ("traffic",
  * "time"; a one-node job, which starts no daemon, has none and is not
  * profiled).  The parts go to a directory of this run in the user's store
- * directory (shared by the nodes), made here; that srun collects them when
- * the daemons are gone.  Adds the -x options to @p extra (6 slots). */
+ * directory (shared by the nodes), made here and recorded here once
+ * mpirun has returned (run_and_record).  Adds the -x options to @p extra
+ * (6 slots). */
 static int stage(int *nextra, char **extra)
 {
     const char *lib = getenv(CMP_ENV_MPIRUN_PROF_LIB), *store = getenv(CMP_ENV_MPIRUN_STORE);
@@ -274,8 +277,8 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
         why = buf;
         goto out;
     }
-    if (args.program && !realpath(argv[args.program], prog))
-        snprintf(prog, sizeof prog, "%s", argv[args.program]);
+    if (args.program)
+        cmp_resolve_command(argv[args.program], prog, sizeof prog);
     snprintf(num, sizeof num, "%d", np);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     snprintf(cores, sizeof cores, "%d", shared);
