@@ -161,7 +161,7 @@ cluster_demo() {
     fi
     ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9]*\)\..*/\1/p')
     if [ "${CM_LAUNCHER:-srun}" = mpirun ] && [ "${ompi_major:-0}" -ge 6 ]; then
-        fail "Open MPI $ompi_major's mpirun cannot run MPI programs across the virtual nodes (it finds no reachable TCP pairing; test/stacks/README.md), and its default refuses 4 ranks per node on this machine's cores"
+        fail "Open MPI $ompi_major's mpirun refuses to bind the demo's 4 ranks per node to this machine's $(nproc) CPUs, with or without a rank file (test/stacks/README.md)"
     fi
     case ${CM_LAUNCHER:-srun} in
         srun) printf '#!/bin/sh\nsrun --mpi=pmix ./halo 20\n' >"$jobdir/job.sh" ;;
