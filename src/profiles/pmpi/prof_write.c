@@ -52,11 +52,14 @@ static int by_mpirun(void)
     return known;
 }
 
-/* The task this process is -- SLURM_PROCID, or mpirun's world rank --
- * NULL when none is known before MPI_Init. */
+/* The task this process is -- SLURM_PROCID, or mpirun's world rank when
+ * clustermap's mpirun collects the run (CLUSTERMAP_PROFILE_CONTROL) --
+ * NULL when none is known before MPI_Init: then no "no MPI" mark. */
 static const char *slurm_task(void)
 {
-    return getenv(by_mpirun() ? "OMPI_COMM_WORLD_RANK" : "SLURM_PROCID");
+    if (!by_mpirun())
+        return getenv("SLURM_PROCID");
+    return getenv("CLUSTERMAP_PROFILE_CONTROL") ? getenv("OMPI_COMM_WORLD_RANK") : NULL;
 }
 
 /* "<dir>/part.<task>.<ext>": the task is SLURM_PROCID (what the node's
