@@ -68,11 +68,8 @@ void cmp_alloc_free(cmp_alloc_t *a)
     memset(a, 0, sizeof *a);
 }
 
-/* The allocation's node names (in @p nodes_var, SLURM_JOB_NODELIST's
- * form) and a count per node read from @p var; @p a->slots holds the
- * counts.  0, or -1 with @p err. */
-static int alloc_names(const char *nodes_var, const char *var, cmp_alloc_t *a,
-                       cm_error_t *err)
+int cmp_alloc_tasks(const char *nodes_var, const char *var, cmp_alloc_t *a,
+                    cm_error_t *err)
 {
     cm_error_t e;
     const char *nl = getenv(nodes_var);
@@ -90,16 +87,10 @@ static int alloc_names(const char *nodes_var, const char *var, cmp_alloc_t *a,
     return counts_per_node(var, getenv(var), n, a->slots, err);
 }
 
-int cmp_alloc_tasks(const char *nodes_var, const char *tasks_var, cmp_alloc_t *a,
-                    cm_error_t *err)
-{
-    return alloc_names(nodes_var, tasks_var, a, err);
-}
-
 int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
                    cm_error_t *err)
 {
-    if (alloc_names("SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", a, err) < 0)
+    if (cmp_alloc_tasks("SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", a, err) < 0)
         return -1;
     int n = a->nnames, *cpus = a->slots;   /* the counts become slots below */
     if (!(a->slots = malloc((size_t)n * sizeof *a->slots))) {

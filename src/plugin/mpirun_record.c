@@ -94,7 +94,7 @@ static int record_parse(char *text, cmp_mpirun_record_t *r, cm_error_t *err)
 
 int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbose)
 {
-    char path[CMP_PATH_MAX + 16], name[64], text[RECORD_MAX + 1];
+    char path[CMP_PATH_MAX + 16], detail[256], text[RECORD_MAX + 1];
     cmp_mpirun_record_t r;
     cm_error_t err;
     cm_run_t run;
@@ -118,17 +118,9 @@ int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbo
     if (st && dir < 0)
         cm_error_set(&err, "%s: %s", stage, strerror(errno));
     for (int k = 0; dir >= 0 && k < r.ntasks; k++) {
-        struct stat sb;
-        snprintf(name, sizeof name, "part.%d.txt", k);
-        int pfd = fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)
-                ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-        snprintf(name, sizeof name, "part.%d.nompi", k);
-        cm_part_status_t ps = pfd >= 0 ? CM_PART_OK
-                            : fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) == 0
-                            ? CM_PART_NOMPI : CM_PART_MISSING;
-        if (cm_store_part_put(st, r.step, k, ps, pfd, ps == CM_PART_MISSING ? "no part "
-                              "written (the rank did not reach MPI_Finalize with the "
-                              "profiler)" : NULL, &err) < 0)
+        int pfd;
+        cm_part_status_t ps = cmp_part_find(dir, k, &pfd, detail, sizeof detail);
+        if (cm_store_part_put(st, r.step, k, ps, pfd, detail, &err) < 0)
             cm_store_part_put(st, r.step, k, CM_PART_MISSING, -1, err.msg, &err);
         if (pfd >= 0)
             close(pfd);

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "clustermap.h"
+#include "cm_profiles.h"
 
 /* ---- --mapping=<mode>[,modifier...] (options.c) ---- */
 
@@ -193,9 +194,10 @@ int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
 void cmp_alloc_free(cmp_alloc_t *a);
 
 /** The allocation's nodes (environment variable @p nodes_var, as
- *  SLURM_JOB_NODELIST) with the tasks Slurm gave the job on each
- *  (@p tasks_var, as SLURM_TASKS_PER_NODE: the slots mpirun fills).  0, or
- *  -1 with @p err (free @p a either way). */
+ *  SLURM_JOB_NODELIST) with a count for each (@p tasks_var, as
+ *  SLURM_TASKS_PER_NODE -- the tasks Slurm gave the job there, the slots
+ *  mpirun fills -- or SLURM_JOB_CPUS_PER_NODE) in @p a->slots.  0, or -1
+ *  with @p err (free @p a either way). */
 int cmp_alloc_tasks(const char *nodes_var, const char *tasks_var, cmp_alloc_t *a,
                     cm_error_t *err);
 
@@ -262,6 +264,11 @@ void cmp_empty_dir(int fd);
  *  at path @p p if the user owns it (it is opened without following a
  *  link).  Returns 0. */
 int cmp_empty_private(void *p);
+
+/** The part task @p task left in directory @p dir (part.<task>.txt, or the
+ *  "no MPI" mark part.<task>.nompi): CM_PART_OK with the part open in
+ *  *@p fd, CM_PART_NOMPI, or CM_PART_MISSING with why in @p detail. */
+cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t n);
 
 /* What clustermap's mpirun hands to the srun that starts mpirun's daemons
  * (through mpirun's environment), and the batch step to it. */
@@ -371,8 +378,7 @@ void cmp_srun_step_exit(const cmp_config_t *c);
  *  J_DEFAULT"), checked: @p traffic gets TRAFFIC (1 when unreadable), and
  *  for placed and default runs @p run is filled for the history of step
  *  @p stepkey ("jobid.stepid").  1 when @p run is usable, else 0. */
-struct cm_run;
-int cmp_run_parse(const char *text, const char *stepkey, struct cm_run *run,
+int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run,
                   int *traffic);
 
 /* Variables srun hands to the step (through its environment). */

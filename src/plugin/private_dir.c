@@ -1,14 +1,16 @@
-/* private_dir.c -- emptying a directory of the user's, as the user: the
- * nodes' private profiling directories, the batch script's rank files,
- * an mpirun run's staging directory.  No Slurm symbol: the launcher
+/* private_dir.c -- a directory of the user's, read and emptied as the
+ * user: the nodes' private profiling directories, the batch script's rank
+ * files, an mpirun run's staging directory.  No Slurm symbol: the launcher
  * (src/shim/) links it too. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cm_profiles.h"
 #include "plugin.h"
 
 /* Remove the files (and empty subdirectories) of directory @p fd. */
@@ -41,3 +43,28 @@ int cmp_empty_private(void *p)
     return 0;
 }
 
+cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t n)
+{
+    char name[64];
+    struct stat st;
+    *fd = -1;
+    detail[0] = '\0';
+    snprintf(name, sizeof name, "part.%d.txt", task);
+    /* Whatever is there under the part's name counts as a part: a link or
+     * a FIFO put there is a bad part, not a sign that MPI was not used. */
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        *fd = S_ISREG(st.st_mode)
+            ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            : -1;
+        if (*fd >= 0)
+            return CM_PART_OK;
+        snprintf(detail, n, "its part is not a regular file");
+        return CM_PART_MISSING;
+    }
+    snprintf(name, sizeof name, "part.%d.nompi", task);
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return CM_PART_NOMPI;
+    snprintf(detail, n, "no part written (the task did not reach "
+             "MPI_Finalize with the profiler)");
+    return CM_PART_MISSING;
+}

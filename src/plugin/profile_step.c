@@ -227,7 +227,6 @@ static cm_part_status_t task_status(int dir, int i, int *fd, char *detail,
                                     size_t n)
 {
     int t = step.tasks[i].task, ws = step.tasks[i].status;
-    char name[64];
     *fd = -1;
     detail[0] = '\0';
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
@@ -241,25 +240,7 @@ static cm_part_status_t task_status(int dir, int i, int *fd, char *detail,
         snprintf(detail, n, "%.200s", step.why);
         return CM_PART_MISSING;
     }
-    snprintf(name, sizeof name, "part.%d.txt", t);
-    struct stat st;
-    /* Whatever is there under the part's name counts as a part: a link or
-     * a FIFO put there is a bad part, not a sign that MPI was not used. */
-    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        *fd = S_ISREG(st.st_mode)
-            ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            : -1;
-        if (*fd >= 0)
-            return CM_PART_OK;
-        snprintf(detail, n, "its part is not a regular file");
-        return CM_PART_MISSING;
-    }
-    snprintf(name, sizeof name, "part.%d.nompi", t);
-    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        return CM_PART_NOMPI;
-    snprintf(detail, n, "no part written (the task did not reach "
-             "MPI_Finalize with the profiler)");
-    return CM_PART_MISSING;
+    return cmp_part_find(dir, t, fd, detail, n);
 }
 
 /* In the child, as the user.  Exit status: 0 recorded or pending, 1 not

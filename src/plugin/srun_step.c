@@ -32,14 +32,12 @@
 
 #include "cm_profiles.h"
 #include "plugin.h"
-#include "plugin_spank.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */
 static char hostfile_path[CMP_PATH_MAX];
 /* The record of a cluster placement, kept at srun's exit (the step id is
  * known then) for `clustermap explain`. */
 static char *explain_text;
-
 
 static double now_s(void)
 {
@@ -235,10 +233,6 @@ static int record_note(cm_store_t *st, const char *failed, char *note, size_t si
     return !why;
 }
 
-/* Mark the step for the nodes (profile_step.c): profile it as the job's
- * profile, with its traffic (@p traffic) or only its time, and -- for
- * cluster and profile steps, whose runs the guard compares -- how it was
- * placed: "placed|default TRAFFIC HOW J_PLAN J_DEFAULT". */
 /* mpirun's ranks: the srun of its daemons starts before any of them, so
  * the control file clustermap's mpirun gave them says, in time, whether
  * to record traffic or time only; the record tells that mpirun, once it
@@ -265,6 +259,10 @@ static void mark_mpirun(const cmp_config_t *c, const step_t *s, int traffic,
                        s->job_name, err.msg);
 }
 
+/* Mark the step for the nodes (profile_step.c): profile it as the job's
+ * profile, with its traffic (@p traffic) or only its time, and -- for
+ * cluster and profile steps, whose runs the guard compares -- how it was
+ * placed: "placed|default TRAFFIC HOW J_PLAN J_DEFAULT". */
 static void mark_step(const cmp_config_t *c, const step_t *s, int traffic, int placed,
                       const char *how, double j_plan, double j_default)
 {
