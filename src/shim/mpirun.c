@@ -256,12 +256,6 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     }
     if ((why = cpus_refuse(most, &shared, buf, size)))
         goto out;
-    if (shared && major >= 6) {   /* measured: 6.0.0rc2, even ":oversubscribe" */
-        snprintf(buf, size, "Open MPI %d refuses a rank file whose ranks share a "
-                 "node's %d cores", major, shared);
-        why = buf;
-        goto out;
-    }
     char file[CMP_PATH_MAX], num[16], pid[16], cores[16], prog[CMP_PATH_MAX] = "";
     snprintf(file, sizeof file, "%s/rankfile.%ld", dir, (long)getpid());
     /* measured: Open MPI 5.0.7 takes "file=/a/b-c" for an unknown
@@ -282,7 +276,7 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     snprintf(num, sizeof num, "%d", np);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     snprintf(cores, sizeof cores, "%d", shared);
-    char *extra[8];
+    char *extra[12];   /* --map-by, --bind-to, stage()'s six */
     int nextra = 0;
     if (major == 4) {
         setenv("OMPI_MCA_rmaps_rank_file_path", file, 1);
@@ -299,6 +293,14 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
                  shared ? ":oversubscribe" : "");
         extra[nextra++] = "--map-by";
         extra[nextra++] = map_by;
+        /* measured with 6.0.0rc2: it also refuses to bind more ranks than
+         * cores ("would require binding more processes than cpus") even
+         * then, unless the binding may overload them; the cores are the
+         * rank file's slot ranges all the same */
+        if (shared && major >= 6) {
+            extra[nextra++] = "--bind-to";
+            extra[nextra++] = "core:overload-allowed";
+        }
     }
     stage(&nextra, extra);   /* without it the run is placed, not profiled */
     if (!(run_argv = calloc((size_t)argc + (size_t)nextra + 1, sizeof *run_argv))) {

@@ -4,8 +4,8 @@
  * of stride n/4 ({0, 4, 8, 12} of 16 ranks) that exchange much data, so a
  * communication-aware placement puts each group on one node, while Slurm's
  * block layout spreads it over four.  Then every rank sleeps
- *     same:   2 s per group peer on its own node     (placement is slower)
- *     other:  2 s per group peer on another node     (placement is faster)
+ *     same:   3 s per group peer on its own node     (placement is slower)
+ *     other:  3 s per group peer on another node     (placement is faster)
  * and prints "rank R size N host H cpus LIST" (report_host.h).
  * Usage: guard_sleep same|other
  */
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     int near = 0;
     for (int k = 0; k < gsize; k++)
         near += !strncmp(names + (size_t)peers[k] * NAME, me, NAME);
-    double secs = 2.0 * (same ? near : gsize - near);
+    double secs = 3.0 * (same ? near : gsize - near);
     struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
     nanosleep(&ts, NULL);
     report_host();

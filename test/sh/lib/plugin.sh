@@ -31,12 +31,26 @@
 #                           exactly one such line, matching ERE; none
 #   test_users, remove_users, as USER CMD...
 #                           the unprivileged test users cmtu1 and cmtu2
+#   diag FILE...            show FILEs on the test's stderr, "# "-prefixed,
+#                           and fail: `check || diag out.err` puts what a
+#                           failed check saw into prove's output (and CI's
+#                           log), where sharness without -v shows nothing
 # Callers set CM_CLUSTER_NAME before sourcing (their own cluster) and
 # CM_CLUSTER_SLURM_EXTRA if they need more slurm.conf lines.  With
 # CM_PLUGIN_PATHS_ONLY=1 it stops after the paths (tests that look at the
 # built files before they know whether the cluster can run here).
 
 CM_ROOT=$(cd "$SHARNESS_TEST_DIRECTORY/../.." && pwd)
+# sharness runs test bodies with stderr on /dev/null unless -v: fd 7 keeps
+# the script's own stderr for diag
+exec 7>&2
+diag() {
+    for f in "$@"; do
+        echo "# --- $f" >&7
+        sed 's/^/# /' "$f" >&7 2>/dev/null || echo "# (no such file)" >&7
+    done
+    return 1
+}
 CLUSTER=$CM_ROOT/test/cluster
 PBUILD=${CLUSTERMAP_BUILD:-$CM_ROOT/build}
 case $PBUILD in
