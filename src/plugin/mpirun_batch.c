@@ -3,8 +3,8 @@
  * clustermap's mpirun (src/shim/) first in the script's PATH and give it a
  * private directory for its rank files (remote context, slurmstepd).
  *
- *  init (root): when the job's mode places (cluster, block, cyclic) and
- *      mpirun=yes, a child that has become the user makes
+ *  init (root): when the job's mode places (cluster, block, cyclic) or
+ *      profiles (profile: the rank file keeps Slurm's layout) and mpirun=yes, a child that has become the user makes
  *      <TMPDIR or /tmp>/clustermap_mpirun.<jobid>.XXXXXX (mkdtemp, 0700;
  *      no '-': Open MPI 5.0.7 refuses a rank file path that holds one)
  *      and prints its name; the script gets CLUSTERMAP_MPIRUN_DIR=<it> and
@@ -98,8 +98,9 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
         stepid != SLURM_BATCH_SCRIPT)
         return;
     cmp_mode_t mode = job_mode(sp, c);
-    if (mode != CMP_MODE_CLUSTER && mode != CMP_MODE_BLOCK && mode != CMP_MODE_CYCLIC)
-        return;
+    if (mode != CMP_MODE_CLUSTER && mode != CMP_MODE_BLOCK && mode != CMP_MODE_CYCLIC &&
+        mode != CMP_MODE_PROFILE)
+        return;   /* profile: Slurm's layout in the rank file, the run profiled */
     if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &batch.uid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_GID, &batch.gid) != ESPANK_SUCCESS)

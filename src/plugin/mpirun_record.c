@@ -92,7 +92,8 @@ static int record_parse(char *text, cmp_mpirun_record_t *r, cm_error_t *err)
     return seen >= 7 ? 0 : cm_error_set(err, "record: incomplete");
 }
 
-int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbose)
+int cmp_mpirun_record_collect(const char *stage, int status, char *msg, size_t n,
+                              int *verbose)
 {
     char path[CMP_PATH_MAX + 16], detail[256], text[RECORD_MAX + 1];
     cmp_mpirun_record_t r;
@@ -112,6 +113,13 @@ int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbo
         return -1;
     }
     *verbose = r.verbose;
+    if (status != 0) {   /* the parts stay in the stage, which goes */
+        size_t nlen;
+        cm_profile_key_program(r.key, &nlen);
+        snprintf(msg, n, "mpirun failed (exit code %d): the run of '%.*s' is not "
+                 "recorded", status, (int)nlen, r.key);
+        return CM_STEP_REFUSED;
+    }
     int has_run = cmp_run_parse(r.run, r.step, &run, &traffic);
     cm_store_t *st = cm_store_open(r.store, getuid(), 0, r.max_bytes, &err);
     int dir = st ? open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;

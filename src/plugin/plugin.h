@@ -250,12 +250,15 @@ typedef struct cmp_mpirun_record {
 int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
                             int traffic, cm_error_t *err);
 
-/** The launcher, after mpirun returned: record the run staged in @p stage
- *  (the ranks' parts into the user's store, as any profiled step's).
+/** The launcher, after mpirun returned with exit code @p status (128 + N
+ *  for signal N): record the run staged in @p stage (the ranks' parts into
+ *  the user's store, as any profiled step's) -- unless @p status is not 0:
+ *  a failed run is never recorded, as a step with a failed task is not.
  *  Returns 0 when there was nothing to record, a cm_step_result_t with its
  *  line in @p msg, or -1 with the reason in @p msg; @p verbose: which
  *  lines the user sees (0 none, 1 errors, 2 every line). */
-int cmp_mpirun_record_collect(const char *stage, char *msg, size_t n, int *verbose);
+int cmp_mpirun_record_collect(const char *stage, int status, char *msg, size_t n,
+                              int *verbose);
 
 /** Remove the files (and empty subdirectories) of directory @p fd. */
 void cmp_empty_dir(int fd);

@@ -233,6 +233,16 @@ static int record_note(cm_store_t *st, const char *failed, char *note, size_t si
     return !why;
 }
 
+/* The note of an mpirun run that clustermap's mpirun could not stage for
+ * profiling (mpirun_batch.c logs why): the store's own reason when it has
+ * one, as record_note() gives it for srun's steps. */
+static void unstaged_note(cm_store_t *st, const char *failed, char *note, size_t size)
+{
+    if (record_note(st, failed, note, size))
+        snprintf(note, size, " (not profiling this run: clustermap's mpirun could not "
+                 "stage it; see slurmd's log)");
+}
+
 /* mpirun's ranks: the srun of its daemons starts before any of them, so
  * the control file clustermap's mpirun gave them says, in time, whether
  * to record traffic or time only; the record tells that mpirun, once it
@@ -532,9 +542,12 @@ static void place_step(const cmp_config_t *c, const step_t *s, cm_store_t *st,
     } else if (!found && cluster) {
         char others[256];
         int record = may_profile && record_note(st, NULL, note, sizeof note);
+        int unstaged = !staged && !s->req.noprofile && c->profiling != CMP_PROFILE_NEVER;
+        if (unstaged)
+            unstaged_note(st, NULL, note, sizeof note);
         other_counts(st, s->key, others, sizeof others);
-        cmp_fallback(CMP_FALLBACK, may_profile ? note : NULL, "no profile for job '%s' "
-                     "with %d tasks%s", s->job_name, s->ntasks, others);
+        cmp_fallback(CMP_FALLBACK, may_profile || unstaged ? note : NULL, "no profile "
+                     "for job '%s' with %d tasks%s", s->job_name, s->ntasks, others);
         if (record)
             mark_step(c, s, 1, 0, NULL, 0, 0);
     } else {
@@ -570,7 +583,11 @@ static void profile_only(const cmp_config_t *c, const step_t *s, cm_store_t *st,
     char note[600];
     if (s->req.noprofile)
         cmp_fallback(CMP_NOTHING_TO_DO, NULL, "--mapping=profile,noprofile");
-    else if (!record_note(st, st ? NULL : store_err->msg, note, sizeof note))
+    else if (s->rankfile && !getenv(CMP_ENV_MPIRUN_STAGE)) {
+        unstaged_note(st, st ? NULL : store_err->msg, note, sizeof note);
+        cmp_fallback(CMP_FALLBACK, note, "--mapping=profile of job '%s' with %d tasks",
+                     s->job_name, s->ntasks);
+    } else if (!record_note(st, st ? NULL : store_err->msg, note, sizeof note))
         cmp_fallback(CMP_FALLBACK, note, "--mapping=profile of job '%s' with %d tasks",
                      s->job_name, s->ntasks);
     else {

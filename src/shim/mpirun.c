@@ -363,7 +363,9 @@ static int run_and_record(const char *real, char **av, const char *stage)
         sigaction(sigs[i], &sa, NULL);
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
-    int res = cmp_mpirun_record_collect(stage, msg, sizeof msg, &verbose);
+    int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+             : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    int res = cmp_mpirun_record_collect(stage, code, msg, sizeof msg, &verbose);
     if ((res < 0 || res == CM_STEP_REFUSED) ? verbose >= 1 : res > 0 && verbose >= 2)
         fprintf(stderr, "clustermap: %s\n", msg);
     cmp_empty_private((void *)stage);
@@ -371,9 +373,8 @@ static int run_and_record(const char *real, char **av, const char *stage)
     if (WIFSIGNALED(status)) {
         signal(WTERMSIG(status), SIG_DFL);
         raise(WTERMSIG(status));
-        return 128 + WTERMSIG(status);
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    return code;
 }
 
 int main(int argc, char **argv)

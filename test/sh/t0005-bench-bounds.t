@@ -50,4 +50,25 @@ test_expect_success 'real matrices: floor below every tool, 16-rank optima marke
     grep -q "^cg.S.16.mtx@4:2:4:2 .*\*" real.out
 '
 
+# cutbound (bench/README.md, "What no placement can do"): the minimum over
+# down-sets is the minimum over all subsets (checked by brute force on
+# small grids), and the figures the README quotes.
+test_expect_success 'cutbound: down-sets reach the minimum boundary of all subsets' '
+    "$BENCH/cutbound" --check 3 3 2 >cb1.out &&
+    "$BENCH/cutbound" --check 6 4 1 >cb2.out &&
+    "$BENCH/cutbound" --check 4 3 2 >cb3.out &&
+    test "$(cat cb1.out cb2.out cb3.out | wc -l)" -eq $((19 + 25 + 25)) &&
+    ! grep DIFFERS cb1.out cb2.out cb3.out &&
+    test_must_fail "$BENCH/cutbound" --check 5 5 1 2>cb.err &&
+    grep "at most 24 cells" cb.err
+'
+
+test_expect_success 'cutbound: the halo floors of bench/README.md' '
+    for c in "4 4 4 32 16" "8 8 1 32 8" "8 4 4 8 12" "8 4 4 40 20" "8 4 4 32 16"; do
+        set -- $c &&
+        "$BENCH/cutbound" $1 $2 $3 $4 >cb.out &&
+        grep "^grid=$1x$2x$3 cells=$4 min_boundary=$5$" cb.out || return 1
+    done
+'
+
 test_done

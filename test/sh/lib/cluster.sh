@@ -54,6 +54,19 @@ needs_srun_pmix() {
     skip_all="srun cannot start MPI programs here: this Slurm has no mpi/pmix plugin"
     test_done
 }
+# MPI_RUN: how a batch script of the tests that run on every stack starts
+# an MPI program on all of the job's tasks: srun with PMIx where this Slurm
+# has it, else mpirun (clustermap's, in a job with --mapping), so that
+# forky's Open MPI 6 runs them too.  MPIRUN_ONLY: the latter.  Written
+# into a script as it is: an mpirun that clustermap does not place
+# (--mapping=off) is told --bind-to none, as Open MPI 6 refuses to bind
+# ranks to the CPUs a virtual node claims and this machine lacks.
+if test_have_prereq SRUN_PMIX; then
+    MPI_RUN="srun -K --mpi=pmix"
+else
+    MPI_RUN='mpirun --allow-run-as-root $(test -n "$CLUSTERMAP_MPIRUN_DIR" || echo --bind-to none)'
+    test_set_prereq MPIRUN_ONLY
+fi
 
 cluster_idle() { "$CM_CLUSTER_BIN/wait-idle" 30; }
 
