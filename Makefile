@@ -87,11 +87,14 @@ PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
 PLACE_SO  := $(BUILD)/clustermap-place.so
 SHIM      := $(BUILD)/bin/mpirun
+# `clustermap calibrate`'s MPI program (src/calibrate/), beside the command
+PINGPONG  := $(BUILD)/clustermap-pingpong
 TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
 BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)/bench/cutbound
 
 TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
-           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM))
+           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
+           $(PINGPONG)
 
 .PHONY: all tests benches check check-stacks unit-check deps demo bench bench-sim install uninstall clean
 all: $(TARGETS)
@@ -115,6 +118,9 @@ $(LIBDIR_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(LIBDIR) $(LIBEXECDIR)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBEXECDIR)' >$@
 $(BUILD)/obj/src/plugin/config.o: $(LIBDIR_STAMP)
+$(BUILD)/obj/src/cli/cmd_calibrate.o: $(LIBDIR_STAMP)
+$(BUILD)/obj/src/cli/cmd_calibrate.o: CFLAGS_ALL += \
+  -DCM_DEFAULT_PINGPONG='"$(LIBEXECDIR)/clustermap/pingpong"'
 .PHONY: FORCE
 FORCE:
 
@@ -134,6 +140,10 @@ $(call obj,$(CLI_SRC)): CFLAGS_ALL += $(CAIRO_CFLAGS)
 
 $(CLI): $(call obj,$(CLI_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
 	$(CC) $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CAIRO_LIBS)
+
+$(PINGPONG): src/calibrate/pingpong.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) -o $@ $<
 
 $(PMPI_SO): $(call obj,$(PMPI_SRC))
 	$(MPICC) $(SANLD) -shared -o $@ $^ -ldl
@@ -221,9 +231,10 @@ install: all
 	install -m 0644 src/core/clustermap.h $(DESTDIR)$(INCDIR)/
 	$(if $(PMPI_SRC),install -m 0755 $(PMPI_SO) $(DESTDIR)$(LIBDIR)/)
 	$(if $(PLUGIN_SRC),install -m 0755 $(PLUGIN_SO) $(PLACE_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/)
-	$(if $(SHIM_SRC),install -d $(DESTDIR)$(LIBEXECDIR)/clustermap/bin)
+	install -d $(DESTDIR)$(LIBEXECDIR)/clustermap/bin
 	$(if $(SHIM_SRC),install -m 0755 $(SHIM) $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpirun)
 	$(if $(SHIM_SRC),ln -sf mpirun $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpiexec)
+	install -m 0755 $(PINGPONG) $(DESTDIR)$(LIBEXECDIR)/clustermap/pingpong
 	for f in $(wildcard docs/man/*.1); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man1/; done
 	for f in $(wildcard docs/man/*.8); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man8/; done
 
@@ -234,6 +245,7 @@ uninstall:
 	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap-place.so \
 	  $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpirun \
 	  $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpiexec \
+	  $(DESTDIR)$(LIBEXECDIR)/clustermap/pingpong \
 	  $(foreach f,$(wildcard docs/man/*.1),$(DESTDIR)$(MANDIR)/man1/$(notdir $(f))) \
 	  $(foreach f,$(wildcard docs/man/*.8),$(DESTDIR)$(MANDIR)/man8/$(notdir $(f)))
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/clustermap/bin $(DESTDIR)$(LIBEXECDIR)/clustermap \

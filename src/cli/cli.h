@@ -39,6 +39,10 @@ int cm_cmd_explain(int argc, char **argv);
  *  placement on the machine, or of the judge's CSV (src/cli/cmd_render.c). */
 int cm_cmd_render(int argc, char **argv);
 
+/** `clustermap calibrate`: per-level latency and bandwidth measured with
+ *  clustermap-pingpong inside an allocation (cmd_calibrate.c). */
+int cm_cmd_calibrate(int argc, char **argv);
+
 struct cm_store;
 /** `profile show`: the run history of (@p name, @p ntasks) and the guard's
  *  decision under its default rule, as key=value lines (cmd_profile_runs.c).

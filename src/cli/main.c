@@ -18,6 +18,8 @@ static const subcommand_t subcommands[] = {
     { "plan", cm_cmd_plan, "compute a placement of a job's ranks and write it" },
     { "eval", cm_cmd_eval, "print the communication cost of a placement" },
     { "render", cm_cmd_render, "draw a placement or the judge's CSV: png, svg, pdf" },
+    { "calibrate", cm_cmd_calibrate, "measure latency and bandwidth per machine "
+      "level inside an allocation" },
     { "explain", cm_cmd_explain, "print what the plugin chose for a placed step, "
       "and why" },
     { "profile", cm_cmd_profile, "manage the profile store: list, show, "

@@ -81,6 +81,7 @@ sections_of() {
     render) echo OPTIONS MATRIX MACHINE RENDER ;;
     profile|profile+*) echo OPTIONS PROFILE ;;
     explain) echo OPTIONS PROFILE ;;   # --store and --user, as profile's
+    calibrate) echo OPTIONS MACHINE CALIBRATE ;;
     *) echo OPTIONS "$(echo "$1" | tr a-z A-Z)" ;;
     esac
 }
