@@ -45,14 +45,18 @@ typedef struct {
     double drop;
 } cal_opts_t;
 
+typedef struct {
+    int a, b;                  /* ranks, a < b */
+    double small, large;       /* one-way seconds */
+} cal_pair_t;
+
 /* What the pingpong said: each rank's slot of the tree, each pair's times. */
 typedef struct {
     int n;                     /* ranks */
     int *slot;                 /* per rank, -1 until its host line */
     int *bound;                /* per rank: slot is its bound CPU's */
     int npairs;
-    int *a, *b;
-    double *small, *large;     /* one-way seconds */
+    cal_pair_t *pair;
     long small_bytes, large_bytes;
 } cal_data_t;
 
@@ -113,30 +117,15 @@ static int host_slot(const cm_tree_t *t, const char *name, int cpu, int *bound)
     return -1;
 }
 
-static int add_pair(cal_data_t *d, int a, int b, double s, double l)
+static int add_pair(cal_data_t *d, cal_pair_t p)
 {
     if (d->npairs % 256 == 0) {
-        size_t cap = (size_t)d->npairs + 256;
-        int *na = realloc(d->a, cap * sizeof *na);
-        if (na)
-            d->a = na;
-        int *nb = realloc(d->b, cap * sizeof *nb);
-        if (nb)
-            d->b = nb;
-        double *ns = realloc(d->small, cap * sizeof *ns);
-        if (ns)
-            d->small = ns;
-        double *nl = realloc(d->large, cap * sizeof *nl);
-        if (nl)
-            d->large = nl;
-        if (!na || !nb || !ns || !nl)
+        cal_pair_t *np = realloc(d->pair, ((size_t)d->npairs + 256) * sizeof *np);
+        if (!np)
             return -1;
+        d->pair = np;
     }
-    d->a[d->npairs] = a;
-    d->b[d->npairs] = b;
-    d->small[d->npairs] = s;
-    d->large[d->npairs] = l;
-    d->npairs++;
+    d->pair[d->npairs++] = p;
     return 0;
 }
 
@@ -166,7 +155,7 @@ static int parse_output(char *text, const char *src, const cm_tree_t *t, cal_dat
                 !(s > 0) || !(lg > 0) || !isfinite(s) || !isfinite(lg))
                 return bad_line(src, line, "'pair A B SMALL LARGE' with ranks 0 <= A "
                                 "< B whose hosts came before and times > 0");
-            if (add_pair(d, a, b, s, lg) < 0)
+            if (add_pair(d, (cal_pair_t){ a, b, s, lg }) < 0)
                 return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
         } else if (sscanf(l, "end small=%ld large=%ld %n", &d->small_bytes,
                           &d->large_bytes, &used) == 2 && !l[used]) {
@@ -206,6 +195,22 @@ static const char *program_path(const char *given, char *buf, size_t n)
         }
     }
     return CM_DEFAULT_PINGPONG;
+}
+
+/* All of @p f (at most MAX_OUTPUT bytes: more is cut, and the parse then
+ * finds no 'end' line) into *out, NUL-ended; @p src names it. */
+static int read_stream(FILE *f, const char *src, char **out)
+{
+    char *buf = malloc(MAX_OUTPUT + 1);   /* touched only as far as read */
+    size_t len = buf ? fread(buf, 1, MAX_OUTPUT, f) : 0;
+    if (!buf || ferror(f)) {
+        free(buf);
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", src,
+                           buf ? "read error" : "out of memory");
+    }
+    buf[len] = '\0';
+    *out = buf;
+    return 0;
 }
 
 /* Run the launcher with the program; its stdout into *out (NUL-ended). */
@@ -250,43 +255,27 @@ static int run_program(const cal_opts_t *o, char **out)
         _exit(127);
     }
     close(fds[1]);
-    size_t len = 0, cap = 65536;
-    char *buf = malloc(cap + 1);
-    ssize_t got;
-    while (buf && (got = read(fds[0], buf + len, cap - len)) != 0) {
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        len += (size_t)got;
-        if (len == cap && cap < MAX_OUTPUT) {
-            char *nb = realloc(buf, 2 * cap + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        } else if (len == cap) {
-            break;   /* more than MAX_OUTPUT: the parse says it is cut short */
-        }
-    }
-    close(fds[0]);
+    /* the read end is closed before the wait: a program that writes more
+     * than is read gets SIGPIPE instead of blocking */
+    FILE *f = fdopen(fds[0], "r");
+    int rc = f ? read_stream(f, "clustermap-pingpong", out)
+               : cm_cli_fail(CM_EXIT_FAIL, CMD, "fdopen: %s", strerror(errno));
+    if (f)
+        fclose(f);
+    else
+        close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (!buf)
-        return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
-    buf[len] = '\0';
+    if (rc)
+        return rc;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        free(buf);
+        free(*out);
+        *out = NULL;
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "'%s %s' failed (%s %d)", o->launcher,
                            argv[prog], WIFEXITED(status) ? "exit code" : "signal",
                            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     }
-    *out = buf;
     return 0;
 }
 
@@ -295,19 +284,10 @@ static int read_input(const char *path, char **out)
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!f)
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", path, strerror(errno));
-    char *buf = malloc(MAX_OUTPUT + 1);
-    size_t len = buf ? fread(buf, 1, MAX_OUTPUT, f) : 0;
-    int bad = ferror(f);
+    int rc = read_stream(f, path, out);
     if (f != stdin)
         fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", path,
-                           buf ? "read error" : "out of memory");
-    }
-    buf[len] = '\0';
-    *out = buf;
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------ results -- */
@@ -360,9 +340,9 @@ static int report(const cal_data_t *d, cm_tree_t *t, double drop)
     for (int lev = nlev - 1; lev >= 0; lev--) {
         int k = 0;
         for (int p = 0; p < d->npairs; p++)
-            if (pair_level(d, t, d->a[p], d->b[p]) == lev) {
-                s[k] = d->small[p];
-                l[k++] = d->large[p];
+            if (pair_level(d, t, d->pair[p].a, d->pair[p].b) == lev) {
+                s[k] = d->pair[p].small;
+                l[k++] = d->pair[p].large;
             }
         if (!(count[lev] = k))
             continue;
@@ -521,10 +501,7 @@ int cm_cmd_calibrate(int argc, char **argv)
     free(text);
     free(d.slot);
     free(d.bound);
-    free(d.a);
-    free(d.b);
-    free(d.small);
-    free(d.large);
+    free(d.pair);
     cm_tree_free(t);
 
     return rc;
