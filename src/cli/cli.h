@@ -39,6 +39,21 @@ int cm_cmd_explain(int argc, char **argv);
  *  placement on the machine, or of the judge's CSV (src/cli/cmd_render.c). */
 int cm_cmd_render(int argc, char **argv);
 
+/** Progress of a long command on a terminal (progress.c): a line on
+ *  stderr rewritten every quarter second once the command has run for 2 s,
+ *  erased at the end.  cm_cli_progress_start() returns NULL -- and every
+ *  other call then does nothing -- with @p quiet or when stderr is not a
+ *  terminal. */
+typedef struct cm_cli_progress cm_cli_progress_t;
+cm_cli_progress_t *cm_cli_progress_start(const char *cmd, int quiet);
+/** Name what the command does now (printf format). */
+void cm_cli_progress_phase(cm_cli_progress_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/** Stop, and erase the line if one was drawn; frees @p p. */
+void cm_cli_progress_end(cm_cli_progress_t *p);
+/** For cm_plan_options_t.progress, with the progress as its argument. */
+void cm_cli_progress_plan(const char *stage, void *arg);
+
 /** `clustermap calibrate`: per-level latency and bandwidth measured with
  *  clustermap-pingpong inside an allocation (cmd_calibrate.c). */
 int cm_cmd_calibrate(int argc, char **argv);

@@ -2,6 +2,7 @@
  * cmd_eval.c -- `clustermap eval`: the cost of one mapping of a matrix onto
  * a machine, in a form scripts can read ("key=value" per line on stdout).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ static void usage(FILE *f)
 "                         msgs (default: the machine's level costs as given)\n"
 "  --bound                also print a lower bound on J over all mappings\n"
 "  -v, --verbose          describe the inputs on stderr\n"
+"  -q, --quiet            no progress line (shown on a terminal after 2 s)\n"
 "  -h, --help             this text\n"
 "\n"
 "Example:\n"
@@ -84,8 +86,10 @@ static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
     fprintf(stderr, "mapping: %s\n", mapping);
 }
 
+/* The figures, computed first (the lower bound last: it may take long),
+ * then printed once @p prog has ended. */
 static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
-                  int bound, int verbose)
+                  int bound, int verbose, cm_cli_progress_t **prog)
 {
     cm_error_t err = { "" };
     cm_cost_report_t r;
@@ -100,10 +104,20 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
         free(r.level_msgs);
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
     }
-    if (cm_cost_report(m, t, map, &r, &err) != 0) {
+    double T = NAN, lb = 0;
+    int rc = cm_cost_report(m, t, map, &r, &err);
+    if (rc == 0) {
+        T = cm_cost_max(m, t, map);
+        if (bound && (lb = cm_cost_lower_bound(m, t, NULL, &err)) < 0)
+            rc = -1;
+    }
+    cm_cli_progress_end(*prog);
+    *prog = NULL;
+    if (rc != 0) {
         free(r.level_bytes);
         free(r.level_msgs);
-        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
+        return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s%s", isnan(T) ? "" : "lower bound: ",
+                           err.msg);
     }
 
     fputs("J=", stdout);
@@ -117,15 +131,9 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
     /* Last of the fixed lines, so that scripts reading the others by
      * position (the root level on line 2) keep working. */
     fputs("\nT_max=", stdout);
-    cm_cli_print_number(stdout, cm_cost_max(m, t, map));
+    cm_cli_print_number(stdout, T);
     fputc('\n', stdout);
     if (bound) {
-        double lb = cm_cost_lower_bound(m, t, NULL, &err);
-        if (lb < 0) {
-            free(r.level_bytes);
-            free(r.level_msgs);
-            return cm_cli_fail(CM_EXIT_FAIL, CMD, "lower bound: %s", err.msg);
-        }
         fputs("lower_bound=", stdout);
         cm_cli_print_number(stdout, lb);
         fputc('\n', stdout);
@@ -177,7 +185,7 @@ int cm_cmd_eval(int argc, char **argv)
     cm_tree_t *t = NULL;
     int *map;
 
-    status = cm_place_opts_parse(&po, CMD, argc, argv, ":hv", longopts,
+    status = cm_place_opts_parse(&po, CMD, argc, argv, ":hvq", longopts,
                                  CM_MACHINE_NEED_MATRIX, eval_option, &eo, usage);
     if (status != 0)
         return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
@@ -188,15 +196,23 @@ int cm_cmd_eval(int argc, char **argv)
                                   cm_cli_algorithm_names(names, sizeof names));
     }
 
-    if ((status = cm_cli_mapping_load(CMD, &po, mapping, &m, &t)) != 0)
+    cm_cli_progress_t *prog = cm_cli_progress_start(CMD, po.quiet);
+    cm_cli_progress_phase(prog, "reading %s, building the machine", po.machine.matrix);
+    if ((status = cm_cli_mapping_load(CMD, &po, mapping, &m, &t)) != 0) {
+        cm_cli_progress_end(prog);
         return status;
+    }
+    cm_cli_progress_phase(prog, "mapping: %s", mapping);
     if (po.verbose)
         print_inputs(&po.machine, m, t, mapping);
     map = malloc((size_t)cm_matrix_n(m) * sizeof *map);
     if (!map)
         status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
-    else if ((status = cm_cli_mapping_get(CMD, mapping, m, t, po.seed, map)) == 0)
-        status = report(m, t, map, eo.bound, po.verbose);
+    else if ((status = cm_cli_mapping_get(CMD, mapping, m, t, po.seed, map)) == 0) {
+        cm_cli_progress_phase(prog, "evaluating%s", eo.bound ? ", the lower bound" : "");
+        status = report(m, t, map, eo.bound, po.verbose, &prog);
+    }
+    cm_cli_progress_end(prog);   /* (when report() did not) */
     free(map);
     cm_matrix_free(m);
     cm_tree_free(t);

@@ -59,6 +59,7 @@ static void usage(FILE *f)
 "                         (auto returns the lowest J among the candidates\n"
 "                         whose T_max, the slowest rank's communication time,\n"
 "                         is no higher than block's: `clustermap eval --help`)\n"
+"  -q, --quiet            no progress line (shown on a terminal after 2 s)\n"
 "  -h, --help             this text\n"
 "\n"
 "Example:\n"
@@ -78,9 +79,12 @@ static int write_stdout(const int *map, int n)
     return CM_EXIT_OK;
 }
 
+/* Plan, then write; @p prog (may be NULL) ends once the plan is made,
+ * before anything else is printed. */
 static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                 const cm_tree_t *t, const cm_plan_options_t *o,
-                const char *output, const char *hostfile, int verbose)
+                const char *output, const char *hostfile, int verbose,
+                cm_cli_progress_t *prog)
 {
     cm_error_t err = { "" };
     int n = cm_matrix_n(m), status;
@@ -88,14 +92,18 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
     cm_plan_report_t rep;
     double start, elapsed;
 
-    if (!map)
+    if (!map) {
+        cm_cli_progress_end(prog);
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
+    }
     start = cm_cli_now();
-    if (cm_plan(m, t, o, map, &rep, &err) != 0) {
+    int rc = cm_plan(m, t, o, map, &rep, &err);
+    elapsed = cm_cli_now() - start;
+    cm_cli_progress_end(prog);
+    if (rc != 0) {
         free(map);
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s: %s", a->name, err.msg);
     }
-    elapsed = cm_cli_now() - start;
     if (cm_mapping_check(t, map, n, &err) != 0) {
         free(map);
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "algorithm %s returned an invalid "
@@ -214,7 +222,7 @@ int cm_cmd_plan(int argc, char **argv)
     char names[256];
 
     cm_plan_options_init(&po);
-    status = cm_place_opts_parse(&mo, CMD, argc, argv, ":hvo:", longopts,
+    status = cm_place_opts_parse(&mo, CMD, argc, argv, ":hvqo:", longopts,
                                  CM_MACHINE_NEED_MATRIX, plan_option, &pa, usage);
     if (status != 0)
         return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
@@ -230,8 +238,14 @@ int cm_cmd_plan(int argc, char **argv)
                                   "--hostfile FILE");
 
     mo.machine.keep_mapping = pa.initial;   /* its slots must be kept */
-    if ((status = cm_machine_opts_load(&mo.machine, CMD, &m, &t)) != 0)
+    cm_cli_progress_t *prog = cm_cli_progress_start(CMD, mo.quiet);
+    cm_cli_progress_phase(prog, "reading %s, building the machine", mo.machine.matrix);
+    if ((status = cm_machine_opts_load(&mo.machine, CMD, &m, &t)) != 0) {
+        cm_cli_progress_end(prog);
         return status;
+    }
+    po.progress = cm_cli_progress_plan;
+    po.progress_arg = prog;
     po.algorithm = a->name;
     po.seed = mo.seed;
     po.weight = mo.weight;
@@ -248,7 +262,9 @@ int cm_cmd_plan(int argc, char **argv)
         po.initial = init_map;
     }
     if (status == 0)
-        status = plan(a, m, t, &po, pa.output, pa.hostfile, mo.verbose);
+        status = plan(a, m, t, &po, pa.output, pa.hostfile, mo.verbose, prog);
+    else
+        cm_cli_progress_end(prog);
     free(init_map);
     cm_matrix_free(m);
     cm_tree_free(t);

@@ -61,6 +61,7 @@ static void usage(FILE *f)
 "  --seed N               seed of random and scotch (default 1)\n"
 "  --weight W             price J as plan --weight W does: mixed, bytes or msgs\n"
 "  -v, --verbose          say what was drawn and how long it took, on stderr\n"
+"  -q, --quiet            no progress line (shown on a terminal after 2 s)\n"
 "  -h, --help             this text\n"
 "\n"
 "Examples:\n"
@@ -132,7 +133,7 @@ static int judge_scan(int argc, char **argv, const struct option *longopts,
     *output = NULL;
     optind = 0;
     opterr = 0;
-    while ((li = -1, c = getopt_long(argc, argv, ":hvo:", longopts, &li)) != -1) {
+    while ((li = -1, c = getopt_long(argc, argv, ":hvqo:", longopts, &li)) != -1) {
         switch (c) {
         case 'h':
             usage(stdout);
@@ -197,7 +198,7 @@ int cm_cmd_render(int argc, char **argv)
     if (status != 0)
         return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
 
-    status = cm_place_opts_parse(&po, CMD, argc, argv, ":hvo:", longopts,
+    status = cm_place_opts_parse(&po, CMD, argc, argv, ":hvqo:", longopts,
                                  CM_MACHINE_NEED_MATRIX, render_option, &ro, usage);
     if (status != 0)
         return status == CM_PLACE_HELP ? CM_EXIT_OK : status;
@@ -206,13 +207,19 @@ int cm_cmd_render(int argc, char **argv)
     if (!ro.mapping)
         ro.mapping = "block";
 
-    if ((status = cm_cli_mapping_load(CMD, &po, ro.mapping, &m, &t)) != 0)
+    cm_cli_progress_t *prog = cm_cli_progress_start(CMD, po.quiet);
+    cm_cli_progress_phase(prog, "reading %s, building the machine", po.machine.matrix);
+    if ((status = cm_cli_mapping_load(CMD, &po, ro.mapping, &m, &t)) != 0) {
+        cm_cli_progress_end(prog);
         return status;
+    }
+    cm_cli_progress_phase(prog, "mapping: %s", ro.mapping);
     map = malloc((size_t)(cm_matrix_n(m) > 0 ? cm_matrix_n(m) : 1) * sizeof *map);
     if (!map)
         status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
     else
         status = cm_cli_mapping_get(CMD, ro.mapping, m, t, po.seed, map);
+    cm_cli_progress_phase(prog, "drawing %s", ro.output);
     if (status == 0) {
         in.matrix_path = po.machine.matrix;
         in.mapping = ro.mapping;
@@ -222,6 +229,7 @@ int cm_cmd_render(int argc, char **argv)
         status = ro.view == VIEW_PLACEMENT ? cm_render_placement(CMD, ro.output, &in)
                                            : cm_render_matrix(CMD, ro.output, &in);
     }
+    cm_cli_progress_end(prog);
     if (status == 0 && po.verbose)
         fprintf(stderr, "%s: --view %s, %d ranks, %d slots, %.3f s\n", ro.output,
                 ro.view == VIEW_PLACEMENT ? "placement" : "matrix",

@@ -336,6 +336,9 @@ int cm_place_opts_parse(cm_place_opts_t *o, const char *cmd, int argc, char **ar
         case 'v':
             o->verbose = 1;
             break;
+        case 'q':
+            o->quiet = 1;
+            break;
         case CM_OPT_SEED:
             if (cm_cli_parse_u64(optarg, UINT64_MAX, &o->seed) != 0)
                 return cm_cli_usage_error(cmd, "--seed expects a non-negative "

@@ -133,6 +133,7 @@ void cm_machine_line(FILE *f, const cm_tree_t *t);
     { "seed",          required_argument, NULL, CM_OPT_SEED },          \
     { "weight",        required_argument, NULL, CM_OPT_WEIGHT },        \
     { "verbose",       no_argument,       NULL, 'v' },                  \
+    { "quiet",         no_argument,       NULL, 'q' },                  \
     { "help",          no_argument,       NULL, 'h' }
 
 /** The machine and what eval and plan share besides it. */
@@ -142,6 +143,7 @@ typedef struct cm_place_opts {
     cm_weight_t weight;     /**< --weight, default CM_WEIGHT_MIXED */
     int have_weight;        /**< --weight was given */
     int verbose;            /**< -v, --verbose */
+    int quiet;              /**< -q, --quiet: no progress line */
 } cm_place_opts_t;
 
 /** A command's own option @p code (not a CM_PLACE_LONGOPTS one) with

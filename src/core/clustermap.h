@@ -480,6 +480,12 @@ typedef struct cm_plan_options {
     double deadline;       /**< hard wall-clock limit in seconds from the
                                 call (CLOCK_MONOTONIC), 0 (default): none;
                                 see cm_plan() */
+    void (*progress)(const char *stage, void *arg);
+                           /**< optional: called, in the caller's thread,
+                                with each candidate's name as the planner
+                                takes it up (run or skipped), for a
+                                progress display; NULL (default): none */
+    void *progress_arg;    /**< passed to progress */
 } cm_plan_options_t;
 
 void cm_plan_options_init(cm_plan_options_t *o);

@@ -114,6 +114,8 @@ typedef struct planner {
 static cm_plan_candidate_t *add_candidate(planner_t *pl, const char *name)
 {
     cm_plan_report_t *r = pl->rep;
+    if (pl->o->progress)
+        pl->o->progress(name, pl->o->progress_arg);
     if (r->ncandidates >= CM_PLAN_MAX_CANDIDATES)
         return NULL;
     cm_plan_candidate_t *c = &r->candidates[r->ncandidates++];
