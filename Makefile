@@ -89,10 +89,17 @@ PLACE_SO  := $(BUILD)/clustermap-place.so
 SHIM      := $(BUILD)/bin/mpirun
 # `clustermap calibrate`'s MPI program (src/calibrate/), beside the command
 PINGPONG  := $(BUILD)/clustermap-pingpong
+# The engine as a shared library as well: SONAME libclustermap.so.SOMAJOR
+# (0 while the version is 0.x: any release may change the ABI), and its
+# pkg-config file.  Programs of this tree link the static one.
+VERSION   := $(shell sed -n 's/^\#define CM_VERSION "\(.*\)"/\1/p' src/core/clustermap.h)
+SOMAJOR   := 0
+LIBCORE_SO:= $(BUILD)/libclustermap.so.$(VERSION)
+PCFILE    := $(BUILD)/clustermap.pc
 TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
 BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)/bench/cutbound
 
-TARGETS := $(LIBCORE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
+TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
            $(PINGPONG)
 
@@ -131,6 +138,18 @@ $(BUILD)/obj/%.o: %.c
 $(LIBCORE): $(call obj,$(CORE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+$(LIBCORE_SO): $(call obj,$(CORE_SRC))
+	$(CC) $(SANLD) -shared -Wl,-soname,libclustermap.so.$(SOMAJOR) -Wl,--as-needed \
+	  -o $@ $^ $(LIBS_CORE)
+	ln -sf $(notdir $@) $(BUILD)/libclustermap.so.$(SOMAJOR)
+	ln -sf libclustermap.so.$(SOMAJOR) $(BUILD)/libclustermap.so
+
+# Libs.private: what a static link needs besides (hwloc through its .pc)
+$(PCFILE): src/core/clustermap.pc.in $(LIBDIR_STAMP)
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|; s|@LIBS_PRIVATE@|$(SCOTCH_LIBS) $(LAPACK_LIBS) -lm|' \
+	    $< >$@
 
 $(LIBPROFS): $(call obj,$(PROFILE_SRC))
 	@mkdir -p $(dir $@)
@@ -228,6 +247,11 @@ install: all
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SLURM_PLUGINDIR)
 	$(if $(CLI_SRC),install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/clustermap)
 	install -m 0644 $(LIBCORE) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(LIBCORE_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBCORE_SO)) $(DESTDIR)$(LIBDIR)/libclustermap.so.$(SOMAJOR)
+	ln -sf libclustermap.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libclustermap.so
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 src/core/clustermap.h $(DESTDIR)$(INCDIR)/
 	$(if $(PMPI_SRC),install -m 0755 $(PMPI_SO) $(DESTDIR)$(LIBDIR)/)
 	$(if $(PLUGIN_SRC),install -m 0755 $(PLUGIN_SO) $(PLACE_SO) $(DESTDIR)$(SLURM_PLUGINDIR)/)
@@ -240,6 +264,9 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clustermap $(DESTDIR)$(LIBDIR)/libclustermap.a \
+	  $(DESTDIR)$(LIBDIR)/$(notdir $(LIBCORE_SO)) \
+	  $(DESTDIR)$(LIBDIR)/libclustermap.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libclustermap.so \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/clustermap.pc \
 	  $(DESTDIR)$(INCDIR)/clustermap.h $(DESTDIR)$(LIBDIR)/libclustermap-prof.so \
 	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap.so \
 	  $(DESTDIR)$(SLURM_PLUGINDIR)/clustermap-place.so \
