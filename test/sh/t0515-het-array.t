@@ -22,12 +22,6 @@ unset CM_CLUSTER_SLURM_EXTRA
 
 FALLBACK="; using Slurm's default placement"
 
-# plugstack ARGS...: the plugin's line with these arguments added (read
-# again by every srun and slurmstepd)
-plugstack() {
-    echo "$CM_CLUSTER_PLUGSTACK $*" >"$STATE/etc/plugstack.conf"
-}
-
 # sbw_all [SBATCH-OPTION...] SCRIPT: submit a job array or a het job and
 # wait until every element or component (a record of its own to scontrol,
 # which sbatch-wait does not expect) has ended; fails unless all completed.

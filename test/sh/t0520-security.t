@@ -36,12 +36,6 @@ LOGS=$STATE/log
 # sbw_as, once more after the Open MPI start-up race (lib/cluster.sh).
 sbw_user() { race_retry sbw_as "$@"; }
 
-# plugstack ARGS...: the plugin's line with these arguments added (srun and
-# slurmstepd read plugstack.conf at every step: no restart needed).
-plugstack() {
-    echo "$CM_CLUSTER_PLUGSTACK $*" >"$STATE/etc/plugstack.conf"
-}
-
 # timed NAME CMD...: run CMD, record its exit code and seconds in NAME.rc
 # and NAME.sec.
 timed() {

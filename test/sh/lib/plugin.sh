@@ -16,6 +16,9 @@
 #   plugin_cluster_up [PLUGSTACK-ARGS]
 #                           bring the cluster up with the plugin configured
 #                           (guard=no unless the arguments set guard=)
+#   plugstack [ARGS...]     the plugin's plugstack.conf line with ARGS added
+#                           (srun and slurmstepd read it at every step: no
+#                           restart); without ARGS, as plugin_cluster_up made it
 #   ranks_hosts FILE...     "rank host" of the halo/hello output lines
 #   plan_of FILE            "rank node core" of the plugin's verbose plan lines
 #   check_plan_hosts ERR OUT N, check_bound ERR OUT N
@@ -139,6 +142,10 @@ sbw_as() {
 # which on one shared machine are noise: the tests of placement mechanics
 # turn it off so that their placements are deterministic; t0513 tests it
 # (plugin_cluster_up guard=yes ...).
+plugstack() {
+    echo "$CM_CLUSTER_PLUGSTACK $*" >"$STATE/etc/plugstack.conf"
+}
+
 plugin_cluster_up() {
     case " $* " in
     *" guard="*) guard= ;;
