@@ -40,6 +40,7 @@ static void usage(FILE *f)
 "                           other nodes counted for its whole node (what\n"
 "                           paces a latency-bound pipeline; plan's auto never\n"
 "                           raises it above block's)\n"
+
 "  lower_bound=<cost>       with --bound: no mapping of this matrix onto this\n"
 "                           machine has a lower J (docs/machine-costs.md)\n"
 "\n"
@@ -57,7 +58,11 @@ static void usage(FILE *f)
 "  --weight W             price J as plan --weight W does: mixed, bytes or\n"
 "                         msgs (default: the machine's level costs as given)\n"
 "  --bound                also print a lower bound on J over all mappings\n"
-"  -v, --verbose          describe the inputs on stderr\n"
+"  -v, --verbose          describe the inputs on stderr, and after the figures\n"
+"                         the messages per level, the node that sends most and\n"
+"                         L_max, the busiest uplink: max over nodes and switch\n"
+"                         groups of the bytes they send out (or take in),\n"
+"                         priced at their uplink's level, per node\n"
 "  -q, --quiet            no progress line (shown on a terminal after 2 s)\n"
 "  -h, --help             this text\n"
 "\n"
@@ -145,7 +150,9 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
             cm_cli_print_number(stderr, r.level_msgs[l]);
             fputc('\n', stderr);
         }
-        fprintf(stderr, "max_node=%d\n", cm_tree_node_origin(t, r.max_node));
+        fprintf(stderr, "max_node=%d\nL_max=", cm_tree_node_origin(t, r.max_node));
+        cm_cli_print_number(stderr, cm_cost_links(m, t, map));
+        fputc('\n', stderr);
     }
     free(r.level_bytes);
     free(r.level_msgs);

@@ -143,6 +143,8 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                     cm_cli_print_number(stderr, c->J);
                     fputs(" T_max=", stderr);
                     cm_cli_print_number(stderr, c->T_max);
+                    fputs(" L_max=", stderr);
+                    cm_cli_print_number(stderr, c->L_max);
                     fprintf(stderr, " time=%.6f s%s\n", c->seconds,
                             c->over_tmax ? " (T_max above block's: not chosen)"
                                          : "");

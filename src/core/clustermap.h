@@ -381,6 +381,19 @@ double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
  *  no memory; the map must be valid (cm_mapping_check). */
 double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
 
+/** L_max, the busiest uplink: for every node and switch group v, the bytes
+ *  its ranks send to ranks outside v (and, apart, receive from outside),
+ *  priced at the byte cost of v's parent's level (one node's share of v's
+ *  uplink) and divided by the number of nodes of the smallest group at
+ *  v's level (a level's cost is the share of its smallest group: its
+ *  groups' uplinks are taken as that many shares each); the largest.  What a bulk
+ *  exchange across a narrow link -- a cluster's link to the others, an
+ *  oversubscribed leaf uplink -- waits for, where J sums all links.
+ *  Seconds on hwloc and slurm.conf trees; 0 with fewer than 2 nodes.
+ *  O(nnz x depth).  NAN on NULL arguments, a slot out of range or no
+ *  memory. */
+double cm_cost_links(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
+
 /** Everything `clustermap eval` prints. */
 typedef struct cm_cost_report {
     double J;             /**< as cm_cost() */
@@ -499,6 +512,7 @@ typedef struct cm_plan_candidate {
                           cm_tree_apply_weight() (equal to cm_cost() under
                           the default mixed weight) */
     double T_max;    /**< cm_cost_max() under the same costs as J */
+    double L_max;    /**< cm_cost_links() under the same costs */
     int over_tmax;   /**< 1 when ok but not eligible in "auto": its T_max
                           is above block's */
     double seconds;  /**< wall time it took */
@@ -513,6 +527,7 @@ typedef struct cm_plan_report {
     char winner[32]; /**< the candidate whose mapping was returned */
     double J;        /**< its J, as the candidates' */
     double T_max;    /**< its T_max, as the candidates' */
+    double L_max;    /**< its L_max, as the candidates' */
     int ncandidates;
     cm_plan_candidate_t candidates[CM_PLAN_MAX_CANDIDATES];
 } cm_plan_report_t;
@@ -523,7 +538,8 @@ typedef struct cm_plan_report {
  *  the slowest rank) is no higher than block's, so it is never worse than
  *  block in either figure under the model: a candidate that lowers J by
  *  making one rank's receives slower (a latency-bound pipeline) is not
- *  chosen.  Both figures use the costs of o->weight.  Same inputs, options and seed give the same mapping (unless
+ *  chosen.  Each candidate's L_max (cm_cost_links()) is reported, not
+ *  used.  Both figures use the costs of o->weight.  Same inputs, options and seed give the same mapping (unless
  *  a deadline cuts the run short).  The candidates run on
  *  cm_tree_restrict() of @p t, so that time and memory follow n, not the
  *  slots of t; block, cyclic and random (drawn over all of t) are those of

@@ -1,5 +1,5 @@
-/* cost.c -- the objective J(pi), the per-rank bottleneck T_max(pi) and the
- * per-level breakdown `eval` prints.
+/* cost.c -- the objective J(pi), the per-rank bottleneck T_max(pi), the
+ * busiest uplink L_max(pi) and the per-level breakdown `eval` prints.
  *
  * Traffic is summed per lowest-common-ancestor level first and multiplied by
  * the level costs once at the end.  The sums use long double with Neumaier
@@ -205,4 +205,96 @@ double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
     double T = cm_cost_max_levels(m, t, map, cb, cm);
     free(cb);
     return T;
+}
+
+/* L_max.  Every byte between two nodes leaves its sender's node, and every
+ * switch group below the pair's lowest common ancestor, through that
+ * vertex's uplink, and enters the receiver's side through theirs.  The
+ * uplink of a vertex v leads to the level of its parent, whose byte cost
+ * is one node's share of that link (docs/machine-costs.md) -- the share
+ * of the level's smallest group, k nodes -- so the uplink is busy for
+ * bytes x cost(parent's level) / k, each direction counted apart (links
+ * are full duplex).  The largest
+ * is the bottleneck a bulk exchange waits for -- on a multi-cluster
+ * machine a cluster's slow link, which J, a sum over all links, cannot
+ * see: it prefers fewer bytes across in all to fewer across the busiest
+ * link. */
+double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                            const double *cb)
+{
+    if (!m || !t || !map || !cb)
+        return NAN;
+    int n = cm_matrix_n(m), nv = cm_tree_nvertices(t), nn = cm_tree_nnodes(t);
+    if (cm_tree_nlevels(t) < 1 || !map_in_range(t, map, n))
+        return NAN;
+    if (nn < 2)
+        return 0;
+    acc_t *io = calloc(2 * (size_t)nv, sizeof *io);   /* out, then in, per vertex */
+    int *nodes = calloc((size_t)nv, sizeof *nodes);
+    if (!io || !nodes) {
+        free(io);
+        free(nodes);
+        return NAN;
+    }
+    for (int k = 0; k < nn; k++)
+        for (int v = cm_tree_node_vertex(t, k); v >= 0; v = cm_tree_vertex_parent(t, v))
+            nodes[v]++;
+    /* a level's cost is the share of its smallest group (mkplatform: the
+     * smallest cluster's share of the link every cluster has): its groups'
+     * uplinks are taken as that many shares each */
+    int nlev = cm_tree_nlevels(t), *least = calloc((size_t)nlev, sizeof *least);
+    if (!least) {
+        free(io);
+        free(nodes);
+        return NAN;
+    }
+    for (int v = 0; v < nv; v++) {
+        int l = cm_tree_vertex_level(t, v);
+        if (nodes[v] > 0 && (!least[l] || nodes[v] < least[l]))
+            least[l] = nodes[v];
+    }
+    for (int i = 0; i < n; i++) {
+        const int *cols;
+        const double *bytes, *msgs;
+        int len;
+        cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
+        int from = cm_tree_slot_node(t, map[i]);
+        for (int k = 0; k < len; k++) {
+            int to = cm_tree_slot_node(t, map[cols[k]]);
+            if (from < 0 || to < 0 || from == to)
+                continue;
+            int l = cm_tree_lca_level(t, map[i], map[cols[k]]);
+            for (int side = 0; side < 2; side++)
+                for (int v = cm_tree_node_vertex(t, side ? to : from), p;
+                     cm_tree_vertex_level(t, v) > l; v = p) {
+                    p = cm_tree_vertex_parent(t, v);
+                    acc_add(&io[side * nv + v],
+                            bytes[k] * (long double)cb[cm_tree_vertex_level(t, p)]);
+                }
+        }
+    }
+    double worst = 0;
+    for (int v = 0; v < nv; v++)
+        if (nodes[v] > 0)
+            worst = fmax(worst, (double)(fmaxl(acc_value(&io[v]), acc_value(&io[nv + v])) /
+                                         least[cm_tree_vertex_level(t, v)]));
+    free(io);
+    free(nodes);
+    free(least);
+    return worst;
+}
+
+double cm_cost_links(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
+{
+    int nlev = t ? cm_tree_nlevels(t) : 0;
+    if (nlev < 1)
+        return NAN;
+    double *cb = malloc(sizeof(double) * (size_t)nlev);
+    if (!cb)
+        return NAN;
+    for (int l = 0; l < nlev; l++)
+        cb[l] = cm_tree_level_byte_cost(t, l);
+    double L = cm_cost_links_levels(m, t, map, cb);
+    free(cb);
+    return L;
 }

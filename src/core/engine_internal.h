@@ -88,6 +88,10 @@ double cm_problem_cost(const cm_problem_t *p, const int *map);
 double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
                           const int *map, const double *cb, const double *cm);
 
+/** cm_cost_links() under per-level byte costs @p cb (cost.c). */
+double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                            const double *cb);
+
 /** T_max of @p map under the problem's effective costs (its matrix as
  *  given, not the symmetric one: receivers are charged). */
 static inline double cm_problem_cost_max(const cm_problem_t *p, const int *map)

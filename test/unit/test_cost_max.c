@@ -273,6 +273,44 @@ static void test_auto_wavefront(void **state)
     cm_tree_free(t);
 }
 
+/* L_max (cm_cost_links): under the identity on hand_tree the bytes that
+ * cross the switch are 0 -> 4 (11) and 4 -> 0, 6 -> 3 (20 + 3): node 0
+ * sends 11 and takes in 23, node 1 the reverse, at the switch's byte cost
+ * 100, one node each: L_max = 2300. */
+static void test_links_hand(void **state)
+{
+    (void)state;
+    cm_tree_t *t = hand_tree();
+    cm_matrix_t *m = cm_test_matrix_of(8, hand, NHAND, 1);
+    int map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    assert_true(cm_cost_links(m, t, map) == 2300.0);
+    assert_true(isnan(cm_cost_links(NULL, t, map)));
+    cm_matrix_free(m);
+    cm_tree_free(t);
+}
+
+/* A group's uplink is priced at its parent's level and shared by its
+ * nodes: 2 switches of 2 nodes; one byte from node 0 to node 2 leaves
+ * node 0 at the switch level's cost (100, one node) and switch 0 at the
+ * root's (1000, two nodes): L_max = max(100, 500) = 500. */
+static void test_links_groups(void **state)
+{
+    (void)state;
+    cm_tree_t *t = cm_test_hier("2:2:2:2", "1:10:100:1000");
+    cm_error_t err = { "" };
+    static const double cost[] = { 1000, 100, 10, 1, 0 };
+    for (int l = 0; l < 5; l++)
+        assert_int_equal(cm_tree_set_level_cost(t, l, cost[l], 0, &err), 0);
+    static const cm_test_entry_t e[] = { { 0, 8, 1, 0 } };
+    cm_matrix_t *m = cm_test_matrix_of(16, e, 1, 0);
+    int map[16];
+    for (int i = 0; i < 16; i++)
+        map[i] = i;
+    assert_true(cm_cost_links(m, t, map) == 500.0);
+    cm_matrix_free(m);
+    cm_tree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +320,8 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_independent),
         cmocka_unit_test(test_auto_wavefront),
+        cmocka_unit_test(test_links_hand),
+        cmocka_unit_test(test_links_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
