@@ -191,20 +191,23 @@ test_expect_success NODES_ARBITRARY 'srun -N2 -n8 in a 4-node allocation: as Slu
 
 # Two placed steps side by side fit as they do without clustermap: each
 # keeps Slurm's 2 tasks per node, so neither waits for the other's CPUs.
+# (the steps' stderr goes to the job's too: the start-up race is seen there)
 test_expect_success 'two srun --exact -n8 steps side by side: both placed, neither waits' '
     cat >side.sh <<-EOF &&
 	#!/bin/sh
 	srun --exact --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/sa.out 2>out/sa.err &
 	srun --exact --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/sb.out 2>out/sb.err &
 	wait
+	cat out/sa.err out/sb.err >&2
 	EOF
-    sbw -J halo -N4 -n16 --exclusive -o out/side.out side.sh &&
-    grep "^clustermap: placed 8 tasks" out/sa.err &&
-    grep "^clustermap: placed 8 tasks" out/sb.err &&
-    ! grep -i "temporarily disabled\|busy\|waiting" out/sa.err out/sb.err &&
-    node_counts out/sa.out >a.counts && node_counts out/sb.out >b.counts &&
-    printf "2 n1\n2 n2\n2 n3\n2 n4\n" >expect &&
-    test_cmp expect a.counts && test_cmp expect b.counts
+    sbw -J halo -N4 -n16 --exclusive -o out/side.out -e out/side.err side.sh &&
+    { grep "^clustermap: placed 8 tasks" out/sa.err &&
+      grep "^clustermap: placed 8 tasks" out/sb.err &&
+      ! grep -i "temporarily disabled\|busy\|waiting" out/sa.err out/sb.err &&
+      node_counts out/sa.out >a.counts && node_counts out/sb.out >b.counts &&
+      printf "2 n1\n2 n2\n2 n3\n2 n4\n" >expect &&
+      test_cmp expect a.counts && test_cmp expect b.counts ||
+      diag out/side.err out/sa.out out/sb.out; }
 '
 
 # A shared -N2 -n8 job gets 7 CPUs on one node and 1 on the other (t0500):
