@@ -37,10 +37,10 @@ PLAN="$CLUSTERMAP plan --matrix big.trip --format triplets --hierarchy 16:2:50:4
 --distances 1:2:10:100 --time-budget 4"
 
 test_expect_success SCRIPT 'on a terminal: the phases after 2 s, then erased' '
-    on_tty tty.out "$PLAN --output tty.map" &&
-    test "$(wc -l <tty.map)" -eq 64000 &&
+    { on_tty tty.out "$PLAN --output tty.map" || { echo "# on_tty: exit $?" >&7; diag tty.out; }; } &&
     tr "\r" "\n" <tty.out >tty.lines &&
-    { grep -E "^clustermap plan: (reading|planning: )[^,]*, ([2-9]|[1-9][0-9]+)[.][0-9] s *$" tty.lines &&
+    { test "$(wc -l <tty.map)" -eq 64000 &&
+      grep -E "^clustermap plan: (reading|planning: )[^,]*, ([2-9]|[1-9][0-9]+)[.][0-9] s *$" tty.lines &&
       ! grep -E "^clustermap plan: .*, [01][.][0-9] s" tty.lines &&
       # the last thing written is the erase: a line of blanks
       awk "length > 0 { last = \$0 } END { exit !(last ~ /^ +\$/) }" tty.lines ||

@@ -139,14 +139,15 @@ test_expect_success 'salloc --mapping=cluster, then a plain srun is placed' '
 
 test_expect_success 'srun --mapping=cluster -n8 in an allocation: 8 tasks, own profile' '
     # The profile is recorded by slurmstepd once the step has ended on its
-    # nodes, a moment after srun returns: wait for it.  A failed srun puts
+    # nodes, a moment after srun returns: wait for it (up to 30 s: seconds
+    # on a loaded machine).  A failed srun puts
     # its stderr where race_retry (lib/cluster.sh) looks for Open MPI.s
     # start-up race, and fails the job.
     cat >fewer.sh <<-EOF &&
 	#!/bin/sh
 	srun --mpi=pmix --mapping=cluster,verbose -n8 ./halo_scrambled >out/fewer1.out 2>out/fewer1.err ||
 	    { cat out/fewer1.err >&2; exit 1; }
-	for i in \$(seq 50); do
+	for i in \$(seq 300); do
 	    "$CM" profile --store "$STORE" list | grep -q "^halo  *8 " && break
 	    sleep 0.1
 	done
@@ -154,10 +155,11 @@ test_expect_success 'srun --mapping=cluster -n8 in an allocation: 8 tasks, own p
 	    { cat out/fewer2.err >&2; exit 1; }
 	EOF
     sbw -J halo -N4 -n16 --exclusive -o out/fewer.out fewer.sh &&
-    grep "^clustermap: no profile for job .halo. with 8 tasks (it has profiles for 16 tasks); using Slurm.s default placement (profiling this run)$" out/fewer1.err &&
-    test "$(ranks_hosts out/fewer1.out | wc -l)" -eq 8 &&
-    grep "^clustermap: placed 8 tasks" out/fewer2.err &&
-    check_plan_hosts out/fewer2.err out/fewer2.out 8
+    { grep "^clustermap: no profile for job .halo. with 8 tasks (it has profiles for 16 tasks); using Slurm.s default placement (profiling this run)$" out/fewer1.err &&
+      test "$(ranks_hosts out/fewer1.out | wc -l)" -eq 8 &&
+      grep "^clustermap: placed 8 tasks" out/fewer2.err &&
+      check_plan_hosts out/fewer2.err out/fewer2.out 8 ||
+      diag out/fewer.out out/fewer1.err out/fewer2.err; }
 '
 
 # Tasks per node as the ranks report them: "count host" lines.
