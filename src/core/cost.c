@@ -189,20 +189,25 @@ double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
     return worst;
 }
 
-double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
+/* The tree's own level costs: byte costs, then message costs, nlevels
+ * each (caller frees); NULL without levels or memory. */
+static double *tree_costs(const cm_tree_t *t)
 {
     int nlev = t ? cm_tree_nlevels(t) : 0;
-    if (nlev < 1)
-        return NAN;
-    double *cb = malloc(sizeof(double) * 2 * (size_t)nlev);
+    double *cb = nlev > 0 ? malloc(sizeof(double) * 2 * (size_t)nlev) : NULL;
+    for (int l = 0; cb && l < nlev; l++) {
+        cb[l] = cm_tree_level_byte_cost(t, l);
+        cb[nlev + l] = cm_tree_level_msg_cost(t, l);
+    }
+    return cb;
+}
+
+double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
+{
+    double *cb = tree_costs(t);
     if (!cb)
         return NAN;
-    double *cm = cb + nlev;
-    for (int l = 0; l < nlev; l++) {
-        cb[l] = cm_tree_level_byte_cost(t, l);
-        cm[l] = cm_tree_level_msg_cost(t, l);
-    }
-    double T = cm_cost_max_levels(m, t, map, cb, cm);
+    double T = cm_cost_max_levels(m, t, map, cb, cb + cm_tree_nlevels(t));
     free(cb);
     return T;
 }
@@ -286,14 +291,9 @@ double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int 
 
 double cm_cost_links(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
 {
-    int nlev = t ? cm_tree_nlevels(t) : 0;
-    if (nlev < 1)
-        return NAN;
-    double *cb = malloc(sizeof(double) * (size_t)nlev);
+    double *cb = tree_costs(t);
     if (!cb)
         return NAN;
-    for (int l = 0; l < nlev; l++)
-        cb[l] = cm_tree_level_byte_cost(t, l);
     double L = cm_cost_links_levels(m, t, map, cb);
     free(cb);
     return L;
