@@ -512,7 +512,8 @@ typedef struct cm_plan_candidate {
                           cm_tree_apply_weight() (equal to cm_cost() under
                           the default mixed weight) */
     double T_max;    /**< cm_cost_max() under the same costs as J */
-    double L_max;    /**< cm_cost_links() under the same costs */
+    double L_max;    /**< cm_cost_links() under the same costs; NAN
+                          unless o->verbose */
     int over_tmax;   /**< 1 when ok but not eligible in "auto": its T_max
                           is above block's */
     double seconds;  /**< wall time it took */

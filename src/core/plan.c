@@ -102,7 +102,6 @@ typedef struct planner {
     cm_plan_report_t *rep;
     int *best;              /* best mapping so far */
     double bestJ, bestT;
-    double bestL;           /* L_max of the best so far */
     double cap;             /* T_max a candidate may have to be chosen:
                                block's in "auto", INFINITY otherwise */
     int *work;
@@ -146,17 +145,19 @@ static void skipped(cm_plan_candidate_t *c, const char *fmt, ...)
 
 /* Keep @p map when its T_max is within the cap and its J beats the best
  * so far (the first offer, block in "auto", is always kept); @p cand (may
- * be NULL) gets its T_max and L_max (reported: the busiest uplink does not
- * steer the choice yet).  O(nnz x depth), not counted as work: it steers
- * no search, and each candidate's refinement costs many times more. */
+ * be NULL) gets its T_max, and with o->verbose its L_max (reported only:
+ * the busiest uplink does not steer the choice yet, so it is not computed
+ * for a launch).  O(nnz), not counted as work: it steers no search, and
+ * each candidate's refinement costs many times more. */
 static void offer(planner_t *pl, cm_plan_candidate_t *cand, const char *name,
                   const int *map, double J)
 {
     double T = cm_problem_cost_max(&pl->p, map);
-    double L = cm_cost_links_levels(pl->p.a, pl->p.tree, map, pl->p.costs.cb);
     if (cand) {
         cand->T_max = T;
-        cand->L_max = L;
+        cand->L_max = pl->o->verbose ? cm_cost_links_levels(pl->p.a, pl->p.tree, map,
+                                                            pl->p.costs.cb)
+                                     : NAN;
     }
     if (pl->bestJ >= 0 && !(T <= pl->cap * (1 + TMAX_TOL))) {
         if (cand)
@@ -167,7 +168,6 @@ static void offer(planner_t *pl, cm_plan_candidate_t *cand, const char *name,
         return;
     pl->bestJ = J;
     pl->bestT = T;
-    pl->bestL = L;
     memcpy(pl->best, map, sizeof(int) * (size_t)pl->p.n);
     snprintf(pl->rep->winner, sizeof pl->rep->winner, "%s", name);
 }
@@ -740,7 +740,7 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
             memcpy(map, pl.best, sizeof(int) * (size_t)n);
         pl.rep->J = pl.bestJ;
         pl.rep->T_max = pl.bestT;
-        pl.rep->L_max = pl.bestL;
+        pl.rep->L_max = cm_cost_links_levels(pl.p.a, pl.p.tree, pl.best, pl.p.costs.cb);
     }
 out:
     free(pl.best);
