@@ -1,7 +1,8 @@
 /* matrix.c -- the sparse (CSR) communication matrix and its builder.
  *
  * Everything here is O(n + entries) in time and memory: sorting is done by
- * a stable counting sort by row (skipped when the rows come in order) and a
+ * a stable counting sort by row (skipped when the rows come in order: then
+ * each row is sorted as it is completed, see struct cm_builder) and a
  * stable sort of each row by column (insertion or radix), so no n x n
  * array, no per-row hash table and no index array is ever needed, even for
  * 2^24 ranks. */
@@ -24,14 +25,41 @@ struct cm_matrix {
     double *msgs;      /* [nnz], zeros when has_msgs == 0 and none added */
 };
 
+/* Scratch space for sorting the long rows, grown to the longest one. */
+struct row_tmp {
+    size_t cap;
+    int *cols;
+    double *bytes, *msgs;
+};
+
+/* While entries come in row order (src never below the last one's, and
+ * not far beyond it: ROW_JUMP_MAX), as files and most callers give them,
+ * the builder keeps no src array:
+ * row i's entries are [starts[i], starts[i + 1]) (the last row's end is
+ * len), and each row is sorted and merged (finish_row) as soon as the next
+ * one starts, while it is still in the cache.  finish then has nothing
+ * left to sort, and the arrays become the matrix's.  The first entry out
+ * of order writes src out from starts, and everything goes on as for any
+ * order: a counting sort by row at the end.  Rows finished early merged
+ * their repeated columns in the order added, as the end would have, so
+ * every sum is the same whichever way it went. */
 struct cm_builder {
     int n;
     int has_msgs;
     int max_index;     /* largest src or dst added, -1 if none */
+    int merged;        /* a row finished early summed repeated entries */
     size_t len, cap;
     size_t ready;      /* entries [0, ready) are prefaulted (see prefault) */
-    int *src, *dst;
+    int *src;          /* [cap]; NULL while the rows come in order */
+    int *dst;
     double *bytes, *msgs;
+    /* in row order only: */
+    int row;           /* row of the last entry, -1 before the first */
+    int rows_done;     /* every row before `row` is sorted and merged
+                          (0 after a row's sort ran out of memory) */
+    size_t *starts;    /* [starts_cap]: where rows 0..row start */
+    size_t starts_cap;
+    struct row_tmp tmp;
 };
 
 /* ---- memory ------------------------------------------------------------ */
@@ -111,13 +139,6 @@ void cm_matrix_free(cm_matrix_t *m)
 
 /* ---- triplets -> CSR ---------------------------------------------------- */
 
-/* Scratch space for sorting the long rows, grown to the longest one. */
-struct row_tmp {
-    size_t cap;
-    int *cols;
-    double *bytes, *msgs;
-};
-
 #define RADIX_BITS 12
 #define INSERTION_MAX 32
 
@@ -187,60 +208,77 @@ static int sort_row(int *cols, double *bytes, double *msgs, size_t len, int n,
     return 0;
 }
 
+/* Row [start, end) of the arrays: sorted by column (sort_row) unless it
+ * is already, then moved down to @p out (<= start) with its repeated
+ * columns summed in the order added (*merged set then).  Returns where the
+ * row now ends, or SIZE_MAX (row unchanged) when the scratch space for
+ * sorting cannot be had. */
+static size_t finish_row(int *cols, double *y, double *g, size_t out,
+                         size_t start, size_t end, int n, struct row_tmp *t,
+                         int *merged)
+{
+    size_t first = out, k = start + 1;
+
+    while (k < end && cols[k - 1] < cols[k])
+        k++;
+    if (k >= end && out == start)
+        return end;   /* in order, no repeated column, nowhere to move */
+    while (k < end && cols[k - 1] <= cols[k])
+        k++;
+    if (k < end && sort_row(cols + start, y + start, g + start, end - start,
+                            n, t) < 0)
+        return SIZE_MAX;
+    for (k = start; k < end; k++) {
+        if (out > first && cols[out - 1] == cols[k]) {
+            y[out - 1] += y[k];
+            g[out - 1] += g[k];
+            *merged = 1;
+        } else {
+            cols[out] = cols[k];
+            y[out] = y[k];
+            g[out] = g[k];
+            out++;
+        }
+    }
+    return out;
+}
+
+static void row_tmp_free(struct row_tmp *t)
+{
+    free(t->cols);
+    free(t->bytes);
+    free(t->msgs);
+}
+
 /* Second half of every build: @p m holds its entries grouped by row, each
  * row in the order the entries were added, and m->row_ptr where each row
- * starts.  Sort each row not yet in column order (sort_row), merge
- * repeated columns in place, give back the unused tail.  0, or -1 (@p m
- * left to the caller to free). */
+ * starts.  Sort each row not yet in column order, merge repeated columns
+ * in place (finish_row), give back the unused tail.  0, or -1 (@p m left
+ * to the caller to free). */
 static int csr_finish_rows(cm_matrix_t *m, cm_error_t *err)
 {
     struct row_tmp t = { 0, NULL, NULL, NULL };
     size_t *rp = m->row_ptr;
-    int *cols = m->cols;
-    double *y = m->bytes, *g = m->msgs;
     size_t out = 0, start = 0;
     int rc = 0;
 
     for (int i = 0; i < m->n; i++) {
-        size_t end = rp[i + 1], k = start + 1;
-        while (k < end && cols[k - 1] < cols[k])
-            k++;
-        if (k >= end && out == start) {
-            /* in order, no repeated column, nothing merged before: the
-             * entries stay where they are (the usual case) */
-            rp[i] = out;
-            out = start = end;
-            continue;
-        }
-        while (k < end && cols[k - 1] <= cols[k])
-            k++;
-        if (k < end && sort_row(cols + start, y + start, g + start,
-                                end - start, m->n, &t) < 0) {
+        size_t end = rp[i + 1];
+        size_t e = finish_row(m->cols, m->bytes, m->msgs, out, start, end,
+                              m->n, &t, &m->merged);
+        if (e == SIZE_MAX) {
             rc = cm_error_set(err, "out of memory sorting %zu matrix entries",
                               m->nnz);
             goto out;
         }
         rp[i] = out;
-        for (k = start; k < end; k++) {
-            if (out > rp[i] && cols[out - 1] == cols[k]) {
-                y[out - 1] += y[k];
-                g[out - 1] += g[k];
-                m->merged = 1;
-            } else {
-                cols[out] = cols[k];
-                y[out] = y[k];
-                g[out] = g[k];
-                out++;
-            }
-        }
+        out = e;
         start = end;
     }
     rp[m->n] = out;
     matrix_shrink(m, out);
 out:
-    free(t.cols);
-    free(t.bytes);
-    free(t.msgs);
+    row_tmp_free(&t);
     return rc;
 }
 
@@ -324,6 +362,8 @@ cm_builder_t *cm_builder_new(int n, cm_error_t *err)
     }
     b->n = n;
     b->max_index = -1;
+    b->row = -1;
+    b->rows_done = 1;
     return b;
 }
 
@@ -335,14 +375,17 @@ void cm_builder_free(cm_builder_t *b)
     free(b->dst);
     free(b->bytes);
     free(b->msgs);
+    free(b->starts);
+    row_tmp_free(&b->tmp);
     free(b);
 }
 
-static int builder_grow(cm_builder_t *b, cm_error_t *err)
+/* Make the arrays hold @p cap entries (> len).  0, or -1 when some could
+ * not be had (those that could are longer than b->cap: harmless). */
+static int builder_resize(cm_builder_t *b, size_t cap)
 {
-    size_t cap = b->cap ? b->cap * 2 : 256;
-    int *s = realloc(b->src, cap * sizeof *s);
-    if (s)
+    int *s = NULL;
+    if (b->src && (s = realloc(b->src, cap * sizeof *s)))
         b->src = s;
     int *d = realloc(b->dst, cap * sizeof *d);
     if (d)
@@ -353,10 +396,43 @@ static int builder_grow(cm_builder_t *b, cm_error_t *err)
     double *g = realloc(b->msgs, cap * sizeof *g);
     if (g)
         b->msgs = g;
-    if (!s || !d || !y || !g)
-        return cm_error_set(err, "out of memory after %zu matrix entries", b->len);
+    if ((b->src && !s) || !d || !y || !g)
+        return -1;
     b->cap = cap;
     return 0;
+}
+
+static int builder_grow(cm_builder_t *b, cm_error_t *err)
+{
+    if (builder_resize(b, b->cap ? b->cap * 2 : 256) < 0)
+        return cm_error_set(err, "out of memory after %zu matrix entries", b->len);
+    return 0;
+}
+
+/* Room for row starts 0..@p rows - 1 (in row order). */
+static int starts_resize(cm_builder_t *b, size_t rows)
+{
+    size_t *p = realloc(b->starts, rows * sizeof *p);
+    if (!p)
+        return -1;
+    b->starts = p;
+    b->starts_cap = rows;
+    return 0;
+}
+
+void cm_builder_expect(cm_builder_t *b, double times)
+{
+    double entries = (double)b->len * times + 4096;
+    double rows = (double)(b->row + 1) * times + 1024;
+
+    if (!(times >= 1))
+        return;
+    if (entries < (double)(SIZE_MAX / 64) && (size_t)entries > b->cap)
+        (void)builder_resize(b, (size_t)entries);
+    if (rows > (double)b->n + 1)
+        rows = (double)b->n + 1;
+    if (!b->src && (size_t)rows > b->starts_cap)
+        (void)starts_resize(b, (size_t)rows);
 }
 
 /* Prefault the next PREFAULT_ENTRIES entries of the arrays (or up to
@@ -367,11 +443,82 @@ static void builder_prefault(cm_builder_t *b)
     size_t from = b->ready, to = b->ready + PREFAULT_ENTRIES;
     if (to > b->cap)
         to = b->cap;
-    prefault(b->src, from * sizeof *b->src, to * sizeof *b->src);
+    if (b->src)
+        prefault(b->src, from * sizeof *b->src, to * sizeof *b->src);
     prefault(b->dst, from * sizeof *b->dst, to * sizeof *b->dst);
     prefault(b->bytes, from * sizeof *b->bytes, to * sizeof *b->bytes);
     prefault(b->msgs, from * sizeof *b->msgs, to * sizeof *b->msgs);
     b->ready = to;
+}
+
+/* In row order: sort and merge the last row (finish_row), unless a sort
+ * already failed for want of memory (then the end sorts every row, or
+ * says it cannot). */
+static void builder_finish_row(cm_builder_t *b)
+{
+    if (b->row < 0 || !b->rows_done)
+        return;
+    size_t e = finish_row(b->dst, b->bytes, b->msgs, b->starts[b->row],
+                          b->starts[b->row], b->len, b->n, &b->tmp, &b->merged);
+    if (e == SIZE_MAX)
+        b->rows_done = 0;
+    else
+        b->len = e;
+}
+
+/* In row order: finish the last row and let @p src (> row) start at the
+ * current end. */
+static int builder_next_row(cm_builder_t *b, int src, cm_error_t *err)
+{
+    builder_finish_row(b);
+    if ((size_t)src >= b->starts_cap) {
+        size_t cap = b->starts_cap ? b->starts_cap * 2 : 1024;
+        if (cap <= (size_t)src)
+            cap = (size_t)src + 1;
+        if (starts_resize(b, cap) < 0)
+            return cm_error_set(err, "out of memory after %zu matrix entries",
+                                b->len);
+    }
+    size_t *starts = b->starts, len = b->len;   /* locals: no reloads */
+    for (int i = b->row + 1; i <= src; i++)
+        starts[i] = len;
+    b->row = src;
+    return 0;
+}
+
+/* Row order is given up as well for a row more than 2 len + ROW_JUMP_MAX
+ * rows past the last: the starts of the rows skipped would cost more than
+ * the entries (inputs such as "8000000 0 1", then "1 0 1"). */
+#define ROW_JUMP_MAX 1024
+
+/* The first entry out of row order: write src out from starts and go on
+ * as for any order. */
+static int builder_unorder(cm_builder_t *b, cm_error_t *err)
+{
+    int *s = malloc((b->cap + 1) * sizeof *s);
+    if (!s)
+        return cm_error_set(err, "out of memory after %zu matrix entries", b->len);
+    prefault(s, 0, b->ready * sizeof *s);
+    const size_t *starts = b->starts;
+    for (int i = 0, last = b->row; i <= last; i++) {
+        size_t end = i < last ? starts[i + 1] : b->len;
+        for (size_t k = starts[i]; k < end; k++)
+            s[k] = i;
+    }
+    b->src = s;
+    free(b->starts);
+    b->starts = NULL;
+    b->starts_cap = 0;
+    return 0;
+}
+
+/* In row order, an entry of another row than the last: the next row, or
+ * the end of row order. */
+static int builder_new_row(cm_builder_t *b, int src, cm_error_t *err)
+{
+    if (src > b->row && (size_t)(src - b->row) <= 2 * b->len + ROW_JUMP_MAX)
+        return builder_next_row(b, src, err);
+    return builder_unorder(b, err);
 }
 
 int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
@@ -388,11 +535,14 @@ int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
                             "non-negative message count, got %g", src, dst, msgs);
     if (bytes == 0 && msgs == 0)
         return 0;
+    if (!b->src && src != b->row && builder_new_row(b, src, err) < 0)
+        return -1;
     if (b->len == b->cap && builder_grow(b, err) < 0)
         return -1;
     if (b->len == b->ready)
         builder_prefault(b);
-    b->src[b->len] = src;
+    if (b->src)
+        b->src[b->len] = src;
     b->dst[b->len] = dst;
     b->bytes[b->len] = bytes;
     b->msgs[b->len] = msgs;
@@ -421,44 +571,90 @@ int cm_builder_set_n(cm_builder_t *b, int n, cm_error_t *err)
     return 0;
 }
 
+/* Row i's start in row order: starts[i] up to the last row, then len. */
+static void rows_to_ptr(const cm_builder_t *b, size_t *rp)
+{
+    size_t len = b->len;
+    if (rp != b->starts && b->row >= 0)
+        memcpy(rp, b->starts, ((size_t)b->row + 1) * sizeof *rp);
+    for (int i = b->row + 1, n = b->n; i <= n; i++)
+        rp[i] = len;
+}
+
+/* cm_builder_finish() in row order: a copy, the last row (or every row
+ * after a failed sort) sorted and merged by csr_finish_rows. */
+static cm_matrix_t *finish_in_order(const cm_builder_t *b, cm_error_t *err)
+{
+    cm_matrix_t *m = matrix_alloc(b->n, b->len, err);
+    if (!m)
+        return NULL;
+    prefault(m->row_ptr, 0, ((size_t)b->n + 1) * sizeof *m->row_ptr);
+    prefault(m->cols, 0, b->len * sizeof *m->cols);
+    prefault(m->bytes, 0, b->len * sizeof *m->bytes);
+    prefault(m->msgs, 0, b->len * sizeof *m->msgs);
+    m->has_msgs = b->has_msgs;
+    m->merged = b->merged;
+    if (b->len) {
+        memcpy(m->cols, b->dst, b->len * sizeof *m->cols);
+        memcpy(m->bytes, b->bytes, b->len * sizeof *m->bytes);
+        memcpy(m->msgs, b->msgs, b->len * sizeof *m->msgs);
+    }
+    rows_to_ptr(b, m->row_ptr);
+    if (csr_finish_rows(m, err) < 0) {
+        cm_matrix_free(m);
+        return NULL;
+    }
+    return m;
+}
+
 cm_matrix_t *cm_builder_finish(const cm_builder_t *b, cm_error_t *err)
 {
-    return csr_from_triplets(b->n, b->len, b->src, b->dst, b->bytes, b->msgs,
-                             b->has_msgs, err);
+    if (!b->src)
+        return finish_in_order(b, err);
+    cm_matrix_t *m = csr_from_triplets(b->n, b->len, b->src, b->dst, b->bytes,
+                                       b->msgs, b->has_msgs, err);
+    if (m && b->merged)
+        m->merged = 1;
+    return m;
 }
 
 cm_matrix_t *cm_builder_finish_take(cm_builder_t *b, cm_error_t *err)
 {
     cm_matrix_t *m;
+    size_t *rp;
 
-    if (b->len == 0)
+    if (b->src || b->len == 0)
         return cm_builder_finish(b, err);
+    builder_finish_row(b);
     if (!(m = calloc(1, sizeof *m)) ||
-        !(m->row_ptr = calloc((size_t)b->n + 1, sizeof *m->row_ptr))) {
+        !(rp = realloc(b->starts, ((size_t)b->n + 1) * sizeof *rp))) {
         free(m);
         cm_error_set(err, "out of memory for a %d-rank matrix", b->n);
         return NULL;
     }
-    prefault(m->row_ptr, 0, ((size_t)b->n + 1) * sizeof *m->row_ptr);
+    b->starts = rp;
+    rows_to_ptr(b, rp);
+    /* the builder's arrays become the matrix's */
     m->n = b->n;
     m->nnz = b->len;
     m->has_msgs = b->has_msgs;
-    if (!csr_count_rows(m, b->len, b->src)) {
-        cm_matrix_free(m);
-        return cm_builder_finish(b, err);
-    }
-    /* in row order: the builder's arrays become the matrix's */
+    m->merged = b->merged;
+    m->row_ptr = rp;
     m->cols = b->dst;
     m->bytes = b->bytes;
     m->msgs = b->msgs;
-    free(b->src);
-    b->src = b->dst = NULL;
+    b->starts = NULL;
+    b->dst = NULL;
     b->bytes = b->msgs = NULL;
-    b->len = b->cap = b->ready = 0;
-    b->max_index = -1;
-    if (csr_finish_rows(m, err) < 0) {
-        cm_matrix_free(m);
-        return NULL;
+    b->len = b->cap = b->ready = b->starts_cap = 0;
+    b->max_index = b->row = -1;
+    if (!b->rows_done) {
+        if (csr_finish_rows(m, err) < 0) {
+            cm_matrix_free(m);
+            return NULL;
+        }
+    } else {
+        matrix_shrink(m, m->nnz);   /* give back the unused capacity */
     }
     return m;
 }

@@ -3,12 +3,12 @@
  * and the Matrix Market writer. */
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "matrix_internal.h"
 
@@ -16,10 +16,18 @@
 
 void cm_lines_init(cm_lines_t *l, FILE *f, const char *name)
 {
+    struct stat st;
+    off_t at;
+    int fd = fileno(f);
+
     memset(l, 0, sizeof *l);
     l->f = f;
     l->name = name ? name : "<stream>";
     l->nul = SIZE_MAX;
+    l->size = -1;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (at = ftello(f)) >= 0 && st.st_size >= at)
+        l->size = (long long)(st.st_size - at);
 }
 
 void cm_lines_fini(cm_lines_t *l)
@@ -27,6 +35,14 @@ void cm_lines_fini(cm_lines_t *l)
     free(l->mem);
     l->mem = l->buf = NULL;
     l->cap = l->pos = l->end = 0;
+}
+
+void cm_lines_reserve(const cm_lines_t *l, cm_builder_t *b)
+{
+    long long used = l->got - (long long)(l->end - l->pos);
+    /* 5 % more, for files whose first lines are longer than the rest */
+    if (l->size > 0 && used > 0)
+        cm_builder_expect(b, (double)l->size / (double)used * 1.05);
 }
 
 void cm_lines_unread(cm_lines_t *l)
@@ -53,7 +69,7 @@ static int lines_fill(cm_lines_t *l, cm_error_t *err)
         size_t cap = l->cap ? l->cap * 2 : 16384;
         if (cap > (size_t)CM_MAX_LINE + 2 && cap > CM_LINES_BLOCK)
             cap = (size_t)CM_MAX_LINE + 2;
-        char *p = realloc(l->mem, cap);
+        char *p = realloc(l->mem, cap + CM_LINES_PAD);
         if (!p)
             return cm_error_set(err, "%s: out of memory", l->name);
         l->mem = p;
@@ -66,12 +82,14 @@ static int lines_fill(cm_lines_t *l, cm_error_t *err)
     size_t got = fread(l->mem + l->end, 1, want, l->f);
     if (got < want)
         l->eof = 1;
+    l->got += (long long)got;
     if (l->nul == SIZE_MAX && got > 0) {
         char *z = memchr(l->mem + l->end, '\0', got);
         if (z)
             l->nul = (size_t)(z - l->mem);
     }
     l->end += got;
+    memset(l->mem + l->end, 0, CM_LINES_PAD);   /* see cm_lines_t */
     return 0;
 }
 
@@ -141,7 +159,7 @@ char *cm_token(char **cur)
     return tok;
 }
 
-int cm_blank(const char *s)
+int cm_blank_slow(const char *s)
 {
     while (*s && isspace((unsigned char)*s))
         s++;
@@ -158,62 +176,20 @@ int cm_lines_fail(const cm_lines_t *l, cm_error_t *err, const char *what,
                         l->lineno, what, tok, strlen(tok) > 64 ? "..." : "");
 }
 
-/* ---- numbers ------------------------------------------------------------ */
+/* ---- numbers (fast paths: matrix_internal.h) ---------------------------- */
 
-/* The fast paths below take the common spellings only and leave everything
- * else (signs, hexadecimal, "inf", overlong digit strings, errors) to
- * strtoll and strtod, which then decide exactly as before, messages
- * included.  A token ends at a NUL or at a character every locale's
- * isspace() accepts. */
-static inline int is_digit(unsigned char c)
-{
-    return (unsigned)(c - '0') < 10;
-}
+const double cm_pow10_exact[23] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
 
-static inline int ends_token(unsigned char c)
-{
-    return c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
-           c == '\v' || c == '\f';
-}
-
-static inline const char *skip_blanks(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
-/* Up to 18 decimal digits, no sign: cannot overflow, equals strtoll. */
-static int fast_long(char **cur, long long *out)
-{
-    const char *p = skip_blanks(*cur), *start = p;
-    unsigned long long v = 0;
-
-    while (is_digit((unsigned char)*p)) {
-        v = v * 10 + (unsigned)(*p - '0');
-        p++;
-    }
-    if (p == start || p - start > 18 || !ends_token((unsigned char)*p))
-        return 0;
-    *out = (long long)v;
-    *cur = (char *)p;
-    return 1;
-}
-
-int cm_next_long(cm_lines_t *l, char **cur, long long lo, long long hi,
-                 const char *what, long long *out, cm_error_t *err)
+int cm_next_long_slow(cm_lines_t *l, char **cur, long long lo, long long hi,
+                      const char *what, long long *out, cm_error_t *err)
 {
     char expect[200];
-    char *tok, *end, *start = *cur;
-    long long v = 0;
+    char *tok = cm_token(cur), *end;
+    long long v;
 
-    if (fast_long(cur, &v) && v >= lo && v <= hi) {
-        *out = v;
-        return 0;
-    }
-    /* slow path: every other spelling, and every error */
-    *cur = start;
-    tok = cm_token(cur);
     snprintf(expect, sizeof expect, "%s (an integer in %lld..%lld)", what, lo, hi);
     if (!tok)
         return cm_lines_fail(l, err, expect, NULL);
@@ -225,78 +201,13 @@ int cm_next_long(cm_lines_t *l, char **cur, long long lo, long long hi,
     return 0;
 }
 
-/* Clinger's fast path: a decimal m * 10^e with m < 2^53 and |e| <= 22 is
- * one correctly rounded multiplication or division of two exact doubles,
- * which is what strtod returns too (same rounding mode).  Needs doubles
- * evaluated as doubles (FLT_EVAL_METHOD 0, as on x86-64 and arm64). */
-int cm_fast_value(char **cur, double *out)
-{
-    static const double pow10[] = {
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    };
-    const unsigned long long mmax = 900719925474098ULL;   /* 10 * mmax + 9 < 2^53 */
-    const char *p = skip_blanks(*cur);
-    unsigned long long m = 0;
-    int digits = 0, e = 0;
-
-    for (; is_digit((unsigned char)*p); p++, digits++) {
-        if (m > mmax)
-            return 0;
-        m = m * 10 + (unsigned)(*p - '0');
-    }
-    if (*p == '.') {
-        for (p++; is_digit((unsigned char)*p); p++, digits++, e--) {
-            if (m > mmax)
-                return 0;
-            m = m * 10 + (unsigned)(*p - '0');
-        }
-    }
-    if (digits == 0)
-        return 0;
-    if (*p == 'e' || *p == 'E') {
-        int neg = 0, x = 0;
-        p++;
-        if (*p == '+' || *p == '-')
-            neg = *p++ == '-';
-        if (!is_digit((unsigned char)*p))
-            return 0;
-        for (; is_digit((unsigned char)*p); p++) {
-            if (x > 1000)
-                return 0;
-            x = x * 10 + (*p - '0');
-        }
-        e += neg ? -x : x;
-    }
-    if (!ends_token((unsigned char)*p))
-        return 0;
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-    if (e != 0)
-        return 0;
-#endif
-    if (e == 0)
-        *out = (double)m;
-    else if (e > 0 && e <= 22)
-        *out = (double)m * pow10[e];
-    else if (e < 0 && e >= -22)
-        *out = (double)m / pow10[-e];
-    else
-        return 0;
-    *cur = (char *)p;
-    return 1;
-}
-
-int cm_next_value(cm_lines_t *l, char **cur, const char *what, double *out,
-                  cm_error_t *err)
+int cm_next_value_slow(cm_lines_t *l, char **cur, const char *what,
+                       double *out, cm_error_t *err)
 {
     char expect[200];
-    char *tok, *end;
+    char *tok = cm_token(cur), *end;
     double v;
 
-    if (cm_fast_value(cur, out))
-        return 0;
-    /* slow path: every other spelling, and every error */
-    tok = cm_token(cur);
     snprintf(expect, sizeof expect, "%s (a finite number >= 0)", what);
     if (!tok)
         return cm_lines_fail(l, err, expect, NULL);
@@ -308,10 +219,8 @@ int cm_next_value(cm_lines_t *l, char **cur, const char *what, double *out,
     return 0;
 }
 
-int cm_expect_eol(cm_lines_t *l, char **cur, cm_error_t *err)
+int cm_expect_eol_slow(cm_lines_t *l, char **cur, cm_error_t *err)
 {
-    if (!*skip_blanks(*cur))
-        return 0;
     char *tok = cm_token(cur);
     if (tok)
         return cm_lines_fail(l, err, "end of line", tok);

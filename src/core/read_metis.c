@@ -114,7 +114,8 @@ cm_matrix_t *cm_read_metis(cm_lines_t *l, cm_error_t *err)
             }
             if (cm_builder_add(b, (int)vertex - 1, (int)v - 1, w, 0, err) < 0)
                 goto out;
-            entries++;
+            if (++entries == CM_RESERVE_AFTER)
+                cm_lines_reserve(l, b);
         }
     }
     if (r < 0)

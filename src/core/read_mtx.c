@@ -62,6 +62,63 @@ static int next_data_line(cm_lines_t *l, cm_error_t *err)
     return r;
 }
 
+/* The usual entry line in one pass: indices of plain digits in
+ * [1, rows], then per @p field a plain decimal, up to 18 plain digits not
+ * above 2^53, or nothing; blanks or tabs around them.  1 with *i, *j, *v
+ * set, 0 for any other line. */
+static int fast_entry(const char *p, long long rows, enum mtx_field field,
+                      long long *i, long long *j, double *v)
+{
+    long long iv;
+
+    p = cm_skip_blanks((char *)p);
+    if (!cm_scan_long(&p, i) || *i < 1 || *i > rows)
+        return 0;
+    p = cm_skip_blanks((char *)p);
+    if (!cm_scan_long(&p, j) || *j < 1 || *j > rows)
+        return 0;
+    p = cm_skip_blanks((char *)p);
+    if (field == MTX_REAL) {
+        if (!cm_scan_value(&p, v))
+            return 0;
+    } else if (field == MTX_INTEGER) {
+        if (!cm_scan_long(&p, &iv) || iv > 1LL << 53)
+            return 0;
+        *v = (double)iv;
+    }
+    return *cm_skip_blanks((char *)p) == '\0';
+}
+
+/* An entry line field by field, with every check and message; a line
+ * after the last entry declared (on line @p size_line, nonzero then) is
+ * an error.  0, or -1 with @p err set. */
+static int read_entry(cm_lines_t *l, long long rows, enum mtx_field field,
+                      long size_line, long long nnz, long long *i,
+                      long long *j, double *v, cm_error_t *err)
+{
+    char *cur = l->buf;
+
+    if (size_line) {
+        char what[128];
+        snprintf(what, sizeof what, "end of file after the %lld entries "
+                 "declared on line %ld", nnz, size_line);
+        return cm_lines_fail(l, err, what, cm_token(&cur));
+    }
+    if (cm_next_long(l, &cur, 1, rows, "a row index", i, err) < 0 ||
+        cm_next_long(l, &cur, 1, rows, "a column index", j, err) < 0)
+        return -1;
+    if (field == MTX_INTEGER) {
+        long long iv;
+        if (cm_next_long(l, &cur, 0, 1LL << 53, "a byte count", &iv, err) < 0)
+            return -1;
+        *v = (double)iv;
+    } else if (field == MTX_REAL) {
+        if (cm_next_value(l, &cur, "a byte count", v, err) < 0)
+            return -1;
+    }
+    return cm_expect_eol(l, &cur, err);
+}
+
 cm_matrix_t *cm_read_mtx(cm_lines_t *l, cm_error_t *err)
 {
     enum mtx_field field = MTX_REAL;
@@ -104,38 +161,25 @@ cm_matrix_t *cm_read_mtx(cm_lines_t *l, cm_error_t *err)
 
     if (!(b = cm_builder_new((int)rows, err)))
         return NULL;
-    while ((r = next_data_line(l, err)) > 0) {
+    while ((r = cm_lines_next(l, err)) > 0) {
         long long i, j;
         double v = 1;
-        if (seen == nnz) {
-            char what[128];
-            snprintf(what, sizeof what, "end of file after the %lld entries "
-                     "declared on line %ld", nnz, size_line);
-            cur = l->buf;
-            cm_lines_fail(l, err, what, cm_token(&cur));
-            goto out;
-        }
-        cur = l->buf;
-        if (cm_next_long(l, &cur, 1, rows, "a row index", &i, err) < 0 ||
-            cm_next_long(l, &cur, 1, rows, "a column index", &j, err) < 0)
-            goto out;
-        if (field == MTX_INTEGER) {
-            long long iv;
-            if (cm_next_long(l, &cur, 0, 1LL << 53, "a byte count", &iv, err) < 0)
-                goto out;
-            v = (double)iv;
-        } else if (field == MTX_REAL) {
-            if (cm_next_value(l, &cur, "a byte count", &v, err) < 0)
+        /* the usual line in one pass; comments, blank lines, every other
+         * spelling and every error as they always were */
+        if (seen == nnz || !fast_entry(l->buf, rows, field, &i, &j, &v)) {
+            if (l->buf[0] == '%' || cm_blank(l->buf))
+                continue;
+            if (read_entry(l, rows, field, seen == nnz ? size_line : 0, nnz,
+                           &i, &j, &v, err) < 0)
                 goto out;
         }
-        if (cm_expect_eol(l, &cur, err) < 0)
-            goto out;
         if (cm_builder_add(b, (int)i - 1, (int)j - 1, v, 0, err) < 0)
             goto out;
         if (symmetric && i != j &&
             cm_builder_add(b, (int)j - 1, (int)i - 1, v, 0, err) < 0)
             goto out;
-        seen++;
+        if (++seen == CM_RESERVE_AFTER)
+            cm_lines_reserve(l, b);
     }
     if (r < 0)
         goto out;

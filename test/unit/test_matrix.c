@@ -190,6 +190,83 @@ static void test_builder_order_and_reference(void **state)
     cm_builder_free(bw);
 }
 
+/* Entries that come in row order are sorted and summed row by row as
+ * they come, the others at the end (src/core/matrix.c): either way every
+ * repeated entry is summed in the order it was added.  Checked bit for bit
+ * against sums in add order (values that are not integers, so the order
+ * shows), with rows long enough for the radix sort, entries of zero kept
+ * out, and three orders: rows in order, in order until a late entry goes
+ * back to an earlier row, and reversed.  Each builder is finished twice. */
+static void test_builder_row_order(void **state)
+{
+    (void)state;
+    enum { N = 300, E = 20000 };
+    static int src[E], dst[E];
+    static double val[E], msg[E], sum_b[N][N], sum_m[N][N];
+    static unsigned char seen[N][N];
+    cm_rng_t r;
+    int e = 0;
+
+    cm_rng_seed(&r, 7);
+    for (int i = 0; i < N && e < E; i++) {
+        if (cm_rng_below(&r, 5) == 0)
+            continue;   /* rows without entries */
+        int len = (int)cm_rng_below(&r, i % 10 == 0 ? 150 : 12);
+        for (int k = 0; k < len && e < E; k++, e++) {
+            src[e] = i;
+            dst[e] = (int)(cm_rng_below(&r, 60) * 7 % N);   /* repeats */
+            val[e] = cm_rng_below(&r, 9) == 0 ? 0 : 0.1 * (double)(e % 977 + 1);
+            msg[e] = cm_rng_below(&r, 3) == 0 ? 0 : 0.3 * (double)(k + 1);
+        }
+    }
+    for (int order = 0; order < 3; order++) {
+        cm_builder_t *b = cm_builder_new(N, NULL);
+        memset(sum_b, 0, sizeof sum_b);
+        memset(sum_m, 0, sizeof sum_m);
+        memset(seen, 0, sizeof seen);
+        for (int q = 0; q < e; q++) {
+            int k = order == 2 ? e - 1 - q : q;
+            if (order == 1 && q == e - 40)
+                k = e / 3;   /* back to an earlier row, then on */
+            else if (order == 1 && q == e / 3)
+                k = e - 40;
+            assert_int_equal(cm_builder_add(b, src[k], dst[k], val[k], msg[k],
+                                            NULL), 0);
+            if (val[k] != 0 || msg[k] != 0) {
+                sum_b[src[k]][dst[k]] += val[k];
+                sum_m[src[k]][dst[k]] += msg[k];
+                seen[src[k]][dst[k]] = 1;
+            }
+        }
+        cm_builder_set_has_msgs(b, 1);
+        for (int pass = 0; pass < 2; pass++) {
+            cm_matrix_t *m = cm_builder_finish(b, NULL);
+            size_t count = 0;
+            assert_non_null(m);
+            for (int i = 0; i < N; i++) {
+                const int *c;
+                const double *y, *g;
+                int len, k = 0;
+                cm_matrix_row(m, i, &c, &y, &g, &len);
+                for (int j = 0; j < N; j++) {
+                    if (!seen[i][j])
+                        continue;
+                    assert_true(k < len);
+                    assert_int_equal(c[k], j);
+                    assert_memory_equal(&y[k], &sum_b[i][j], sizeof y[k]);
+                    assert_memory_equal(&g[k], &sum_m[i][j], sizeof g[k]);
+                    k++;
+                }
+                assert_int_equal(k, len);
+                count += (size_t)len;
+            }
+            assert_int_equal(count, cm_matrix_nnz(m));
+            cm_matrix_free(m);
+        }
+        cm_builder_free(b);
+    }
+}
+
 /* A = [[1 2 0]   bytes         A + A^T, diagonal dropped:  [[0  2  4]
  *      [0 5 3]                                              [2  0  9]
  *      [4 6 0]]                                             [4  9  0]] */
@@ -262,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_builder_empty),
         cmocka_unit_test(test_builder_refuses),
         cmocka_unit_test(test_builder_order_and_reference),
+        cmocka_unit_test(test_builder_row_order),
         cmocka_unit_test(test_symmetrize_3x3),
         cmocka_unit_test(test_sub),
     };

@@ -591,6 +591,181 @@ static void test_decimal_values(void **state)
                  "expected a byte count", "got '1,5'");
 }
 
+/* Digits are read eight at a time (src/core/matrix_internal.h): whole
+ * and fractional parts of every length from 0 to 21 digits around those
+ * steps, with and without exponents, give the double strtod gives; ranks
+ * of 1 to 18 digits (leading zeros included) their value, and a number
+ * glued to a letter is refused with the usual message.  The last value of
+ * the file ends it, without a newline, so its digits are the last bytes
+ * read. */
+static void test_digit_runs(void **state)
+{
+    (void)state;
+    static const char digits[] = "9876543210123456789012345";
+    static const char *exps[] = { "", "e-5", "E+7", "e0" };
+    enum { NV = 22 * 22 * 4 };
+    static char vals[NV][64];
+    size_t cap = 64 * NV + 64, len = 0;
+    char *text = malloc(cap);
+    int nv = 0;
+
+    assert_non_null(text);
+    for (int w = 0; w <= 21; w++)
+        for (int f = 0; f <= 21; f++)
+            for (int x = 0; x < 4; x++) {
+                if (w + f == 0)
+                    continue;
+                snprintf(vals[nv], sizeof vals[nv], "%.*s%s%.*s%s", w,
+                         digits + (w + f) % 5, f || x == 1 ? "." : "", f,
+                         digits + 3, exps[x]);
+                len += (size_t)snprintf(text + len, cap - len, "%s%d 0 %s",
+                                        nv ? "\n" : "", nv, vals[nv]);
+                nv++;
+            }
+    for (int pass = 0; pass < 2; pass++) {
+        cm_matrix_t *m;
+        if (pass == 0) {
+            m = read_ok(write_bytes("runs.txt", text, len), CM_FORMAT_TRIPLETS);
+        } else {
+            cm_error_t err = { "" };
+            FILE *f = fmemopen(text, len, "r");
+            m = cm_matrix_read_stream(f, "runs", CM_FORMAT_TRIPLETS, &err);
+            fclose(f);
+            assert_non_null(m);
+        }
+        for (int k = 0; k < nv; k++) {
+            const double *bytes;
+            int n;
+            double want = strtod(vals[k], NULL);
+            cm_matrix_row(m, k, NULL, &bytes, NULL, &n);
+            if (want == 0) {
+                assert_int_equal(n, 0);
+                continue;
+            }
+            assert_int_equal(n, 1);
+            if (memcmp(&bytes[0], &want, sizeof want) != 0)
+                fail_msg("'%s' read as %.17g, strtod gives %.17g", vals[k],
+                         bytes[0], want);
+        }
+        cm_matrix_free(m);
+    }
+
+    /* ranks: 000...0<k digits> for every length the fast path takes */
+    len = (size_t)sprintf(text, "# ranks 1000000\n");
+    for (int w = 1; w <= 18; w++)
+        len += (size_t)sprintf(text + len, "%0*d %.*s 1.5\n", w, w,
+                               w < 6 ? w : 6, "123456");
+    cm_matrix_t *m = read_ok(write_bytes("ranks.txt", text, len),
+                             CM_FORMAT_TRIPLETS);
+    cm_test_check_row(m, 8, 1, (int[]){ 123456 }, (double[]){ 1.5 }, NULL);
+    cm_test_check_row(m, 18, 1, (int[]){ 123456 }, (double[]){ 1.5 }, NULL);
+    cm_test_check_row(m, 3, 1, (int[]){ 123 }, (double[]){ 1.5 }, NULL);
+    cm_matrix_free(m);
+    free(text);
+
+    expect_error("glued8.txt", "0 1 12345678x\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a byte count", "got '12345678x'");
+    expect_error("glued9.txt", "0 123456789x 1\n", CM_FORMAT_TRIPLETS, 1,
+                 "expected a destination rank", "got '123456789x'");
+    expect_error("glued-frac.txt", "0 1 1.23456789012-\n", CM_FORMAT_TRIPLETS,
+                 1, "expected a byte count", "got '1.23456789012-'");
+}
+
+/* Compare two matrices entry for entry, bit for bit. */
+static void assert_same_matrix(const cm_matrix_t *a, const cm_matrix_t *b)
+{
+    assert_int_equal(cm_matrix_n(a), cm_matrix_n(b));
+    assert_int_equal(cm_matrix_nnz(a), cm_matrix_nnz(b));
+    assert_int_equal(cm_matrix_has_msgs(a), cm_matrix_has_msgs(b));
+    for (int i = 0; i < cm_matrix_n(a); i++) {
+        const int *ca, *cb;
+        const double *ya, *yb, *ga, *gb;
+        int la, lb;
+        cm_matrix_row(a, i, &ca, &ya, &ga, &la);
+        cm_matrix_row(b, i, &cb, &yb, &gb, &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(ca, cb, (size_t)la * sizeof *ca);
+        assert_memory_equal(ya, yb, (size_t)la * sizeof *ya);
+        assert_memory_equal(ga, gb, (size_t)la * sizeof *ga);
+    }
+}
+
+/* Read @p text from a file (size known: the readers reserve room for the
+ * entries to come after the first 65536) and from a stream (size unknown:
+ * no reservation); both must give the same matrix. */
+static void read_both_ways(const char *name, const char *text, size_t len,
+                           cm_format_t fmt)
+{
+    cm_error_t err = { "" };
+    cm_matrix_t *a = read_ok(write_bytes(name, text, len), fmt);
+    FILE *f = fmemopen((void *)text, len, "r");
+    cm_matrix_t *b = cm_matrix_read_stream(f, name, fmt, &err);
+    fclose(f);
+    if (!b)
+        fail_msg("%s as a stream: %s", name, err.msg);
+    assert_same_matrix(a, b);
+    cm_matrix_free(a);
+    cm_matrix_free(b);
+}
+
+/* Files of more than 65536 entries: rows in order (with repeats), rows
+ * out of order after the reservation, a first part of long lines (the
+ * estimate falls short: the arrays grow on), a first part of short lines
+ * then long ones, and Matrix Market and METIS files. */
+static void test_reserve(void **state)
+{
+    (void)state;
+    enum { ROWS = 30000 };
+    size_t cap = 64u << 20, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+
+    for (int i = 0; i < ROWS; i++)
+        for (int k = 0; k < 4; k++)
+            len += (size_t)sprintf(text + len, "%d %d %d.%d %d\n", i,
+                                   (i + 7 * k) % ROWS, k + 1, i % 10, k % 3);
+    read_both_ways("order.txt", text, len, CM_FORMAT_TRIPLETS);
+    len += (size_t)sprintf(text + len, "5 6 0.25 1\n17 3 1 1\n");
+    read_both_ways("late.txt", text, len, CM_FORMAT_TRIPLETS);
+
+    len = 0;
+    for (int i = 0; i < 70000; i++)
+        len += (size_t)sprintf(text + len, "%-200d %d 1\n", i % 1000, i % 977);
+    for (int i = 0; i < 300000; i++)
+        len += (size_t)sprintf(text + len, "%d %d 2\n", 1000 + i / 3, i % 5);
+    read_both_ways("long-first.txt", text, len, CM_FORMAT_TRIPLETS);
+
+    len = 0;
+    for (int i = 0; i < 70000; i++)
+        len += (size_t)sprintf(text + len, "%d %d 1\n", i / 2, i % 3);
+    for (int i = 0; i < 20000; i++)
+        len += (size_t)sprintf(text + len, "%-300d %d 1\n", 35000 + i, i % 5);
+    read_both_ways("short-first.txt", text, len, CM_FORMAT_TRIPLETS);
+
+    len = (size_t)sprintf(text, "%%%%MatrixMarket matrix coordinate real "
+                          "symmetric\n%d %d %d\n", ROWS, ROWS, 3 * ROWS);
+    for (int i = 0; i < ROWS; i++)
+        for (int k = 0; k < 3; k++)
+            len += (size_t)sprintf(text + len, "%d %d %d.5\n", i + 1,
+                                   (i + 11 * k) % ROWS + 1, k);
+    read_both_ways("sym.mtx", text, len, CM_FORMAT_MTX);
+
+    /* a ring of ROWS vertices and chords: 4 neighbours each */
+    len = (size_t)sprintf(text, "%d %d 1\n", ROWS, 2 * ROWS);
+    for (int i = 0; i < ROWS; i++) {
+        int nb[4] = { (i + 1) % ROWS, (i + ROWS - 1) % ROWS,
+                      (i + ROWS / 2) % ROWS, (i + ROWS / 2 + 1) % ROWS };
+        if (i >= ROWS / 2)
+            nb[3] = (i + ROWS / 2 - 1) % ROWS;
+        for (int k = 0; k < 4; k++)
+            len += (size_t)sprintf(text + len, "%s%d %d.25", k ? " " : "",
+                                   nb[k] + 1, (i + nb[k]) % 9);
+        text[len++] = '\n';
+    }
+    read_both_ways("ring.graph", text, len, CM_FORMAT_METIS);
+    free(text);
+}
+
 /* Repeated entries are summed in the order they were given, whatever the
  * order of the rows, in short rows and in long ones (sorted by radix). */
 static void test_duplicates_order(void **state)
@@ -818,6 +993,8 @@ int main(void)
         cmocka_unit_test(test_lines_blocks),
         cmocka_unit_test(test_integer_limits),
         cmocka_unit_test(test_decimal_values),
+        cmocka_unit_test(test_digit_runs),
+        cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_duplicates_order),
         cmocka_unit_test(test_format_parse),
         cmocka_unit_test(test_read_stream_and_missing),
