@@ -9,6 +9,7 @@
 #   make bench           run the benchmarks under bench/
 #   make bench-sim       simulated run time under each placement (SimGrid)
 #   make install         PREFIX=/usr/local DESTDIR=
+#   make deb             Debian packages into build/deb/ (debian/)
 #
 # BUILD selects the output directory (default build/); SAN=1 adds
 # -fsanitize=address,undefined.  Sources are found by directory, so adding a
@@ -36,6 +37,8 @@ ifeq ($(SAN),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SANLD   := -fsanitize=address,undefined
 endif
+# Every link takes LDFLAGS (dpkg-buildflags' hardening, debian/rules).
+LDFLAGS_ALL = $(SANLD) $(LDFLAGS)
 
 # Dependencies: pkg-config where a .pc exists, plain flags otherwise.
 HWLOC_CFLAGS  := $(shell $(PKG) --cflags hwloc 2>/dev/null)
@@ -103,12 +106,12 @@ TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(if $(PROFILE_SRC),$(LIBPROFS)) $
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
            $(PINGPONG)
 
-.PHONY: all tests benches check check-stacks unit-check deps demo bench bench-sim install uninstall clean
+.PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-sim install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)
@@ -140,7 +143,7 @@ $(LIBCORE): $(call obj,$(CORE_SRC))
 	rm -f $@ && ar rcs $@ $^
 
 $(LIBCORE_SO): $(call obj,$(CORE_SRC))
-	$(CC) $(SANLD) -shared -Wl,-soname,libclustermap.so.$(SOMAJOR) -Wl,--as-needed \
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libclustermap.so.$(SOMAJOR) -Wl,--as-needed \
 	  -o $@ $^ $(LIBS_CORE)
 	ln -sf $(notdir $@) $(BUILD)/libclustermap.so.$(SOMAJOR)
 	ln -sf libclustermap.so.$(SOMAJOR) $(BUILD)/libclustermap.so
@@ -158,14 +161,14 @@ $(LIBPROFS): $(call obj,$(PROFILE_SRC))
 $(call obj,$(CLI_SRC)): CFLAGS_ALL += $(CAIRO_CFLAGS)
 
 $(CLI): $(call obj,$(CLI_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
-	$(CC) $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CAIRO_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CAIRO_LIBS)
 
 $(PINGPONG): src/calibrate/pingpong.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) -o $@ $<
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS_ALL) -o $@ $<
 
 $(PMPI_SO): $(call obj,$(PMPI_SRC))
-	$(MPICC) $(SANLD) -shared -o $@ $^ -ldl
+	$(MPICC) $(LDFLAGS_ALL) -shared -o $@ $^ -ldl
 
 # The plugin is loaded by Slurm processes, which provide libslurm's symbols:
 # it must not link -lslurm.  Core and profile code are linked in statically.
@@ -176,13 +179,13 @@ $(PMPI_SO): $(call obj,$(PMPI_SRC))
 # dlopen()ed by srun when a step is placed (src/plugin/srun_step.c).
 $(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE) \
               src/plugin/clustermap.map
-	$(CC) $(SANLD) -shared -Wl,--as-needed -Wl,--version-script=src/plugin/clustermap.map \
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed -Wl,--version-script=src/plugin/clustermap.map \
 	  -o $@ $(call obj,$(PLUGIN_SRC)) \
 	  -Wl,--whole-archive $(if $(PROFILE_SRC),$(LIBPROFS)) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
 
 $(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBCORE) src/plugin/clustermap-place.map
-	$(CC) $(SANLD) -shared -Wl,--as-needed \
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
 	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBCORE) $(LIBS_CORE)
 
@@ -191,21 +194,21 @@ $(call obj,$(SHIM_SRC)): CFLAGS_ALL += -Isrc/plugin
 # mpiexec is the same launcher under Open MPI's other name.
 $(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBPROFS) $(LIBCORE)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANLD) -Wl,--as-needed -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
+	$(CC) $(LDFLAGS_ALL) -Wl,--as-needed -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
 	ln -sf mpirun $(dir $@)mpiexec
 
 $(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(SANLD) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
 
 $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Ibench/engine/lib $(SANLD) -o $@ $^ $(LIBS_CORE)
+	$(CC) $(CFLAGS_ALL) -Ibench/engine/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_CORE)
 
 # the judge's floors (bench/README.md): a plain program, no library
 $(BUILD)/bench/cutbound: bench/sim/cutbound.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(SANLD) -o $@ $<
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $<
 
 benches: all $(BENCHES)
 
@@ -222,6 +225,15 @@ check:
 # CM_STACKS="trixie" picks some.
 check-stacks:
 	@test/stacks/check $(CM_STACKS)
+
+# Debian packages (debian/): built in a copy of the tree, into $(BUILD)/deb/.
+deb:
+	@scripts/build-debs.sh $(BUILD)/deb
+
+# The packages installed into a fresh Debian root, a placed job run from
+# the installed files only (test/pkg/README.md).
+check-package:
+	@test/pkg/check
 
 deps:
 	@scripts/install-deps.sh

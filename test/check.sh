@@ -5,7 +5,9 @@
 #  3. run the shell tests (sharness, TAP through prove): CLI, profiles, and
 #     the integration tests on the virtual Slurm cluster;
 #  4. build against the newer Slurm / Open MPI stacks and run the profiler
-#     and integration tests inside each (test/stacks/check).
+#     and integration tests inside each (test/stacks/check);
+#  5. build the Debian packages, install them into a fresh root and run a
+#     profiled and a placed job from the installed files (test/pkg/check).
 # Ends with one line "check: N passed, M failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -59,6 +61,17 @@ else
     { test/stacks/check 2>&1; echo $? >"$log/stacks.rc"; } | tee "$log/stacks"
     [ "$(cat "$log/stacks.rc")" = 0 ] || status=1
     count "$log/stacks"
+fi
+echo "== Debian packages (built, installed into a fresh root, a placed job)"
+# test/pkg/README.md; CM_PACKAGE=none skips it.
+if [ "${CM_PACKAGE:-}" = none ]; then
+    echo "package: skipped (CM_PACKAGE=none)"
+elif [ "$(id -u)" -ne 0 ]; then
+    echo "package: skipped (needs root: chroot, namespaces)"
+else
+    { test/pkg/check 2>&1; echo $? >"$log/pkg.rc"; } | tee "$log/pkg"
+    [ "$(cat "$log/pkg.rc")" = 0 ] || status=1
+    count "$log/pkg"
 fi
 rm -rf "$log"
 echo "check: $total_p passed, $total_f failed"

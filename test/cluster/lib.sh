@@ -169,13 +169,15 @@ CM_SLURM_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
 cm_has_pmix() { ls "$CM_SLURM_PLUGINDIR"/mpi_pmix*.so >/dev/null 2>&1; }
 
 # cm_ompi_major: the major version of the Open MPI that mpicc builds with
-# (its mpi.h), empty when there is none.
+# (its mpi.h), else of the installed runtime (ompi_info: a root with
+# programs but no compiler, test/pkg/), empty when there is none.
 cm_ompi_major() {
     for d in $(mpicc -showme:incdirs 2>/dev/null); do
         [ -r "$d/mpi.h" ] || continue
         sed -n 's/^#define OMPI_MAJOR_VERSION \([0-9]*\).*/\1/p' "$d/mpi.h"
         return 0
     done
+    ompi_info --version 2>/dev/null | sed -n '1s/^Open MPI v\([0-9]*\)\..*/\1/p'
 }
 
 # cm_write_config DIR: write slurm.conf, topology.conf, plugstack.conf and

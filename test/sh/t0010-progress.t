@@ -11,9 +11,7 @@ if command -v script >/dev/null 2>&1; then
     test_set_prereq SCRIPT
 fi
 
-# diag FILE...: show FILEs on the script's stderr (prove shows it), fail
-exec 7>&2
-diag() { for f in "$@"; do sed "s/^/# $f: /" "$f" >&7; done; return 1; }
+. "$SHARNESS_TEST_DIRECTORY/lib/diag.sh"
 
 # on_tty OUT CMD...: run CMD with a pseudo-terminal as stdin, stdout and
 # stderr (util-linux script), everything it wrote in OUT

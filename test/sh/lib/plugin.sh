@@ -44,16 +44,7 @@
 # built files before they know whether the cluster can run here).
 
 CM_ROOT=$(cd "$SHARNESS_TEST_DIRECTORY/../.." && pwd)
-# sharness runs test bodies with stderr on /dev/null unless -v: fd 7 keeps
-# the script's own stderr for diag
-exec 7>&2
-diag() {
-    for f in "$@"; do
-        echo "# --- $f" >&7
-        sed 's/^/# /' "$f" >&7 2>/dev/null || echo "# (no such file)" >&7
-    done
-    return 1
-}
+. "$SHARNESS_TEST_DIRECTORY/lib/diag.sh"
 CLUSTER=$CM_ROOT/test/cluster
 PBUILD=${CLUSTERMAP_BUILD:-$CM_ROOT/build}
 case $PBUILD in
