@@ -7,6 +7,7 @@
 #   make deps            install the Debian 12 packages the project needs
 #   make demo            run the end-to-end demo
 #   make bench           run the benchmarks under bench/
+#   make bench-large     the engine at 65,536 to 1,048,576 ranks
 #   make bench-sim       simulated run time under each placement (SimGrid)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make deb             Debian packages into build/deb/ (debian/)
@@ -106,7 +107,7 @@ TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(if $(PROFILE_SRC),$(LIBPROFS)) $
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
            $(PINGPONG)
 
-.PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-sim install uninstall clean
+.PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-large bench-sim install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
@@ -247,6 +248,12 @@ demo:
 bench:
 	@$(MAKE) --no-print-directory -s benches
 	@bench/run.sh $(BUILD)
+
+# The engine at 65,536 to 1,048,576 ranks (bench/large.sh: about 30
+# minutes with Scotch, LARGE_SCOTCH_LIMIT=0 leaves it out).
+bench-large:
+	@$(MAKE) --no-print-directory -s benches
+	@bench/large.sh $(BUILD)
 
 # The SimGrid judge: simulated run time of the mini-applications under
 # every placement (bench/sim/README.md).

@@ -334,8 +334,8 @@ fail:
 
 typedef struct speed {
     int n;
-    double t_scotch[PAT_COUNT], t_ms[PAT_COUNT], t_cl[PAT_COUNT], t_auto[PAT_COUNT];
-    double c_auto[PAT_COUNT];
+    double t_scotch[PAT_GEN_COUNT], t_ms[PAT_GEN_COUNT], t_cl[PAT_GEN_COUNT], t_auto[PAT_GEN_COUNT];
+    double c_auto[PAT_GEN_COUNT];
     long maxrss_kb;
 } speed_t;
 
@@ -355,7 +355,7 @@ static void bench_gen(const int *sizes, int nsizes, speed_t *sp)
             continue;
         }
         sp[si].n = n;
-        for (int p = 0; p < PAT_COUNT; p++) {
+        for (int p = 0; p < PAT_GEN_COUNT; p++) {
             cm_matrix_t *m = bench_pattern((bench_pattern_t)p, n, SCRAMBLE_SEED, &err);
             if (!m) {
                 fprintf(stderr, "mapbench: %s\n", err.msg);
@@ -396,7 +396,7 @@ static void bench_frag(void)
     printf("\n== fragmented allocation: 32 nodes from 4 switches, interleaved "
            "(costs 1:10:100:1000) ==\n");
     header();
-    for (int p = 0; p < PAT_COUNT; p++) {
+    for (int p = 0; p < PAT_GEN_COUNT; p++) {
         cm_matrix_t *m = bench_pattern((bench_pattern_t)p, 1024, SCRAMBLE_SEED, &err);
         if (!m)
             continue;
@@ -457,7 +457,7 @@ static void speed_table(const speed_t *sp, int nsizes)
 {
     printf("\n== speed (wall seconds; auto also CPU seconds) and peak memory ==\n");
     printf("%6s %-12s", "n", "tool");
-    for (int p = 0; p < PAT_COUNT; p++)
+    for (int p = 0; p < PAT_GEN_COUNT; p++)
         printf(" %11s", bench_pattern_name((bench_pattern_t)p));
     printf(" %10s\n", "maxrss_MB");
     for (int si = 0; si < nsizes; si++) {
@@ -471,7 +471,7 @@ static void speed_table(const speed_t *sp, int nsizes)
                             : tool == 2 ? sp[si].t_cl
                             : tool == 3 ? sp[si].t_auto : sp[si].c_auto;
             printf("%6d %-12s", sp[si].n, tn[tool]);
-            for (int p = 0; p < PAT_COUNT; p++)
+            for (int p = 0; p < PAT_GEN_COUNT; p++)
                 printf(" %11.3f", v[p]);
             if (tool == 4)
                 printf(" %10.1f", sp[si].maxrss_kb / 1024.0);

@@ -32,8 +32,14 @@ static int map_random(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
     return cm_map_random(t, cm_matrix_n(m), seed, map, err);
 }
 
+double cm_cli_default_budget(int n)
+{
+    return n > CM_CLI_BUDGET_RANKS ? (double)n / CM_CLI_BUDGET_RANKS : 1.0;
+}
+
 /* Engine algorithms go through cm_plan() with its default options (weight
- * mixed, time budget 1 s); `plan` passes its own options instead. */
+ * mixed) and plan's default time budget (cm_cli_default_budget); `plan`
+ * passes its own options instead. */
 static int map_engine(const char *name, const cm_matrix_t *m,
                       const cm_tree_t *t, uint64_t seed, int *map,
                       cm_error_t *err)
@@ -43,6 +49,7 @@ static int map_engine(const char *name, const cm_matrix_t *m,
     cm_plan_options_init(&o);
     o.algorithm = name;
     o.seed = seed;
+    o.time_budget = cm_cli_default_budget(cm_matrix_n(m));
     return cm_plan(m, t, &o, map, NULL, err);
 }
 

@@ -166,6 +166,14 @@ typedef struct cm_cli_algorithm {
 /** The algorithm named @p name, NULL when there is none. */
 const cm_cli_algorithm_t *cm_cli_algorithm_find(const char *name);
 
+/** The time budget, in seconds, of `plan` without --time-budget and of
+ *  eval's and render's engine mappings for @p n ranks: 1 s, and 1 s per
+ *  CM_CLI_BUDGET_RANKS ranks above that, so that at every size at least
+ *  the spanning-tree construction fits (docs/machine-costs.md, "Large
+ *  inputs"). */
+#define CM_CLI_BUDGET_RANKS 131072
+double cm_cli_default_budget(int n);
+
 /** Run @p a and check the result with cm_mapping_check(), so that a broken
  *  algorithm cannot hand out an invalid mapping.  @p map has
  *  cm_matrix_n(m) entries. */

@@ -45,8 +45,9 @@ static void usage(FILE *f)
 "                         latency x messages + bytes / bandwidth), bytes, msgs\n"
 "                         (inputs without message counts use bytes)\n"
 "  --time-budget S        seconds of work for auto, cluster and scotch-ms\n"
-"                         (default 1; counted in fixed work units, so the\n"
-"                         result does not depend on the machine's speed)\n"
+"                         (default 1, and 1 per 131072 ranks above that;\n"
+"                         counted in fixed work units, so the result does\n"
+"                         not depend on the machine's speed)\n"
 "  --initial FILE         incoming mapping that auto refines and compares with\n"
 "  -o, --output FILE      where to write the mapping ('-' for stdout); only a\n"
 "                         regular file of yours is replaced, whole\n"
@@ -224,6 +225,7 @@ int cm_cmd_plan(int argc, char **argv)
     char names[256];
 
     cm_plan_options_init(&po);
+    po.time_budget = -1;   /* not given: cm_cli_default_budget() once n is known */
     status = cm_place_opts_parse(&mo, CMD, argc, argv, ":hvqo:", longopts,
                                  CM_MACHINE_NEED_MATRIX, plan_option, &pa, usage);
     if (status != 0)
@@ -246,6 +248,8 @@ int cm_cmd_plan(int argc, char **argv)
         cm_cli_progress_end(prog);
         return status;
     }
+    if (po.time_budget < 0)
+        po.time_budget = cm_cli_default_budget(cm_matrix_n(m));
     po.progress = cm_cli_progress_plan;
     po.progress_arg = prog;
     po.algorithm = a->name;

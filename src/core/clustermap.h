@@ -528,7 +528,8 @@ typedef struct cm_plan_report {
     char winner[32]; /**< the candidate whose mapping was returned */
     double J;        /**< its J, as the candidates' */
     double T_max;    /**< its T_max, as the candidates' */
-    double L_max;    /**< its L_max, as the candidates' */
+    double L_max;    /**< its L_max, as the candidates' (NAN unless
+                          o->verbose) */
     int ncandidates;
     cm_plan_candidate_t candidates[CM_PLAN_MAX_CANDIDATES];
 } cm_plan_report_t;

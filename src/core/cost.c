@@ -160,19 +160,25 @@ double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
         return NAN;
     int nnodes = cm_tree_nnodes(t);
     acc_t *own = calloc((size_t)n + (size_t)nnodes + 1, sizeof *own);
-    if (!own)
+    int *node = malloc(sizeof(int) * (size_t)n);   /* each rank's node, once */
+    if (!own || !node) {
+        free(own);
+        free(node);
         return NAN;
+    }
     acc_t *node_in = own + n;   /* per node: bytes from other nodes */
+    for (int i = 0; i < n; i++)
+        node[i] = cm_tree_slot_node(t, map[i]);
     for (int i = 0; i < n; i++) {
         const int *cols;
         const double *bytes, *msgs;
         int len;
         cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
-        int from = cm_tree_slot_node(t, map[i]);
+        int from = node[i];
         for (int k = 0; k < len; k++) {
             int j = cols[k];
             int l = cm_tree_lca_level(t, map[i], map[j]);
-            int to = cm_tree_slot_node(t, map[j]);
+            int to = node[j];
             acc_add(to >= 0 && to != from ? &node_in[to] : &own[j],
                     bytes[k] * (long double)cb[l]);
             if (msgs)
@@ -181,11 +187,12 @@ double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
     }
     double worst = 0;
     for (int j = 0; j < n; j++) {
-        int v = cm_tree_slot_node(t, map[j]);
+        int v = node[j];
         long double T = acc_value(&own[j]) + (v >= 0 ? acc_value(&node_in[v]) : 0);
         worst = fmax(worst, (double)T);
     }
     free(own);
+    free(node);
     return worst;
 }
 
@@ -258,26 +265,64 @@ double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int 
         if (nodes[v] > 0 && (!least[l] || nodes[v] < least[l]))
             least[l] = nodes[v];
     }
+    /* Each node's way up, once: its vertices from the node to the root,
+     * their levels and the byte cost of their uplinks, W entries a node
+     * (a few per node: the walk of every entry stays in cache), and each
+     * rank's node. */
+    int W = 1;
+    for (int k = 0; k < nn; k++) {
+        int d = 0;
+        for (int v = cm_tree_node_vertex(t, k); v >= 0; v = cm_tree_vertex_parent(t, v))
+            d++;
+        W = d > W ? d : W;
+    }
+    int *up = malloc(sizeof(int) * 2 * (size_t)nn * W), *node = malloc(sizeof(int) * (size_t)n);
+    double *upcost = malloc(sizeof(double) * (size_t)nn * W);
+    if (!up || !node || !upcost) {
+        free(io);
+        free(nodes);
+        free(least);
+        free(up);
+        free(node);
+        free(upcost);
+        return NAN;
+    }
+    int *uplev = up + (size_t)nn * W;
+    for (int k = 0; k < nn; k++) {
+        int d = 0;
+        for (int v = cm_tree_node_vertex(t, k); v >= 0; v = cm_tree_vertex_parent(t, v), d++) {
+            int p = cm_tree_vertex_parent(t, v);
+            up[(size_t)k * W + d] = v;
+            uplev[(size_t)k * W + d] = cm_tree_vertex_level(t, v);
+            upcost[(size_t)k * W + d] = p >= 0 ? cb[cm_tree_vertex_level(t, p)] : 0;
+        }
+        for (; d < W; d++)
+            uplev[(size_t)k * W + d] = -1;
+    }
+    for (int i = 0; i < n; i++)
+        node[i] = cm_tree_slot_node(t, map[i]);
     for (int i = 0; i < n; i++) {
         const int *cols;
         const double *bytes, *msgs;
         int len;
         cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
-        int from = cm_tree_slot_node(t, map[i]);
+        int from = node[i];
         for (int k = 0; k < len; k++) {
-            int to = cm_tree_slot_node(t, map[cols[k]]);
+            int to = node[cols[k]];
             if (from < 0 || to < 0 || from == to)
                 continue;
             int l = cm_tree_lca_level(t, map[i], map[cols[k]]);
-            for (int side = 0; side < 2; side++)
-                for (int v = cm_tree_node_vertex(t, side ? to : from), p;
-                     cm_tree_vertex_level(t, v) > l; v = p) {
-                    p = cm_tree_vertex_parent(t, v);
-                    acc_add(&io[side * nv + v],
-                            bytes[k] * (long double)cb[cm_tree_vertex_level(t, p)]);
-                }
+            for (int side = 0; side < 2; side++) {
+                size_t row = (size_t)(side ? to : from) * W;
+                for (int d = 0; uplev[row + d] > l; d++)
+                    acc_add(&io[side * nv + up[row + d]],
+                            bytes[k] * (long double)upcost[row + d]);
+            }
         }
     }
+    free(up);
+    free(node);
+    free(upcost);
     double worst = 0;
     for (int v = 0; v < nv; v++)
         if (nodes[v] > 0)

@@ -52,6 +52,8 @@ struct cm_tree {
     int *node_vertex;
     int adepth;                     /* depth of the deepest leaf */
     int *anc;                       /* [nslots * adepth] or NULL */
+    uint64_t *skey;                 /* [nslots] path keys, or NULL */
+    signed char lev_of_clz[64];     /* LCA level by leading equal key bits */
 
     /* A tree made by cm_tree_restrict() and its kin: the slot and node of
      * the tree it was cut from for each of its own (NULL: not cut). */
@@ -66,6 +68,71 @@ cm_tree_t *cm_tree_new(void)
     return calloc(1, sizeof(cm_tree_t));
 }
 
+/* Per-slot path keys, so that the lowest common ancestor of two slots
+ * costs two loads, not a walk: the key of a slot is the index of each of
+ * its ancestors among its parent's children, root side first, in a fixed
+ * number of bits per depth, so the leading bits two keys share say how
+ * deep their paths agree.  The cost functions ask it for every matrix
+ * entry; at 10^6 slots the ancestor table's walk, about seven cache misses
+ * an entry, was a third of a plan's time.  Built only when a vertex's
+ * level follows from its depth, every leaf is equally deep and the digits
+ * fit 64 bits (a tree of any shape falls back to the table).  0 also when
+ * not built; -1 out of memory. */
+static int build_path_keys(cm_tree_t *t)
+{
+    int D = t->adepth, last = t->nlevels - 1, nv = t->nv;
+    int lev_at[65], bits[65];
+    if (D < 1 || D > 64)
+        return 0;
+    for (int d = 0; d <= D; d++)
+        lev_at[d] = -1, bits[d] = 0;
+    for (int v = 0; v < nv; v++) {
+        int d = t->depth[v];
+        if (d > D || (lev_at[d] >= 0 && lev_at[d] != t->vlevel[v]) ||
+            (t->vlevel[v] == last && d != D))
+            return 0;
+        lev_at[d] = t->vlevel[v];
+        int nc = t->child_start[v + 1] - t->child_start[v], b = 0;
+        while ((1 << b) < nc && b < 31)
+            b++;
+        if (d < D && b > bits[d + 1])
+            bits[d + 1] = b;
+    }
+    int total = 0, shift[65];
+    for (int d = 1; d <= D; d++)
+        total += bits[d];
+    if (total < 1 || total > 64)
+        return 0;
+    /* shift[d]: where depth d's digit starts; the leading zeros of two
+     * keys' xor fall in the digit of the first depth they differ at, whose
+     * parent is the common ancestor */
+    for (int d = 1, used = 0; d <= D; d++) {
+        used += bits[d];
+        shift[d] = total - used;
+        for (int b = 0; b < bits[d]; b++)
+            t->lev_of_clz[64 - total + (used - bits[d]) + b] = (signed char)lev_at[d - 1];
+    }
+    int *cidx = malloc(sizeof(int) * (size_t)nv);
+    t->skey = malloc(sizeof(uint64_t) * (size_t)t->nslots);
+    if (!cidx || !t->skey) {
+        free(cidx);
+        free(t->skey);
+        t->skey = NULL;
+        return -1;
+    }
+    for (int v = 0; v < nv; v++)
+        for (int k = t->child_start[v]; k < t->child_start[v + 1]; k++)
+            cidx[t->child_list[k]] = k - t->child_start[v];
+    for (int s = 0; s < t->nslots; s++) {
+        uint64_t key = 0;
+        for (int v = t->slot_vertex[s]; t->depth[v] > 0; v = t->vparent[v])
+            key |= (uint64_t)cidx[v] << shift[t->depth[v]];
+        t->skey[s] = key;
+    }
+    free(cidx);
+    return 0;
+}
+
 /* Release what cm_tree_finalize() builds, leaving the tree as before it. */
 static void free_finalized(cm_tree_t *t)
 {
@@ -78,6 +145,8 @@ static void free_finalized(cm_tree_t *t)
     free(t->slot_vertex);
     free(t->node_vertex);
     free(t->anc);
+    free(t->skey);
+    t->skey = NULL;
     t->child_start = t->child_list = t->slot_first = t->slot_count = NULL;
     t->depth = t->vnode = t->slot_vertex = t->node_vertex = t->anc = NULL;
     t->nslots = t->nnodes = 0;
@@ -339,6 +408,8 @@ int cm_tree_finalize(cm_tree_t *t, cm_error_t *err)
                 t->anc[(size_t)s * t->adepth + d] = v;
         }
     }
+    if (build_path_keys(t) < 0)
+        goto oom;
     t->finalized = 1;
     return 0;
 
@@ -715,6 +786,8 @@ int cm_tree_lca_level(const cm_tree_t *t, int p, int q)
     const int *sv = t->slot_vertex;
     if (p == q)
         return t->nlevels - 1;
+    if (t->skey)
+        return t->lev_of_clz[__builtin_clzll(t->skey[p] ^ t->skey[q])];
     if (t->anc) {
         const int *ap = t->anc + (size_t)p * t->adepth;
         const int *aq = t->anc + (size_t)q * t->adepth;
@@ -734,7 +807,9 @@ void cm_tree_drop_lca_table(cm_tree_t *t)
 {
     if (t) {
         free(t->anc);
+        free(t->skey);
         t->anc = NULL;
+        t->skey = NULL;
     }
 }
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,50 @@ static void test_lca_uneven_depth(void **state)
     for (int p = 0; p < 6; p++)
         for (int q = 0; q < 6; q++)
             assert_int_equal(cm_tree_lca_level(t, p, q), expect[p][q]);
+    cm_tree_free(t);
+}
+
+/* Equal depths, unequal fan-outs (the digits of the path keys are as wide
+ * as the widest vertex of their depth): the keyed LCA of a finalized tree
+ * agrees with the walk on every pair. */
+static void test_lca_keys_match_walk(void **state)
+{
+    (void)state;
+    cm_error_t err;
+    cm_tree_t *t = cm_tree_new();
+    cm_tree_add_level(t, "top", 20, 0, &err);
+    cm_tree_add_level(t, "switch", 10, 0, &err);
+    cm_tree_add_level(t, "node", 2, 0, &err);
+    cm_tree_add_level(t, "core", 0, 0, &err);
+    int r = cm_tree_add_vertex(t, -1, 0, NULL, &err);
+    static const int nodes_per_switch[] = {1, 3, 5}, cores[] = {2, 3, 1, 4, 2, 2, 5, 1, 3};
+    for (int sw = 0, k = 0; sw < 3; sw++) {
+        int s = cm_tree_add_vertex(t, r, 1, NULL, &err);
+        for (int nd = 0; nd < nodes_per_switch[sw]; nd++, k++) {
+            char name[16];
+            snprintf(name, sizeof name, "n%d", k);
+            int v = cm_tree_add_vertex(t, s, 2, name, &err);
+            for (int c = 0; c < cores[k]; c++)
+                cm_tree_add_vertex(t, v, 3, NULL, &err);
+        }
+    }
+    assert_int_equal(cm_tree_finalize(t, &err), 0);
+    int ns = cm_tree_nslots(t);
+    assert_int_equal(ns, 23);
+    int *keyed = malloc(sizeof(int) * (size_t)ns * ns);
+    assert_non_null(keyed);
+    for (int p = 0; p < ns; p++)
+        for (int q = 0; q < ns; q++)
+            keyed[p * ns + q] = cm_tree_lca_level(t, p, q);
+    assert_int_equal(keyed[0 * ns + 1], 2);   /* n0's two cores */
+    assert_int_equal(keyed[0 * ns + 2], 0);   /* n0 (switch 0) vs n1 (switch 1) */
+    assert_int_equal(keyed[2 * ns + 5], 1);   /* n1 vs n2, both under switch 1 */
+    assert_int_equal(keyed[9 * ns + 10], 0);  /* n3 (switch 1) vs n4 (switch 2) */
+    cm_tree_drop_lca_table(t);
+    for (int p = 0; p < ns; p++)
+        for (int q = 0; q < ns; q++)
+            assert_int_equal(cm_tree_lca_level(t, p, q), keyed[p * ns + q]);
+    free(keyed);
     cm_tree_free(t);
 }
 
@@ -374,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_dfs_slots_and_allocation_order),
         cmocka_unit_test(test_lca),
         cmocka_unit_test(test_lca_uneven_depth),
+        cmocka_unit_test(test_lca_keys_match_walk),
         cmocka_unit_test(test_builder_errors),
         cmocka_unit_test(test_level_costs),
         cmocka_unit_test(test_level_latencies_bandwidths),

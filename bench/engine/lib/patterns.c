@@ -1,15 +1,103 @@
 /* patterns.c -- see patterns.h. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "patterns.h"
 
+static int add_pair(cm_builder_t *b, const int *lab, int i, int j, double w,
+                    cm_error_t *err);
+
+/* PAT_RGG3D: points drawn in rank order from a seeded generator (the
+ * points' order carries no locality, as a scrambled stencil's), bucketed
+ * in cells of the radius so that only neighbouring cells are compared. */
+static int rgg3d(cm_builder_t *b, const int *lab, int n, cm_error_t *err)
+{
+    double r = cbrt(3.0 * RGG_DEGREE / (4.0 * M_PI * (double)n));
+    int g = (int)(1.0 / r);
+    g = g < 1 ? 1 : g > 1024 ? 1024 : g;
+    size_t ncell = (size_t)g * g * g;
+    double *xyz = malloc(sizeof(double) * 3 * (size_t)n);
+    int *cell = malloc(sizeof(int) * (size_t)n), *first = calloc(ncell + 1, sizeof(int));
+    int *order = malloc(sizeof(int) * (size_t)n), rc = -1;
+    if (!xyz || !cell || !first || !order) {
+        cm_error_set(err, "rgg3d: out of memory for %d points", n);
+        goto out;
+    }
+    cm_rng_t rng;
+    cm_rng_seed(&rng, 20261124);
+    for (int i = 0; i < n; i++) {
+        int c[3];
+        for (int d = 0; d < 3; d++) {
+            xyz[3 * i + d] = cm_rng_double(&rng);
+            c[d] = (int)(xyz[3 * i + d] * g);
+            c[d] = c[d] >= g ? g - 1 : c[d];
+        }
+        cell[i] = (c[0] * g + c[1]) * g + c[2];
+        first[cell[i] + 1]++;
+    }
+    for (size_t k = 0; k < ncell; k++)
+        first[k + 1] += first[k];
+    {
+        int *fill = malloc(sizeof(int) * ncell);
+        if (!fill) {
+            cm_error_set(err, "rgg3d: out of memory for %zu cells", ncell);
+            goto out;
+        }
+        memcpy(fill, first, sizeof(int) * ncell);
+        for (int i = 0; i < n; i++)
+            order[fill[cell[i]]++] = i;
+        free(fill);
+    }
+    for (int i = 0; i < n; i++) {
+        int cx = cell[i] / (g * g), cy = cell[i] / g % g, cz = cell[i] % g;
+        for (int dx = -1; dx <= 1; dx++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dz = -1; dz <= 1; dz++) {
+                    int x = cx + dx, y = cy + dy, z = cz + dz;
+                    if (x < 0 || y < 0 || z < 0 || x >= g || y >= g || z >= g)
+                        continue;
+                    int c = (x * g + y) * g + z;
+                    for (int k = first[c]; k < first[c + 1]; k++) {
+                        int j = order[k];
+                        if (j <= i)
+                            continue;
+                        double d2 = 0;
+                        for (int d = 0; d < 3; d++) {
+                            double e = xyz[3 * i + d] - xyz[3 * j + d];
+                            d2 += e * e;
+                        }
+                        if (d2 < r * r &&
+                            add_pair(b, lab, i, j, floor(1000.0 * (1.0 - sqrt(d2) / r)) + 1,
+                                     err) < 0)
+                            goto out;
+                    }
+                }
+    }
+    rc = 0;
+out:
+    free(xyz);
+    free(cell);
+    free(first);
+    free(order);
+    return rc;
+}
+
 static const char *names[PAT_COUNT] = {
-    "stencil2d", "stencil3d", "bintree", "a2a64+ring", "fft2d",
+    "stencil2d", "stencil3d", "bintree", "a2a64+ring", "fft2d", "ring", "rgg3d",
 };
 
 const char *bench_pattern_name(bench_pattern_t p)
 {
     return p < PAT_COUNT ? names[p] : "?";
+}
+
+bench_pattern_t bench_pattern_find(const char *name)
+{
+    int p = 0;
+    while (p < PAT_COUNT && strcmp(names[p], name) != 0)
+        p++;
+    return (bench_pattern_t)p;
 }
 
 void bench_factor(int n, int d, int *dims)
@@ -131,6 +219,15 @@ cm_matrix_t *bench_pattern(bench_pattern_t p, int n, uint64_t scramble_seed,
                     if (add_pair(b, lab, i, r2 * dims[1] + c, w / dims[0], err))
                         goto out;
             }
+        break;
+    case PAT_RING:
+        for (int i = 0; n > 1 && i < (n > 2 ? n : 1); i++)
+            if (add_pair(b, lab, i, (i + 1) % n, w, err))
+                goto out;
+        break;
+    case PAT_RGG3D:
+        if (rgg3d(b, lab, n, err) < 0)
+            goto out;
         break;
     default:
         cm_error_set(err, "unknown pattern %d", (int)p);
