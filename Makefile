@@ -62,7 +62,7 @@ CAIRO_LIBS    := $(shell $(PKG) --libs cairo 2>/dev/null || echo -lcairo)
 CFLAGS_ALL := $(BASEFLAGS) -Isrc/core -Isrc/profiles $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
               $(SCOTCH_CFLAGS) $(LAPACK_CFLAGS) $(CFLAGS)
 LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) -lm
-LIBS_PROF  := $(JSONC_LIBS)
+LIBS_PROF  := $(JSONC_LIBS) -lz
 
 CORE_SRC    := $(sort $(wildcard src/core/*.c))
 PROFILE_SRC := $(sort $(wildcard src/profiles/*.c))

@@ -62,6 +62,11 @@ typedef struct cm_builder cm_builder_t;
 /** New builder for an n-rank matrix (n >= 1). */
 cm_builder_t *cm_builder_new(int n, cm_error_t *err);
 
+/** Advice: about @p nnz entries will be added in all; room for them is
+ *  made at once (large arrays grown by doubling are moved several times).
+ *  Nothing changes when the memory cannot be had: adding still works. */
+void cm_builder_reserve(cm_builder_t *b, int64_t nnz);
+
 /** Add traffic from @p src to @p dst (0-based, < n).  Negative or non-finite
  *  values are refused.  Entries with bytes == 0 and msgs == 0 are kept out. */
 int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,

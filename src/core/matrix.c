@@ -435,6 +435,16 @@ void cm_builder_expect(cm_builder_t *b, double times)
         (void)starts_resize(b, (size_t)rows);
 }
 
+void cm_builder_reserve(cm_builder_t *b, int64_t nnz)
+{
+    if (!b || nnz <= 0 || (double)nnz > (double)(SIZE_MAX / 64))
+        return;
+    if ((size_t)nnz > b->cap)
+        (void)builder_resize(b, (size_t)nnz);
+    if (!b->src && (size_t)b->n + 1 > b->starts_cap)
+        (void)starts_resize(b, (size_t)b->n + 1);
+}
+
 /* Prefault the next PREFAULT_ENTRIES entries of the arrays (or up to
  * their capacity): few system calls, and never more than 1 MiB an array
  * mapped ahead of use. */

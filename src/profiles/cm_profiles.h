@@ -183,14 +183,38 @@ int cm_profile_write_json(const cm_profile_t *p, const char *path,
 cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
                                     const char *name, cm_error_t *err);
 
-/** Read a profile from an open descriptor: it must be a regular file of at
+/* -- Binary form (docs/profile-format.md, "Binary form") -------- */
+
+/** The store writes profiles of more entries (p2p and collective) than
+ *  this in the binary form, smaller ones as JSON. */
+#define CM_PROFILE_BIN_MIN_ENTRIES 16384
+
+/** The binary form of @p p, malloc'd (*@p len bytes): the same content and
+ *  checksum as the JSON document, entries delta-coded, the body deflated.
+ *  Deterministic. */
+char *cm_profile_to_bin(const cm_profile_t *p, size_t *len, cm_error_t *err);
+
+/** Non-zero when @p data starts with the binary form's magic bytes. */
+int cm_profile_is_bin(const void *data, size_t len);
+
+/** Parse and validate a binary profile of @p len bytes whose inflated body
+ *  may not exceed @p max_body bytes: the same checks as the JSON reader
+ *  (ranges, names, job ids, non-zero entries, checksum), plus the header's
+ *  version, flags and lengths; errors read "NAME: binary profile, FIELD at
+ *  byte N of the body: ...". */
+cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *name,
+                                   size_t max_body, cm_error_t *err);
+
+/** Read a profile from an open descriptor, JSON or binary (told by its
+ *  first bytes): it must be a regular file of at
  *  most @p max_bytes (0: CM_PROFILE_DEFAULT_MAX_BYTES), checked with fstat
- *  before reading and enforced while reading. */
+ *  before reading and enforced while reading; a binary body may inflate
+ *  to at most 16 times that. */
 cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
                                       size_t max_bytes, cm_error_t *err);
 
 /** Open @p path without following a final symbolic link and read it as
- *  cm_profile_read_json_fd() does. */
+ *  cm_profile_read_json_fd() does (JSON or binary). */
 cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes,
                                    cm_error_t *err);
 

@@ -42,6 +42,16 @@ int cm_profile_check_name(const char *what, const char *s, int allow_empty,
 /** Same for a job id: 1..CM_PROFILE_MAX_JOBID printable ASCII bytes. */
 int cm_profile_check_jobid(const char *what, const char *s, cm_error_t *err);
 
+/** A growable byte buffer, NUL-terminated (the JSON and binary writers):
+ *  after a failed allocation it is marked failed and adds nothing more. */
+typedef struct cm_sbuf {
+    char *s;
+    size_t len, cap;
+    int failed;
+} cm_sbuf_t;
+
+void cm_sbuf_add(cm_sbuf_t *b, const void *data, size_t len);
+
 /** FNV-1a 64 step over @p len bytes, starting from hash @p h. */
 uint64_t cm_fnv1a64(uint64_t h, const void *data, size_t len);
 

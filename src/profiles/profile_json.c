@@ -21,13 +21,7 @@
 
 /* ---- writer -------------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int failed;
-} sbuf_t;
-
-static void sb_add(sbuf_t *b, const char *data, size_t len)
+void cm_sbuf_add(cm_sbuf_t *b, const void *data, size_t len)
 {
     if (b->failed)
         return;
@@ -49,14 +43,14 @@ static void sb_add(sbuf_t *b, const char *data, size_t len)
     b->s[b->len] = '\0';
 }
 
-static void sb_str(sbuf_t *b, const char *s)
+static void sb_str(cm_sbuf_t *b, const char *s)
 {
-    sb_add(b, s, strlen(s));
+    cm_sbuf_add(b, s, strlen(s));
 }
 
-static void sb_printf(sbuf_t *b, const char *fmt, ...)
+static void sb_printf(cm_sbuf_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf_t *b, const char *fmt, ...)
+static void sb_printf(cm_sbuf_t *b, const char *fmt, ...)
 {
     char tmp[128];
     va_list ap;
@@ -67,28 +61,28 @@ static void sb_printf(sbuf_t *b, const char *fmt, ...)
     if (n < 0 || (size_t)n >= sizeof tmp)
         b->failed = 1;
     else
-        sb_add(b, tmp, (size_t)n);
+        cm_sbuf_add(b, tmp, (size_t)n);
 }
 
-static void sb_string(sbuf_t *b, const char *s)
+static void sb_string(cm_sbuf_t *b, const char *s)
 {
-    sb_add(b, "\"", 1);
+    cm_sbuf_add(b, "\"", 1);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') {
             char esc[2] = { '\\', (char)c };
-            sb_add(b, esc, 2);
+            cm_sbuf_add(b, esc, 2);
         } else if (c < 0x20 || c == 0x7f) {
             sb_printf(b, "\\u%04x", c);
         } else {
-            sb_add(b, s, 1);
+            cm_sbuf_add(b, s, 1);
         }
     }
-    sb_add(b, "\"", 1);
+    cm_sbuf_add(b, "\"", 1);
 }
 
 /* The shortest "%.Ng" that reads back as the same double. */
-static void sb_double(sbuf_t *b, double x)
+static void sb_double(cm_sbuf_t *b, double x)
 {
     char tmp[40];
     x += 0.0;
@@ -97,10 +91,10 @@ static void sb_double(sbuf_t *b, double x)
         if (strtod(tmp, NULL) == x)
             break;
     }
-    sb_add(b, tmp, strlen(tmp));
+    cm_sbuf_add(b, tmp, strlen(tmp));
 }
 
-static void sb_part(sbuf_t *b, const char *key, const cm_matrix_t *m)
+static void sb_part(cm_sbuf_t *b, const char *key, const cm_matrix_t *m)
 {
     size_t nnz = cm_matrix_nnz(m), done = 0;
     sb_printf(b, "  \"%s\": {\n    \"nnz\": %zu,\n    \"entries\": [", key, nnz);
@@ -122,7 +116,7 @@ static void sb_part(sbuf_t *b, const char *key, const cm_matrix_t *m)
 
 char *cm_profile_to_json(const cm_profile_t *p, size_t *len, cm_error_t *err)
 {
-    sbuf_t b = { 0 };
+    cm_sbuf_t b = { 0 };
 
     sb_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n",
               FORMAT_NAME, CM_PROFILE_VERSION);
@@ -278,7 +272,12 @@ cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
 
     if (!text)
         return NULL;
-    p = cm_profile_parse_json(text, len, name, err);
+    if (cm_profile_is_bin(text, len))
+        p = cm_profile_parse_bin(text, len, name,
+                                 16 * (max_bytes ? max_bytes : CM_PROFILE_DEFAULT_MAX_BYTES),
+                                 err);
+    else
+        p = cm_profile_parse_json(text, len, name, err);
     free(text);
     return p;
 }

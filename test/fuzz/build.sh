@@ -14,13 +14,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 
-TARGETS="profile_json raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
+TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
          config request cpus_per_node"
 CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc/core -Isrc/profiles -Isrc/plugin"
 SAN=address,undefined
 
 # The sources each target links.
-SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/raw.c
+SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/profile_bin.c src/profiles/raw.c
      src/profiles/store_history.c src/profiles/history.c
      src/profiles/store.c src/profiles/store_ingest.c src/core/matrix.c
      src/core/error.c"
@@ -38,7 +38,7 @@ SRC_PLUGIN="src/plugin/srun_args.c src/plugin/mpirun_args.c src/plugin/options.c
 
 sources() {
     case $1 in
-    profile_json|raw) echo $SRC_PROFILES ;;
+    profile_json|profile_bin|raw) echo $SRC_PROFILES ;;
     mtx|metis|triplets) echo $SRC_MATRIX ;;
     hostlist) echo $SRC_HOSTLIST ;;
     slurmconf) echo $SRC_SLURMCONF ;;
@@ -72,7 +72,7 @@ target() {
     done
     (cd "$ROOT" && clang $CFLAGS_FUZZ -Wall -Wextra -fsanitize=fuzzer,$SAN \
         -c "test/fuzz/fuzz_$1.c" -o "$OUT/obj/fuzz_$1.o")
-    (cd "$OUT" && clang -fsanitize=fuzzer,$SAN "obj/fuzz_$1.o" $objs -ljson-c -lm \
+    (cd "$OUT" && clang -fsanitize=fuzzer,$SAN "obj/fuzz_$1.o" $objs -ljson-c -lz -lm \
         -o "fuzz_$1")
 }
 

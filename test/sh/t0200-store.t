@@ -214,6 +214,34 @@ test_expect_success 'a profile edited in the store is refused' '
     cm_run profile import cg.json --job-name cg --force
 '
 
+# A ring of 10000 ranks both ways: 20000 entries, above the 16384 from
+# which the store writes the binary form (docs/profile-format.md).
+test_expect_success 'a large profile is stored in the binary form; export gives the same JSON' '
+    awk "BEGIN { for (i = 0; i < 10000; i++) { j = (i + 1) % 10000;
+                 print i, j, 4096 + i % 7, 3; print j, i, 0.5 * i + 1, 1 } }" >ring.trip &&
+    cm_run profile import ring.trip --job-name bigring >imp.out &&
+    f=$CLUSTERMAP_STORE/$(id -u)/bigring.10000.json &&
+    test "$(od -An -c -N8 "$f" | tr -d " ")" = "211CMPROF\\n" &&
+    json=$(wc -c <ring.trip) && test "$(wc -c <"$f")" -lt "$json" &&
+    valid_profile bigring 10000 &&
+    grep "^p2p.nnz=20000$" show.out &&
+    cm_run profile export bigring --ntasks 10000 --output ring.json &&
+    test "$(head -c 1 ring.json)" = "{" &&
+    cm_run profile import ring.json --job-name bigring2 &&
+    cm_run profile export bigring2 --ntasks 10000 --output ring2.json &&
+    sed "/job_name/d; /checksum/d; /_update/d" ring.json >a &&
+    sed "/job_name/d; /checksum/d; /_update/d" ring2.json >b &&
+    test_cmp a b
+'
+
+test_expect_success 'a corrupt binary profile is refused with the file and the field' '
+    f=$CLUSTERMAP_STORE/$(id -u)/bigring.10000.json &&
+    chmod u+w "$f" &&
+    printf "\\002" | dd of="$f" bs=1 seek=8 conv=notrunc 2>/dev/null &&
+    test_must_fail cm_run profile show bigring --ntasks 10000 2>bad.err &&
+    grep "bigring.10000.json: binary profile: expected version 1, got 2" bad.err
+'
+
 test_expect_success 'delete removes one profile' '
     cm_run profile delete cg-copy --ntasks 16 &&
     test_must_fail cm_run profile show cg-copy --ntasks 16 2>err &&

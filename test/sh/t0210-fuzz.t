@@ -12,7 +12,7 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # the build); CM_FUZZ_TIME=0 skips the runs.
 time=${CM_FUZZ_TIME:-8}
 FUZZ=$CM_ROOT/test/fuzz
-TARGETS="profile_json raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
+TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
          config request cpus_per_node"
 
 if test "$time" != 0 && command -v clang >/dev/null &&
