@@ -21,6 +21,7 @@ count() {   # add "label: N passed, M failed" of a log to the totals
     total_p=$((total_p + ${p:-0})); total_f=$((total_f + ${f:-0}))
 }
 
+. test/prove-counts.sh
 log=$(mktemp -d)
 echo "== build"
 if ! make -s -j"$jobs" tests benches; then echo "check: build failed"; echo "check: 0 passed, 1 failed"; exit 1; fi
@@ -42,37 +43,33 @@ shtests=$(ls test/sh/t*.t 2>/dev/null)
 if [ -n "$shtests" ]; then
     # shellcheck disable=SC2086
     prove -f --timer $shtests 2>&1 | tee "$log/sh"
-    # prove's summary: "Files=N, Tests=M" and "Result: PASS|FAIL"
-    t=$(sed -n 's/^Files=[0-9]*, Tests=\([0-9]*\),.*/\1/p' "$log/sh")
-    fl=$(sed -n 's/.*Failed \([0-9]*\)\/[0-9]* subtests.*/\1/p' "$log/sh" | awk '{s+=$1} END {print s+0}')
-    if grep -q '^Result: PASS' "$log/sh"; then :; else status=1; [ "$fl" -gt 0 ] || fl=1; fi
-    echo "sh: $(( ${t:-0} - fl )) passed, $fl failed" | tee -a "$log/sh2"
+    counts=$(prove_counts "$log/sh") || status=1
+    echo "sh: ${counts% *} passed, ${counts#* } failed" | tee -a "$log/sh2"
     count "$log/sh2"
 fi
+# suite LABEL VAR SCRIPT: run SCRIPT (a runner that ends with "LABEL: N
+# passed, M failed") unless the variable named VAR is "none" or this is not
+# root (it needs chroot and namespaces), adding its counts.
+suite() {
+    eval "skip=\${$2:-}"
+    if [ "$skip" = none ]; then
+        echo "$1: skipped ($2=none)"
+    elif [ "$(id -u)" -ne 0 ]; then
+        echo "$1: skipped (needs root: chroot, namespaces)"
+    else
+        # the pipeline's status is tee's: the runner's own is kept in a file
+        { "$3" 2>&1; echo $? >"$log/$1.rc"; } | tee "$log/$1"
+        [ "$(cat "$log/$1.rc")" = 0 ] || status=1
+        count "$log/$1"
+    fi
+}
 echo "== stacks (Slurm 24.11 / Open MPI 5.0, Slurm 26.05 / Open MPI 6.0)"
 # The profiler and integration tests again, built against and run inside
 # each newer stack (test/stacks/README.md); CM_STACKS=none skips them.
-if [ "${CM_STACKS:-}" = none ]; then
-    echo "stacks: skipped (CM_STACKS=none)"
-elif [ "$(id -u)" -ne 0 ]; then
-    echo "stacks: skipped (needs root: chroot, namespaces)"
-else
-    # the pipeline's status is tee's: check's own is kept in a file
-    { test/stacks/check 2>&1; echo $? >"$log/stacks.rc"; } | tee "$log/stacks"
-    [ "$(cat "$log/stacks.rc")" = 0 ] || status=1
-    count "$log/stacks"
-fi
+suite stacks CM_STACKS test/stacks/check
 echo "== Debian packages (built, installed into a fresh root, a placed job)"
 # test/pkg/README.md; CM_PACKAGE=none skips it.
-if [ "${CM_PACKAGE:-}" = none ]; then
-    echo "package: skipped (CM_PACKAGE=none)"
-elif [ "$(id -u)" -ne 0 ]; then
-    echo "package: skipped (needs root: chroot, namespaces)"
-else
-    { test/pkg/check 2>&1; echo $? >"$log/pkg.rc"; } | tee "$log/pkg"
-    [ "$(cat "$log/pkg.rc")" = 0 ] || status=1
-    count "$log/pkg"
-fi
+suite package CM_PACKAGE test/pkg/check
 rm -rf "$log"
 echo "check: $total_p passed, $total_f failed"
 [ "$total_f" -eq 0 ] || status=1

@@ -78,6 +78,17 @@ static int map_in_range(const cm_tree_t *t, const int *map, int n)
     return 1;
 }
 
+/* Each rank's node under @p map, looked up once (malloc'd; NULL without
+ * memory): the per-entry loops of T_max and L_max read it instead of
+ * walking the tree for both ends of every entry. */
+static int *rank_nodes(const cm_tree_t *t, const int *map, int n)
+{
+    int *node = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; node && i < n; i++)
+        node[i] = cm_tree_slot_node(t, map[i]);
+    return node;
+}
+
 double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
 {
     if (!m || !t || !map)
@@ -160,15 +171,13 @@ double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
         return NAN;
     int nnodes = cm_tree_nnodes(t);
     acc_t *own = calloc((size_t)n + (size_t)nnodes + 1, sizeof *own);
-    int *node = malloc(sizeof(int) * (size_t)n);   /* each rank's node, once */
+    int *node = rank_nodes(t, map, n);
     if (!own || !node) {
         free(own);
         free(node);
         return NAN;
     }
     acc_t *node_in = own + n;   /* per node: bytes from other nodes */
-    for (int i = 0; i < n; i++)
-        node[i] = cm_tree_slot_node(t, map[i]);
     for (int i = 0; i < n; i++) {
         const int *cols;
         const double *bytes, *msgs;
@@ -276,7 +285,7 @@ double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int 
             d++;
         W = d > W ? d : W;
     }
-    int *up = malloc(sizeof(int) * 2 * (size_t)nn * W), *node = malloc(sizeof(int) * (size_t)n);
+    int *up = malloc(sizeof(int) * 2 * (size_t)nn * W), *node = rank_nodes(t, map, n);
     double *upcost = malloc(sizeof(double) * (size_t)nn * W);
     if (!up || !node || !upcost) {
         free(io);
@@ -299,8 +308,6 @@ double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int 
         for (; d < W; d++)
             uplev[(size_t)k * W + d] = -1;
     }
-    for (int i = 0; i < n; i++)
-        node[i] = cm_tree_slot_node(t, map[i]);
     for (int i = 0; i < n; i++) {
         const int *cols;
         const double *bytes, *msgs;

@@ -438,6 +438,16 @@ static int run_candidate(planner_t *pl, const char *name, enum construct c,
 #define TREECUT_REFINE_RATIO 1.1
 #define CLUSTER_GAIN 0.02
 
+/* Whether the spanning tree is left out as too dense for it: only where
+ * the multisection ran (@p ms_ran).  Where it did not -- too large for the
+ * budget -- the spanning tree is the only construction left, and it pays
+ * on denser patterns too: 0.08 of block's J on a 3-D random geometric
+ * graph of 12 partners per rank at 1,048,576 ranks (bench-large). */
+static int treecut_too_dense(int n, double nnz, int ms_ran)
+{
+    return nnz > TREECUT_MAX_DEG * (double)n && ms_ran;
+}
+
 /* Whether stage @p c of "auto" applies at all; when not, why in @p cand.
  * @p strong_gain is what refining the multisection gained (INFINITY when
  * it did not run). */
@@ -450,11 +460,7 @@ static int stage_applies(const planner_t *pl, cm_plan_candidate_t *cand,
         skipped(cand, "skipped: block is far above the best");
         return 0;
     }
-    /* (where the multisection did not run -- too large for the budget --
-     * the spanning tree is the only construction left, and it pays on
-     * denser patterns too: 0.08 of block's J on a 3-D random geometric
-     * graph of 12 partners per rank at 1,048,576 ranks, bench-large) */
-    if (c == C_TREECUT && nnz > TREECUT_MAX_DEG * n && isfinite(strong_gain)) {
+    if (c == C_TREECUT && treecut_too_dense(n, nnz, isfinite(strong_gain))) {
         skipped(cand, "skipped: not a sparse pattern");
         return 0;
     }
@@ -577,8 +583,9 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
          * stages still to come; a converged refinement leaves the rest. */
         pl->nrefine_left = nstages - k;
         for (int j = k + 1; j < nstages; j++)   /* a stage that will not run */
-            if (stages[j].c == C_TREECUT && nnz > TREECUT_MAX_DEG * n &&
-                (isfinite(strong_gain) || c == C_MS || c == C_MS_FAST))
+            if (stages[j].c == C_TREECUT &&
+                treecut_too_dense(n, nnz, isfinite(strong_gain) || c == C_MS ||
+                                              c == C_MS_FAST))
                 pl->nrefine_left--;
         double J0 = cm_problem_cost(p, pl->work);
         double J = c == C_TREECUT && !(J0 <= TREECUT_REFINE_RATIO * pl->bestJ)

@@ -5,8 +5,63 @@
 
 #include "patterns.h"
 
+
+static const char *names[PAT_COUNT] = {
+    "stencil2d", "stencil3d", "bintree", "a2a64+ring", "fft2d", "ring", "rgg3d",
+};
+
+const char *bench_pattern_name(bench_pattern_t p)
+{
+    return p < PAT_COUNT ? names[p] : "?";
+}
+
+bench_pattern_t bench_pattern_find(const char *name)
+{
+    int p = 0;
+    while (p < PAT_COUNT && strcmp(names[p], name) != 0)
+        p++;
+    return (bench_pattern_t)p;
+}
+
+void bench_factor(int n, int d, int *dims)
+{
+    /* Greedy: take the largest divisor not above the d-th root of what is
+     * left; gives 32x32, 16x8x8, 128x128, 32x32x16 for the benchmark sizes. */
+    int left = n;
+    for (int k = 0; k < d; k++) {
+        int parts = d - k, best = 1;
+        for (int f = 1; f <= left; f++) {
+            if (left % f)
+                continue;
+            long long pw = 1;
+            for (int e = 0; e < parts; e++)
+                pw *= f;
+            if (pw <= left)
+                best = f;
+            else
+                break;
+        }
+        dims[k] = best;
+        left /= best;
+    }
+    dims[d - 1] *= left;
+    /* Largest first. */
+    for (int i = 0; i < d; i++)
+        for (int j = i + 1; j < d; j++)
+            if (dims[j] > dims[i]) {
+                int t = dims[i];
+                dims[i] = dims[j];
+                dims[j] = t;
+            }
+}
+
 static int add_pair(cm_builder_t *b, const int *lab, int i, int j, double w,
-                    cm_error_t *err);
+                    cm_error_t *err)
+{
+    if (cm_builder_add(b, lab[i], lab[j], w, 1, err) < 0)
+        return -1;
+    return cm_builder_add(b, lab[j], lab[i], w, 1, err);
+}
 
 /* PAT_RGG3D: points drawn in rank order from a seeded generator (the
  * points' order carries no locality, as a scrambled stencil's), bucketed
@@ -81,63 +136,6 @@ out:
     free(first);
     free(order);
     return rc;
-}
-
-static const char *names[PAT_COUNT] = {
-    "stencil2d", "stencil3d", "bintree", "a2a64+ring", "fft2d", "ring", "rgg3d",
-};
-
-const char *bench_pattern_name(bench_pattern_t p)
-{
-    return p < PAT_COUNT ? names[p] : "?";
-}
-
-bench_pattern_t bench_pattern_find(const char *name)
-{
-    int p = 0;
-    while (p < PAT_COUNT && strcmp(names[p], name) != 0)
-        p++;
-    return (bench_pattern_t)p;
-}
-
-void bench_factor(int n, int d, int *dims)
-{
-    /* Greedy: take the largest divisor not above the d-th root of what is
-     * left; gives 32x32, 16x8x8, 128x128, 32x32x16 for the benchmark sizes. */
-    int left = n;
-    for (int k = 0; k < d; k++) {
-        int parts = d - k, best = 1;
-        for (int f = 1; f <= left; f++) {
-            if (left % f)
-                continue;
-            long long pw = 1;
-            for (int e = 0; e < parts; e++)
-                pw *= f;
-            if (pw <= left)
-                best = f;
-            else
-                break;
-        }
-        dims[k] = best;
-        left /= best;
-    }
-    dims[d - 1] *= left;
-    /* Largest first. */
-    for (int i = 0; i < d; i++)
-        for (int j = i + 1; j < d; j++)
-            if (dims[j] > dims[i]) {
-                int t = dims[i];
-                dims[i] = dims[j];
-                dims[j] = t;
-            }
-}
-
-static int add_pair(cm_builder_t *b, const int *lab, int i, int j, double w,
-                    cm_error_t *err)
-{
-    if (cm_builder_add(b, lab[i], lab[j], w, 1, err) < 0)
-        return -1;
-    return cm_builder_add(b, lab[j], lab[i], w, 1, err);
 }
 
 cm_matrix_t *bench_pattern(bench_pattern_t p, int n, uint64_t scramble_seed,
