@@ -248,6 +248,24 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
                                    const char *topology_conf,
                                    const char *nodelist, cm_error_t *err);
 
+/** A node's hardware as slurm.conf describes it (0: not described). */
+typedef struct cm_node_hw {
+    int sockets;
+    int cores_per_socket;
+    int threads_per_core;
+} cm_node_hw_t;
+
+/** The hardware of the @p n nodes named in @p names as the NodeName lines
+ *  of @p slurm_conf give it, read as cm_tree_from_slurm_conf() reads them
+ *  (NodeName=DEFAULT, hostlists, Include, CPUs= alone = one socket).
+ *  @p hw[i] is all zeros for a name the file does not define (a dynamic
+ *  node, say).  Returns how many names were found, or -1 with @p err
+ *  (file, line, what was expected) when the file cannot be read.  The
+ *  plugin's srun side uses it so that a placed step asks the controller for
+ *  no node record the local configuration already has. */
+int cm_slurm_conf_node_hw(const char *slurm_conf, const char *const *names, int n,
+                          cm_node_hw_t *hw, cm_error_t *err);
+
 /** One switch for cm_tree_from_switches(): its Slurm level (leaf switches
  *  0) and the index of its parent switch (-1 at the top; the parent's level
  *  must be higher). */

@@ -111,6 +111,7 @@ typedef struct hw {
 typedef struct node {
     char *name;
     int sockets, cores; /* cores per socket */
+    int threads;        /* per core */
 } node_t;
 
 typedef struct sw {
@@ -329,6 +330,7 @@ static int add_node(conf_t *c, const char *name, const hw_t *hw, const char *pat
         return cm_error_set(err, "%s: out of memory", path);
     n->sockets = (int)sockets;
     n->cores = (int)cores;
+    n->threads = (int)threads;
     if (strmap_put(&c->node_index, n->name, c->nn) < 0) {
         free(n->name);
         return cm_error_set(err, "%s: out of memory", path);
@@ -595,6 +597,43 @@ static int topo_levels(topo_t *tp, const char *path, cm_error_t *err)
     return rc;
 }
 
+static void conf_free(conf_t *c)
+{
+    for (int i = 0; i < c->nn; i++)
+        free(c->nodes[i].name);
+    free(c->nodes);
+    strmap_free(&c->node_index);
+}
+
+/* ---- what srun's placement reads ---- */
+
+int cm_slurm_conf_node_hw(const char *slurm_conf, const char *const *names, int n,
+                          cm_node_hw_t *hw, cm_error_t *err)
+{
+    if (!slurm_conf || !names || !hw || n < 0)
+        return cm_error_set(err, "cm_slurm_conf_node_hw: slurm.conf, names and hw are "
+                            "required");
+    conf_t c = {0};
+    if (read_slurm_conf(&c, slurm_conf, 0, err) < 0) {
+        conf_free(&c);
+        return -1;
+    }
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        const int *idx = names[i] ? strmap_find(&c.node_index, names[i]) : NULL;
+        if (!idx) {
+            hw[i].sockets = hw[i].cores_per_socket = hw[i].threads_per_core = 0;
+            continue;
+        }
+        hw[i].sockets = c.nodes[*idx].sockets;
+        hw[i].cores_per_socket = c.nodes[*idx].cores;
+        hw[i].threads_per_core = c.nodes[*idx].threads;
+        found++;
+    }
+    conf_free(&c);
+    return found;
+}
+
 /* ---- the tree ---- */
 
 cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_conf,
@@ -688,10 +727,7 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
 oom:
     cm_error_set(err, "%s: out of memory", slurm_conf);
 out:
-    for (int i = 0; i < c.nn; i++)
-        free(c.nodes[i].name);
-    free(c.nodes);
-    strmap_free(&c.node_index);
+    conf_free(&c);
     topo_free(&tp);
     strmap_free(&seen);
     strmap_free(&node_switch);

@@ -48,6 +48,9 @@ void cmp_config_init(cmp_config_t *c)
     c->guard_window = r.window;
     c->guard_probe = r.probe;
     c->guard_recheck = r.recheck;
+    /* the switch tree changes with the controller's files; an hour bounds
+     * what they do not show (topo_cache.c) */
+    c->topo_cache = 3600;
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -78,6 +81,16 @@ static int parse_bool(const char *v, int *out)
     else
         return -1;
     return 0;
+}
+
+/* An integer in [0, max] ("0" is where 0 means never or off). */
+static int parse_int0(const char *v, int max, int *out)
+{
+    if (!strcmp(v, "0")) {
+        *out = 0;
+        return 0;
+    }
+    return cmp_parse_int(v, max, out);
 }
 
 static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
@@ -205,21 +218,17 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                                 "got '%s'", CM_HISTORY_MAX_RUNS / 2, v);
         c->guard_window = n;
     } else if (!strcmp(key, "guard_probe")) {
-        if (!strcmp(v, "0"))
-            c->guard_probe = 0;
-        else if (cmp_parse_int(v, CM_HISTORY_MAX_RUNS, &n) < 0)
+        if (parse_int0(v, CM_HISTORY_MAX_RUNS, &c->guard_probe) < 0)
             return cm_error_set(err, "guard_probe=: expected an integer in [0, %d], "
                                 "got '%s'", CM_HISTORY_MAX_RUNS, v);
-        else
-            c->guard_probe = n;
     } else if (!strcmp(key, "guard_recheck")) {
-        if (!strcmp(v, "0"))
-            c->guard_recheck = 0;
-        else if (cmp_parse_int(v, 1000, &n) < 0)
+        if (parse_int0(v, 1000, &c->guard_recheck) < 0)
             return cm_error_set(err, "guard_recheck=: expected an integer in [0, 1000], "
                                 "got '%s'", v);
-        else
-            c->guard_recheck = n;
+    } else if (!strcmp(key, "topo_cache")) {
+        if (parse_int0(v, 86400, &c->topo_cache) < 0)
+            return cm_error_set(err, "topo_cache=: expected seconds in [0, 86400], "
+                                "got '%s'", v);
     } else {
         return cm_error_set(err, "unknown argument '%s=' (expected enabled, store, "
                             "default, algorithm, budget, deadline, weight, merge_weight, "
@@ -227,7 +236,7 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                             "level_bandwidths, prof_lib, place_lib, prof_dir, profile, "
                             "ingest_timeout, max_tasks, bind, bind_max_tasks, mpirun, mpirun_dir, "
                             "loglevel, guard, "
-                            "guard_window, guard_probe, guard_recheck)",
+                            "guard_window, guard_probe, guard_recheck, topo_cache)",
                             key);
     }
     return 0;

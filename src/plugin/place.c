@@ -111,7 +111,7 @@ int cmp_place_plan_v2(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *
     int *map = NULL, rc = -1;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    cm_tree_t *t = cmp_slurm_tree(in->alloc, in->cpus_per_task, &e);
+    cm_tree_t *t = cmp_slurm_tree(in->alloc, in->cpus_per_task, c->topo_cache, &e);
     if (!t)
         return cm_error_set(err, "%s", e.msg);
     /* The deadline covers the whole placement: what reading the machine

@@ -111,6 +111,8 @@ typedef struct cmp_config {
                                       runs (0 never) */
     int guard_recheck;             /* guard_recheck=N: a default run after N
                                       placed runs (0 never) */
+    int topo_cache;                /* topo_cache=SECONDS the switches are kept
+                                      between sruns (0 never) */
 } cmp_config_t;
 
 /** Defaults (documented in docs/admin-guide.md). */
@@ -319,16 +321,55 @@ typedef struct cmp_switch {
 
 /** The controller's switches (slurm_load_topo), read the way the Slurm
  *  release built against provides them (slurm_topo.c).  Caller frees with
- *  cmp_slurm_switches_free(); none (topology/default) is not an error.
+ *  cmp_switches_free(); none (topology/default) is not an error.
  *  Returns 0, -1 with @p err, or CMP_TOPO_REFUSED with @p err. */
 int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err);
-void cmp_slurm_switches_free(cmp_switch_t *sw, int n);
+void cmp_switches_free(cmp_switch_t *sw, int n);
 
-/** The tree of @p a from the controller (slurm_load_topo, slurm_load_node):
- *  switch levels, node, socket, slots.  NULL with @p err on failure (the
- *  caller falls back to Slurm's default): "controller data unavailable
- *  (...)", or why this Slurm refuses a placement here. */
-cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task,
+/** Append one record to @p sw (@p n used of @p cap, grown as needed);
+ *  -1 when out of memory, and the caller frees the whole array with
+ *  cmp_switches_free(). */
+int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name,
+                      int level, const char *nodes, const char *switches);
+
+/** Switch records from text, one a line, as `scontrol show topology`
+ *  prints them ("SwitchName=s1 Level=0 Nodes=n[1-2] Switches=...",
+ *  "BlockName=b1 Nodes=..."); other lines are skipped.  Modifies @p text.
+ *  Same returns as cmp_slurm_switches(). */
+int cmp_switches_parse(char *text, size_t len, cmp_switch_t **out, int *count,
+                       cm_error_t *err);
+
+/** The user's cache of the controller's switches (topo_cache.c: where it
+ *  lives, when it is valid, what is checked). */
+typedef struct cmp_topo_cache {
+    int dirfd;        /* the cache directory, -1: no cache */
+    int ttl;          /* seconds an answer is kept */
+    char name[64];    /* file name in it */
+    char key[320];    /* what slurm.conf and topology files looked like */
+} cmp_topo_cache_t;
+
+/** Open the cache for @p slurm_conf (absolute path) with answers kept
+ *  @p ttl seconds.  -1 (and nothing to close) when there is no usable
+ *  cache: ttl 0, no slurm.conf, no private directory. */
+int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl);
+void cmp_topo_cache_close(cmp_topo_cache_t *tc);
+
+/** 1 and the kept switches (free with cmp_switches_free()) while the kept
+ *  answer is valid, else 0. */
+int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n);
+
+/** Keep @p sw as the answer for later sruns (silently nothing on error). */
+void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int n);
+
+/** The tree of @p a: sockets and cores of each node from the slurm.conf
+ *  srun reads (slurm_load_node_single() for a node it does not define),
+ *  switches from the user's cache or the controller (slurm_load_topo):
+ *  switch levels, node, socket, slots.  No request whose size grows with
+ *  the cluster.  NULL with @p err on failure (the caller falls back to
+ *  Slurm's default): "controller data unavailable (...)", or why this Slurm
+ *  refuses a placement here.  @p topo_cache: seconds the switches are kept
+ *  (0: ask the controller every time). */
+cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cache,
                           cm_error_t *err);
 
 /** What srun asks the module to plan. */

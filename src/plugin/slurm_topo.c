@@ -15,6 +15,9 @@
  * there a block is an error: the step keeps Slurm's layout, and says why.
  * 26.05 also takes a topology name in slurm_load_topo() (NULL: the default
  * topology) and a unit in the print call (NULL: all).
+ *
+ * The records are read by cmp_switches_parse() (switches.c), which also
+ * reads what topo_cache.c keeps between sruns.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,79 +28,13 @@
 
 #include "plugin.h"
 
-void cmp_slurm_switches_free(cmp_switch_t *sw, int n)
-{
-    for (int i = 0; i < n && sw; i++) {
-        free(sw[i].name);
-        free(sw[i].nodes);
-        free(sw[i].switches);
-    }
-    free(sw);
-}
-
-static char *dup_or_null(const char *s)
-{
-    return s && *s ? strdup(s) : NULL;
-}
-
-/* Appends one record; a name is required.  Frees nothing on failure: the
- * caller frees the whole array. */
-static int push(cmp_switch_t **sw, int *n, int *cap, const char *name, int level,
-                const char *nodes, const char *switches)
-{
-    if (*n == *cap) {
-        int c = *cap ? *cap * 2 : 16;
-        cmp_switch_t *g = realloc(*sw, (size_t)c * sizeof *g);
-        if (!g)
-            return -1;
-        *sw = g;
-        *cap = c;
-    }
-    cmp_switch_t *s = &(*sw)[*n];
-    s->level = level;
-    s->name = strdup(name);
-    s->nodes = dup_or_null(nodes);
-    s->switches = dup_or_null(switches);
-    (*n)++;
-    if (!s->name || (nodes && *nodes && !s->nodes) ||
-        (switches && *switches && !s->switches))
-        return -1;
-    return 0;
-}
-
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-
-/* The value of KEY= in the blank-separated LINE, copied into BUF (empty
- * when absent).  Values never hold blanks in these records. */
-static const char *field(const char *line, const char *key, char *buf, size_t len)
-{
-    size_t kl = strlen(key);
-    const char *p = line;
-    buf[0] = '\0';
-    while (*p) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        const char *end = p + strcspn(p, " \t\n");
-        if ((size_t)(end - p) > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-            size_t vl = (size_t)(end - p) - kl - 1;
-            if (vl >= len)
-                vl = len - 1;
-            memcpy(buf, p + kl + 1, vl);
-            buf[vl] = '\0';
-            return buf;
-        }
-        p = end;
-    }
-    return buf;
-}
 
 int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
 {
     topo_info_response_msg_t *msg = NULL;
     char *text = NULL;
     size_t tlen = 0;
-    cmp_switch_t *sw = NULL;
-    int n = 0, cap = 0, rc = -1;
 
     *out = NULL;
     *count = 0;
@@ -121,54 +58,9 @@ int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
     slurm_free_topo_info_msg(msg);
     if (!text)
         return cm_error_set(err, "topology: out of memory");
-
-    /* Node and switch lists are host lists of a whole cluster: bounded by
-     * the text Slurm printed, not by a fixed buffer. */
-    size_t vcap = tlen + 1;
-    char *name = malloc(vcap), *nodes = malloc(vcap), *subs = malloc(vcap),
-         *level = malloc(vcap);
-    if (!name || !nodes || !subs || !level) {
-        cm_error_set(err, "topology: out of memory");
-        goto out;
-    }
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        int lv = 0;
-        if (*field(line, "SwitchName", name, vcap)) {
-            field(line, "Level", level, vcap);
-            lv = atoi(level);
-        } else if (*field(line, "BlockName", name, vcap)) {
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-            /* 26.05 refuses the arbitrary distribution (SLURM_HOSTFILE)
-             * under topology/block: placing the step would fail it. */
-            cm_error_set(err, "topology/block: this Slurm refuses the arbitrary "
-                              "layout a placement needs with it");
-            rc = CMP_TOPO_REFUSED;
-            goto out;
-#endif
-        } else {
-            continue;   /* a header or a record kind without a name */
-        }
-        field(line, "Nodes", nodes, vcap);
-        field(line, "Switches", subs, vcap);
-        if (push(&sw, &n, &cap, name, lv, nodes, subs) < 0) {
-            cm_error_set(err, "topology: out of memory");
-            goto out;
-        }
-    }
-    rc = 0;
-out:
-    free(name);
-    free(nodes);
-    free(subs);
-    free(level);
+    int rc = cmp_switches_parse(text, tlen, out, count, err);
     free(text);
-    if (rc < 0) {
-        cmp_slurm_switches_free(sw, n);
-        return rc;
-    }
-    *out = sw;
-    *count = n;
-    return 0;
+    return rc;
 }
 
 #else   /* Slurm 22.05: the array of topology/tree records */
@@ -185,10 +77,10 @@ int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
         return cm_error_set(err, "slurm_load_topo: %s", slurm_strerror(errno));
     for (uint32_t i = 0; i < msg->record_count; i++) {
         const topo_info_t *t = &msg->topo_array[i];
-        if (push(&sw, &n, &cap, t->name ? t->name : "", t->level, t->nodes,
+        if (cmp_switches_push(&sw, &n, &cap, t->name ? t->name : "", t->level, t->nodes,
                  t->switches) < 0) {
             slurm_free_topo_info_msg(msg);
-            cmp_slurm_switches_free(sw, n);
+            cmp_switches_free(sw, n);
             return cm_error_set(err, "topology: out of memory");
         }
     }

@@ -1,22 +1,28 @@
 /*
- * slurm_tree.c -- the machine tree of an allocation, from the controller.
+ * slurm_tree.c -- the machine tree of an allocation.
  *
- * One slurm_load_topo() (through slurm_topo.c) and one slurm_load_node()
- * per srun: switches (with Slurm's levels, leaf = 0), then per node its sockets and the slots the
- * step may use there.  cm_tree_from_switches() builds the tree, as it does
- * for cm_tree_from_slurm_conf() ("cluster" over several top switches,
+ * What a placed srun asks of the controller is bounded by the step, not by
+ * the cluster: each node's sockets and cores come from the slurm.conf srun
+ * reads (SLURM_CONF, else Slurm's default file, else configless slurmd's
+ * copy): the controller schedules by those values, and Slurm wants the
+ * file the same on every host.  Only a node the file does not define (a
+ * dynamic node) costs a slurm_load_node_single().  The switches come from
+ * the user's cache (topo_cache.c) or one slurm_load_topo() (slurm_topo.c),
+ * then kept.  cm_tree_from_switches() builds the tree, as it does for
+ * cm_tree_from_slurm_conf() ("cluster" over several top switches,
  * "switch<k>", "node", "socket", "core"), so `clustermap eval --slurm-conf`
  * prices a placement the same way.  Without any switch (TopologyPlugin
- * topology/none) the nodes hang under one "switch".  A node of the
- * allocation the controller does not describe, or a topology that leaves it
- * out, is an error: the caller then keeps Slurm's placement.  Part of the
- * placement module (clustermap-place.so); libslurm's functions resolve
- * from srun, which loads it.
+ * topology/default) the nodes hang under one "switch".  A node of the
+ * allocation nobody describes, or a topology that leaves it out, is an
+ * error: the caller then keeps Slurm's placement.  Part of the placement
+ * module (clustermap-place.so); libslurm's functions resolve from srun,
+ * which loads it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 
@@ -95,35 +101,103 @@ static int link_topology(topo_t *tp, const named_t *nodes, int nn, int *leaf_of,
     return rc;
 }
 
-cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *err)
+/* Debian's Slurm reads /etc/slurm/slurm.conf unless told otherwise. */
+#ifndef CMP_SLURM_CONF_DEFAULT
+#define CMP_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
+#endif
+
+/* The slurm.conf srun itself reads, in Slurm's order; NULL when srun got
+ * its configuration from the controller (configless, no slurmd here). */
+static const char *slurm_conf_path(void)
 {
-    cmp_switch_t *switches = NULL;
+    const char *env = getenv("SLURM_CONF");
+    if (env && *env)
+        return env;
+    if (access(CMP_SLURM_CONF_DEFAULT, R_OK) == 0)
+        return CMP_SLURM_CONF_DEFAULT;
+    if (access("/run/slurm/conf/slurm.conf", R_OK) == 0)
+        return "/run/slurm/conf/slurm.conf";
+    return NULL;
+}
+
+/* Sockets, cores and threads of every node of @p a: slurm.conf first, the
+ * controller (one record each) for what it leaves out. */
+static int node_hardware(const cmp_alloc_t *a, const char *conf, cm_node_hw_t *hw,
+                         cm_error_t *err)
+{
+    int nn = a->nnodes, found = 0;
+    cm_error_t e;
+    if (conf)
+        found = cm_slurm_conf_node_hw(conf, (const char *const *)a->names, nn, hw, &e);
+    if (!conf || found < 0)
+        memset(hw, 0, (size_t)nn * sizeof *hw);
+    for (int i = 0; i < nn; i++) {
+        if (hw[i].sockets > 0)
+            continue;
+        node_info_msg_t *ni = NULL;
+        if (slurm_load_node_single(&ni, a->names[i], SHOW_ALL) != SLURM_SUCCESS)
+            return cm_error_set(err, "slurm_load_node_single %s: %s", a->names[i],
+                                slurm_strerror(errno));
+        int ok = ni && ni->record_count >= 1 && ni->node_array[0].name &&
+                 !strcmp(ni->node_array[0].name, a->names[i]);
+        if (ok) {
+            const node_info_t *r = &ni->node_array[0];
+            hw[i].sockets = r->sockets > 0 ? r->sockets : 1;
+            hw[i].cores_per_socket = r->cores > 0 ? r->cores : 1;
+            hw[i].threads_per_core = r->threads > 0 ? r->threads : 1;
+        }
+        slurm_free_node_info_msg(ni);
+        if (!ok)
+            return cm_error_set(err, "the controller does not describe node %s",
+                                a->names[i]);
+    }
+    return 0;
+}
+
+/* The switches: the user's cache while valid, else the controller (whose
+ * answer is then kept). */
+static int switches(const char *conf, int ttl, cmp_switch_t **sw, int *n,
+                    cm_error_t *err)
+{
+    cmp_topo_cache_t tc;
+    int cached = cmp_topo_cache_open(&tc, conf, ttl) == 0;
+    int rc = 0;
+    if (!cached || !cmp_topo_cache_get(&tc, sw, n)) {
+        rc = cmp_slurm_switches(sw, n, err);
+        if (rc == 0 && cached)
+            cmp_topo_cache_put(&tc, *sw, *n);
+    }
+    if (cached)
+        cmp_topo_cache_close(&tc);
+    return rc;
+}
+
+cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cache,
+                          cm_error_t *err)
+{
+    cmp_switch_t *sws = NULL;
     int nswitches = 0;
-    node_info_msg_t *ninfo = NULL;
-    named_t *nodes = NULL, *known = NULL;
-    int *leaf_of = NULL, *info_of = NULL;
+    named_t *nodes = NULL;
+    int *leaf_of = NULL;
+    cm_node_hw_t *hw = NULL;
     cm_switch_desc_t *sw = NULL;
     cm_node_desc_t *nd = NULL;
     topo_t tp = { 0 };
     cm_tree_t *t = NULL;
     int nn = a->nnodes;
+    const char *conf = slurm_conf_path();
 
     if (cpus_per_task < 1)
         cpus_per_task = 1;
-    int refused = 0, rc = cmp_slurm_switches(&switches, &nswitches, err);
+    int refused = 0, rc = switches(conf, topo_cache, &sws, &nswitches, err);
     if (rc < 0) {
         refused = rc == CMP_TOPO_REFUSED;
         goto out;
     }
-    if (slurm_load_node((time_t)0, &ninfo, SHOW_ALL) != SLURM_SUCCESS) {
-        cm_error_set(err, "slurm_load_node: %s", slurm_strerror(errno));
-        goto out;
-    }
     if (!(nodes = malloc((size_t)nn * sizeof *nodes)) ||
         !(leaf_of = malloc((size_t)nn * sizeof *leaf_of)) ||
-        !(info_of = malloc((size_t)nn * sizeof *info_of)) ||
-        !(nd = malloc((size_t)nn * sizeof *nd)) ||
-        !(known = malloc(((size_t)ninfo->record_count + 1) * sizeof *known)))
+        !(hw = calloc((size_t)nn, sizeof *hw)) ||
+        !(nd = malloc((size_t)nn * sizeof *nd)))
         goto oom;
     for (int i = 0; i < nn; i++) {
         nodes[i].name = a->names[i];
@@ -136,23 +210,11 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
             cm_error_set(err, "node %s appears twice in the allocation", nodes[i].name);
             goto out;
         }
-    int nk = 0;
-    for (uint32_t r = 0; r < ninfo->record_count; r++)
-        if (ninfo->node_array[r].name) {
-            known[nk].name = ninfo->node_array[r].name;
-            known[nk++].idx = (int)r;
-        }
-    qsort(known, (size_t)nk, sizeof *known, cmp_named);
-    for (int i = 0; i < nn; i++) {
-        info_of[i] = lookup(known, nk, a->names[i]);
-        if (info_of[i] < 0) {
-            cm_error_set(err, "the controller does not describe node %s", a->names[i]);
-            goto out;
-        }
-    }
+    if (node_hardware(a, conf, hw, err) < 0)
+        goto out;
 
     tp.ns = nswitches;
-    tp.sw = switches;
+    tp.sw = sws;
     if (tp.ns > 0) {
         if (!(tp.parent = malloc((size_t)tp.ns * sizeof(int))) ||
             !(sw = malloc((size_t)tp.ns * sizeof *sw)))
@@ -174,10 +236,10 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, cm_error_t *e
 
     /* Sockets hold the step's slots, cpus_per_task CPUs to a slot. */
     for (int i = 0; i < nn; i++) {
-        const node_info_t *ni = &ninfo->node_array[info_of[i]];
-        int sockets = ni->sockets > 0 ? ni->sockets : 1;
-        int per_socket = ((ni->cores > 0 ? ni->cores : 1) *
-                          (ni->threads > 0 ? ni->threads : 1)) / cpus_per_task;
+        int sockets = hw[i].sockets > 0 ? hw[i].sockets : 1;
+        int per_socket = ((hw[i].cores_per_socket > 0 ? hw[i].cores_per_socket : 1) *
+                          (hw[i].threads_per_core > 0 ? hw[i].threads_per_core : 1)) /
+                         cpus_per_task;
         if (per_socket < 1)
             per_socket = 1;
         if ((long)per_socket * sockets < a->slots[i])
@@ -197,13 +259,10 @@ out:
         cm_error_t e = *err;
         cm_error_set(err, "controller data unavailable (%s)", e.msg);
     }
-    cmp_slurm_switches_free(switches, nswitches);
-    if (ninfo)
-        slurm_free_node_info_msg(ninfo);
+    cmp_switches_free(sws, nswitches);
     free(nodes);
-    free(known);
     free(leaf_of);
-    free(info_of);
+    free(hw);
     free(nd);
     free(sw);
     free(tp.parent);

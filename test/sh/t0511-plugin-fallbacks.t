@@ -6,7 +6,7 @@
 # a profile of another task count, a store the user cannot read, a store
 # directory the user cannot write (the line then says the run is not
 # profiled), controller data the user may not load (PrivateData=nodes: a
-# real slurm_load_node failure).  Two users: profiles are ingested as the
+# real slurm_load_node_single failure).  Two users: profiles are ingested as the
 # user into the user's own directory, and one user can neither read nor
 # use the other's.  Several jobs ending together all get merged.
 #
@@ -90,10 +90,20 @@ test_expect_success 'a store directory the user cannot write: the line says no p
 
 # (mpirun's daemons take the job's nodes from clustermap's mpirun: no
 # controller data is needed to place them)
+# srun takes the nodes' sockets and cores from its slurm.conf and asks the
+# controller only for nodes it cannot read there: a copy that Slurm reads
+# (it resets CoresPerSocket=0 to 1) and clustermap refuses makes srun ask
+# for n1 and n2, which PrivateData=nodes denies a user.
 test_expect_success SRUN_PMIX 'controller data unavailable (PrivateData=nodes): one line' '
+    sed "s/^NodeName=n[12] .*/& CoresPerSocket=0/" "$STATE/etc/slurm.conf" \
+        >"$STATE/etc/slurm-unread.conf" &&
+    chmod 644 "$STATE/etc/slurm-unread.conf" &&
+    printf "#!/bin/sh\nexport SLURM_CONF=%s\n%s ./halo_scrambled\n" \
+        "$STATE/etc/slurm-unread.conf" "$MPI_RUN" >ctljob.sh &&
+    chmod 755 ctljob.sh &&
     sbw_as cmtu1 -J u1job -N2 -n4 --mapping=cluster \
-        -o out/ctl.out -e out/ctl.err job.sh &&
-    one_line out/ctl.err "^clustermap: controller data unavailable \(slurm_load_node: .*\); using Slurm.s default placement$" &&
+        -o out/ctl.out -e out/ctl.err ctljob.sh &&
+    one_line out/ctl.err "^clustermap: controller data unavailable \(slurm_load_node_single n[12]: .*\); using Slurm.s default placement$" &&
     test "$(ranks_hosts out/ctl.out | wc -l)" -eq 4
 '
 

@@ -99,6 +99,20 @@ static void test_config(void **state)
     assert_int_equal(cmp_config_parse(&c, 1, bad7, &err), -1);
     char *bad8[] = { "guard=maybe" };
     assert_int_equal(cmp_config_parse(&c, 1, bad8, &err), -1);
+    /* the topology cache */
+    cmp_config_init(&c);
+    assert_int_equal(c.topo_cache, 3600);
+    char *tc[] = { "topo_cache=0" };
+    assert_int_equal(cmp_config_parse(&c, 1, tc, &err), 0);
+    assert_int_equal(c.topo_cache, 0);
+    char *tc2[] = { "topo_cache=86400" };
+    assert_int_equal(cmp_config_parse(&c, 1, tc2, &err), 0);
+    assert_int_equal(c.topo_cache, 86400);
+    char *bad9[] = { "topo_cache=86401" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad9, &err), -1);
+    assert_non_null(strstr(err.msg, "topo_cache=: expected seconds in [0, 86400], got '86401'"));
+    char *bad10[] = { "topo_cache=-5" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad10, &err), -1);
 }
 
 static void parse(cmp_srun_args_t *o, int argc, char **argv)

@@ -233,6 +233,37 @@ static void test_cpus_only(void **state)
     cm_test_rmtree(dir);
 }
 
+/* What srun's placement reads per node: the same reading as the tree,
+ * threads kept, zeros for a node the file does not define, the file's
+ * errors passed on. */
+static void test_node_hw(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *p = cm_test_write_file(dir, "hw.conf",
+        "NodeName=DEFAULT Sockets=2 CoresPerSocket=4 ThreadsPerCore=2\n"
+        "NodeName=h[1-3]\n"
+        "NodeName=h4 CPUs=6 Sockets=1 CoresPerSocket=6 ThreadsPerCore=1\n"
+        "NodeName=h5 CPUs=8\n");
+    const char *names[] = { "h3", "h4", "dyn1", "h5", "h1" };
+    cm_node_hw_t hw[5];
+    cm_error_t err = {""};
+    assert_int_equal(cm_slurm_conf_node_hw(p, names, 5, hw, &err), 4);
+    static const int want[5][3] = { {2, 4, 2}, {1, 6, 1}, {0, 0, 0}, {2, 4, 2},
+                                    {2, 4, 2} };
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(hw[i].sockets, want[i][0]);
+        assert_int_equal(hw[i].cores_per_socket, want[i][1]);
+        assert_int_equal(hw[i].threads_per_core, want[i][2]);
+    }
+    assert_int_equal(cm_slurm_conf_node_hw(p, names, 0, hw, &err), 0);
+    p = cm_test_write_file(dir, "bad.conf", "NodeName=h1 Sockets=x\n");
+    assert_int_equal(cm_slurm_conf_node_hw(p, names, 5, hw, &err), -1);
+    assert_non_null(strstr(err.msg, "bad.conf:1"));
+    assert_int_equal(cm_slurm_conf_node_hw(NULL, names, 5, hw, &err), -1);
+    cm_test_rmtree(dir);
+}
+
 /* Byte-level mutations of the fixtures: every result is a valid tree or an
  * error message, never a crash or a leak. */
 static void test_mutations(void **state)
@@ -326,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_deep),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cpus_only),
+        cmocka_unit_test(test_node_hw),
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_hostile_files),
     };

@@ -1,0 +1,234 @@
+/*
+ * topo_cache.c -- the controller's switches, kept between a user's sruns.
+ *
+ * A placed srun needs the switch tree; asking slurmctld for it on every
+ * step is the one request whose cost grows with the cluster.  The tree only
+ * changes when the controller reads new configuration files, so srun keeps
+ * the last answer and reuses it while:
+ *   - slurm.conf and, in its directory, topology.conf and topology.yaml
+ *     have the device, inode, size and modification time (or absence) they
+ *     had when the answer was kept: editing any of them (which an admin
+ *     does before `scontrol reconfigure`) invalidates it;
+ *   - it is younger than topo_cache= seconds (plugstack.conf, default
+ *     3600; 0 keeps nothing): a bound for changes the files do not show.
+ * Where: $XDG_RUNTIME_DIR/clustermap when XDG_RUNTIME_DIR is a directory
+ * of the user's, else /tmp/clustermap-<uid> (node-local), made 0700 when
+ * missing; the file topology-<hash of slurm.conf's path>.  srun runs as
+ * the user, so the cache is the user's own: the directory is used only
+ * when it is a directory (not a link) owned by the user with no group or
+ * other access, the file only when regular, the user's and at most 16 MiB.
+ * Anything else (a directory another user made first, a bad file) only
+ * disables the cache: the controller is asked, as without it.  Writes go
+ * to a temporary name renamed over the old file, so concurrent sruns read
+ * a whole answer or none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+#define CACHE_MAX_BYTES (16L << 20)
+/* The fallback's parent: the node-local /tmp (a unit test points it at a
+ * directory of its own). */
+#ifndef CMP_TOPO_CACHE_TMP
+#define CMP_TOPO_CACHE_TMP "/tmp"
+#endif
+#define CACHE_MAGIC "clustermap topology cache 1"
+
+/* "dev:ino:size:mtime.ns" of @p path, or "-" when it does not exist. */
+static int stat_key(const char *path, char *buf, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            return -1;
+        snprintf(buf, len, "-");
+        return 0;
+    }
+    snprintf(buf, len, "%" PRIu64 ":%" PRIu64 ":%" PRId64 ":%" PRId64 ".%09ld",
+             (uint64_t)st.st_dev, (uint64_t)st.st_ino, (int64_t)st.st_size,
+             (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    return 0;
+}
+
+static int conf_key(const char *conf, char *key, size_t len)
+{
+    char dir[CMP_PATH_MAX], k[3][96], path[CMP_PATH_MAX + 16];
+    const char *slash = strrchr(conf, '/');
+    if (!slash || (size_t)(slash - conf) >= sizeof dir)
+        return -1;
+    memcpy(dir, conf, (size_t)(slash - conf));
+    dir[slash - conf] = '\0';
+    if (stat_key(conf, k[0], sizeof k[0]) < 0 || !strcmp(k[0], "-"))
+        return -1;
+    snprintf(path, sizeof path, "%s/topology.conf", dir);
+    if (stat_key(path, k[1], sizeof k[1]) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/topology.yaml", dir);
+    if (stat_key(path, k[2], sizeof k[2]) < 0)
+        return -1;
+    snprintf(key, len, "%s %s %s", k[0], k[1], k[2]);
+    return 0;
+}
+
+/* A directory of the user's that only the user can enter, made when
+ * missing; -1 when there is none. */
+static int own_dir(const char *path, int create)
+{
+    if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
+        return -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl)
+{
+    memset(tc, 0, sizeof *tc);
+    tc->dirfd = -1;
+    if (ttl <= 0 || !slurm_conf || slurm_conf[0] != '/' ||
+        conf_key(slurm_conf, tc->key, sizeof tc->key) < 0)
+        return -1;
+    tc->ttl = ttl;
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = slurm_conf; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(tc->name, sizeof tc->name, "topology-%016" PRIx64, h);
+
+    char dir[CMP_PATH_MAX];
+    const char *run = getenv("XDG_RUNTIME_DIR");
+    int base = run && run[0] == '/' ? own_dir(run, 0) : -1;
+    if (base >= 0) {
+        close(base);
+        if ((size_t)snprintf(dir, sizeof dir, "%s/clustermap", run) < sizeof dir)
+            tc->dirfd = own_dir(dir, 1);
+    }
+    if (tc->dirfd < 0) {
+        snprintf(dir, sizeof dir, "%s/clustermap-%u", CMP_TOPO_CACHE_TMP,
+                 (unsigned)geteuid());
+        tc->dirfd = own_dir(dir, 1);
+    }
+    return tc->dirfd >= 0 ? 0 : -1;
+}
+
+void cmp_topo_cache_close(cmp_topo_cache_t *tc)
+{
+    if (tc->dirfd >= 0)
+        close(tc->dirfd);
+    tc->dirfd = -1;
+}
+
+/* The whole file, NUL-terminated, or NULL. */
+static char *read_all(int fd, size_t *len)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        st.st_size > CACHE_MAX_BYTES)
+        return NULL;
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (!buf || got != (size_t)st.st_size) {
+        free(buf);
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n)
+{
+    *sw = NULL;
+    *n = 0;
+    if (tc->dirfd < 0)
+        return 0;
+    int fd = openat(tc->dirfd, tc->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    size_t len = 0;
+    char *text = read_all(fd, &len);
+    close(fd);
+    if (!text)
+        return 0;
+    /* CACHE_MAGIC \n key KEY \n written T \n records */
+    char *key = strchr(text, '\n');
+    char *when = key ? strchr(key + 1, '\n') : NULL;
+    char *body = when ? strchr(when + 1, '\n') : NULL;
+    int hit = 0;
+    if (body) {
+        *key++ = *when++ = *body++ = '\0';
+        long long t = 0;
+        char tail;
+        time_t now = time(NULL);
+        if (!strcmp(text, CACHE_MAGIC) && !strncmp(key, "key ", 4) &&
+            !strcmp(key + 4, tc->key) && sscanf(when, "written %lld%c", &t, &tail) == 1 &&
+            t <= (long long)now && (long long)now - t < tc->ttl) {
+            cm_error_t e;
+            hit = cmp_switches_parse(body, len - (size_t)(body - text), sw, n, &e) == 0;
+        }
+    }
+    free(text);
+    return hit;
+}
+
+/* Every value of a record goes back through the blank-separated parser:
+ * a name with a blank or a line break would not (Slurm allows neither). */
+static int writable(const char *s)
+{
+    return !s || !s[strcspn(s, " \t\n\r")];
+}
+
+void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int n)
+{
+    if (tc->dirfd < 0)
+        return;
+    for (int i = 0; i < n; i++)
+        if (!sw[i].name || !*sw[i].name || !writable(sw[i].name) ||
+            !writable(sw[i].nodes) || !writable(sw[i].switches))
+            return;
+    char tmp[sizeof tc->name + 32];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", tc->name, (long)getpid());
+    int fd = openat(tc->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlinkat(tc->dirfd, tmp, 0);
+        return;
+    }
+    fprintf(f, "%s\nkey %s\nwritten %lld\n", CACHE_MAGIC, tc->key, (long long)time(NULL));
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "SwitchName=%s Level=%d", sw[i].name, sw[i].level);
+        if (sw[i].nodes)
+            fprintf(f, " Nodes=%s", sw[i].nodes);
+        if (sw[i].switches)
+            fprintf(f, " Switches=%s", sw[i].switches);
+        fputc('\n', f);
+    }
+    int bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad || renameat(tc->dirfd, tmp, tc->dirfd, tc->name) < 0)
+        unlinkat(tc->dirfd, tmp, 0);
+}

@@ -1,0 +1,215 @@
+/*
+ * css_schedule.h -- contention-free schedules for irregular all-to-all
+ * exchanges (CSS), the building block of the MPI_Alltoallv overlay.
+ *
+ * A schedule splits one exchange into steps.  In every step each sender
+ * sends to at most one receiver and each receiver receives from at most one
+ * sender (a partial matching), so that no receiver is a bottleneck; within a
+ * step the message lengths are kept as equal as possible, so that no rank
+ * waits long for the slowest pair.  An overlay runs step k as one
+ * Isend/Irecv pair per rank: cm_css_sched_peer() is whom a rank sends to,
+ * cm_css_sched_source() whom it receives from.
+ *
+ * Two constructions:
+ *  - cm_css_sched_redistribution(): the exchange of an array redistribution
+ *    between two block-cyclic distributions, whose communication table is
+ *    periodic; the schedule follows that structure (docs/algorithms.md,
+ *    "003").
+ *  - cm_css_sched_general(): any matrix of message sizes, by bipartite edge
+ *    colouring with the minimum number of steps.
+ *
+ * Files: css_sched.c (the schedule object, accessors, cost model),
+ * css_redist.c (the block-cyclic construction), css_general.c (the
+ * colouring); css_internal.h is what they share.
+ *
+ * Conventions as in clustermap.h: opaque handle, caller-owned inputs (never
+ * kept: the schedule copies what it needs), cm_error_t last, NULL or -1 on
+ * failure, no global state (distinct schedules may be built concurrently).
+ * Limits: at most CM_CSS_MAX_PROCS senders and as many receivers; the size
+ * table (senders x receivers) and the step tables (steps x the larger of
+ * the two) at most CM_CSS_MAX_CELLS entries each, because they are dense
+ * for O(1) lookups in the overlay.  In practice: up to 4096 ranks on the
+ * larger side of a dense exchange, and more when a schedule needs few
+ * steps.
+ */
+#ifndef CM_CSS_SCHEDULE_H
+#define CM_CSS_SCHEDULE_H
+
+#include <stdint.h>
+
+#include "clustermap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most senders (and most receivers) a schedule may have. */
+#define CM_CSS_MAX_PROCS 65536
+/** Most entries of a size table or of a step table (4096 x 4096). */
+#define CM_CSS_MAX_CELLS (1 << 24)
+
+/** A schedule: steps, and for each step who sends to whom.  Immutable. */
+typedef struct cm_css_sched cm_css_sched_t;
+
+/** How a schedule was built. */
+typedef enum cm_css_method {
+    /** One orbit of the periodic communication table per step, whose
+     *  messages all have one length over whole periods (the paper's
+     *  algorithm 1); when the table splits into independent blocks on both
+     *  sides, a step joins one orbit of each, of similar lengths. */
+    CM_CSS_PERIODIC = 1,
+    /** Grouping of equal sub-tables, heaviest first, traversal direction
+     *  alternating from step to step; greedy, so it may take more steps than
+     *  the busiest rank has messages. */
+    CM_CSS_GROUPED,
+    /** Bipartite edge colouring: exactly as many steps as the busiest rank
+     *  has messages. */
+    CM_CSS_GENERAL,
+    /** The classic ordering (step k: i sends to (i + k) mod n), steps that
+     *  fit together merged, then improved like CM_CSS_GENERAL: what a
+     *  redistribution falls back to when the constructions above would be
+     *  slower than the classic ordering for some network. */
+    CM_CSS_CLASSIC,
+} cm_css_method_t;
+
+/** A one-dimensional array redistribution, in the form
+ *
+ *      for (i = 0; i < count; i++)
+ *          dst[dst_stride * i + dst_offset] = src[src_stride * i + src_offset];
+ *
+ *  where src is distributed cyclic(src_block) over src_procs processes (the
+ *  senders: element e lives on process (e / src_block) mod src_procs) and
+ *  dst cyclic(dst_block) over dst_procs processes (the receivers).  A plain
+ *  redistribution of M elements has strides 1, offsets 0 and count M.
+ *
+ *  Bounds: 1 <= procs <= CM_CSS_MAX_PROCS, 1 <= block, stride <= 2^31 - 1,
+ *  0 <= offset <= 2^62, 0 <= count <= 2^62, and every address the loop
+ *  touches below 2^63. */
+typedef struct cm_css_redist {
+    int     src_procs;
+    int64_t src_block;
+    int64_t src_stride;
+    int64_t src_offset;
+    int     dst_procs;
+    int64_t dst_block;
+    int64_t dst_stride;
+    int64_t dst_offset;
+    int64_t count;
+    /** Non-zero when sender k and receiver k are the same rank (one
+     *  communicator): the pair (k, k) is a local copy, sized but not
+     *  scheduled.  Zero: two disjoint groups of processes. */
+    int     same_ranks;
+    /** 0: the paper's construction (CM_CSS_PERIODIC when s == t,
+     *  CM_CSS_GROUPED otherwise), replaced by CM_CSS_GENERAL or
+     *  CM_CSS_CLASSIC when one of those is no worse in both terms of the
+     *  cost model (steps, sum of step maxima) and better in one, or when the
+     *  construction is worse than the classic ordering in either term.
+     *  Any other value builds that method only (CM_CSS_PERIODIC needs
+     *  s == t): for comparisons and tests. */
+    cm_css_method_t method;
+} cm_css_redist_t;
+
+/** The periodic structure of a redistribution's communication table
+ *  COM(i, j) (elements sender i sends to receiver j). */
+typedef struct cm_css_period {
+    /** Iterations after which the (sender, receiver) pattern repeats; 0 when
+     *  that number exceeds 2^64. */
+    uint64_t period;
+    /** Over whole periods, COM(i, j) = COM((i + k m) mod src_procs,
+     *  (j + k n) mod dst_procs) for every k. */
+    uint64_t m, n;
+    /** The periods of those two progressions: src_procs / gcd(m, src_procs)
+     *  and dst_procs / gcd(n, dst_procs). */
+    int s, t;
+    /** Non-zero when count is a multiple of period, so that the equalities
+     *  above are exact (otherwise only the step structure relies on them). */
+    int exact;
+} cm_css_period_t;
+
+/** The schedule of the redistribution @p r: the communication table first
+ *  (exact, counted run by run over one period and scaled), then steps as
+ *  r->method says.  With method 0 the result is never slower than the
+ *  classic ordering in the model of cm_css_sched_cost(), for any latency
+ *  and bandwidth; in the paper's case of CM_CSS_PERIODIC (gcd(m, src_procs)
+ *  = 1 and s == t) over whole periods with no local copy, it has as few
+ *  steps as the largest degree and one message length per step.  Fails on
+ *  a bad parameter, on tables too large (CM_CSS_MAX_CELLS) and when one
+ *  period would take more than 2^27 runs of contiguous elements to count
+ *  (periods of lcm(src_procs * src_block, dst_procs * dst_block) scale,
+ *  with small blocks).  Time: milliseconds for hundreds of processes, a
+ *  few seconds at 4096 x 4096.  Free with cm_css_sched_free(). */
+cm_css_sched_t *cm_css_sched_redistribution(const cm_css_redist_t *r, cm_error_t *err);
+
+/** The schedule of an arbitrary exchange among @p n ranks: @p bytes has n x n
+ *  entries, bytes[i * n + j] what rank i sends to rank j (copied, not
+ *  kept).  The diagonal is a local copy and is not scheduled; every non-zero
+ *  off-diagonal entry is, exactly once.  Steps: the maximum over ranks of
+ *  the number of messages sent or received, which is the least possible;
+ *  lengths within a step balanced heuristically (css_general.c).
+ *  1 <= n <= 4096 (CM_CSS_MAX_CELLS).  Time: about a second for n = 256 and
+ *  ten for a dense n = 1024; compute once per call site.  Free with
+ *  cm_css_sched_free(). */
+cm_css_sched_t *cm_css_sched_general(int n, const uint64_t *bytes, cm_error_t *err);
+
+/** Release @p s; NULL is a no-op. */
+void cm_css_sched_free(cm_css_sched_t *s);
+
+/** Number of steps (0 when nothing is to be sent); -1 when @p s is NULL. */
+int cm_css_sched_nsteps(const cm_css_sched_t *s);
+
+/** Number of senders (rows of the size table); -1 when @p s is NULL. */
+int cm_css_sched_nsenders(const cm_css_sched_t *s);
+
+/** Number of receivers (columns of the size table); -1 when @p s is NULL. */
+int cm_css_sched_nreceivers(const cm_css_sched_t *s);
+
+/** How @p s was built; 0 when @p s is NULL. */
+cm_css_method_t cm_css_sched_method(const cm_css_sched_t *s);
+
+/** The receiver @p sender sends to in step @p step; -1 when it is idle in
+ *  that step or when an argument is out of range. */
+int cm_css_sched_peer(const cm_css_sched_t *s, int step, int sender);
+
+/** The sender @p receiver receives from in step @p step (the inverse of
+ *  cm_css_sched_peer); -1 when idle or when an argument is out of range. */
+int cm_css_sched_source(const cm_css_sched_t *s, int step, int receiver);
+
+/** What @p sender sends to @p receiver in the whole exchange: elements for
+ *  a redistribution, the given bytes for a general schedule (diagonal
+ *  included); 0 when an argument is out of range. */
+uint64_t cm_css_sched_size(const cm_css_sched_t *s, int sender, int receiver);
+
+/** The step in which @p sender sends to @p receiver; -1 when that pair is
+ *  not scheduled (no data, a local copy, or an argument out of range).
+ *  O(steps). */
+int cm_css_sched_step_of(const cm_css_sched_t *s, int sender, int receiver);
+
+/** Fill @p out with the periodic structure of a redistribution schedule.
+ *  Returns 0, or -1 (out untouched) when @p s is NULL or not built by
+ *  cm_css_sched_redistribution(). */
+int cm_css_sched_period(const cm_css_sched_t *s, cm_css_period_t *out);
+
+/** Modelled time of @p s: the sum over its steps of
+ *  latency + (largest message of the step) / bandwidth.  @p bytes is a
+ *  senders x receivers row-major table of the bytes of each pair, or NULL
+ *  for the schedule's own sizes (then bandwidth is in elements per second
+ *  for a redistribution).  @p latency >= 0 and @p bandwidth > 0, both
+ *  finite.  Returns 0 and sets *cost, or -1. */
+int cm_css_sched_cost(const cm_css_sched_t *s, const uint64_t *bytes, double latency,
+                      double bandwidth, double *cost, cm_error_t *err);
+
+/** The same model for the classic ordering of the exchange @p bytes
+ *  (@p nsend x @p nrecv, row-major): with n = max(nsend, nrecv), step k
+ *  (k = 0..n-1) has sender i send to (i + k) mod n when that is a receiver.
+ *  Steps that carry no byte are not counted; with @p local_diag non-zero,
+ *  pairs (i, i) are local copies and carry none.  Returns 0 and sets *cost,
+ *  or -1. */
+int cm_css_classic_cost(int nsend, int nrecv, const uint64_t *bytes, int local_diag,
+                        double latency, double bandwidth, double *cost,
+                        cm_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CM_CSS_SCHEDULE_H */

@@ -1,0 +1,286 @@
+/* test_topo_cache.c -- the switch records' text form and the user's
+ * topology cache (src/plugin/switches.c, topo_cache.c).  Neither uses a
+ * Slurm symbol, so they are compiled into this test directly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+/* the cache's fallback directory goes under the test's own directory */
+static char tmp_base[512] = "/nonexistent";
+#define CMP_TOPO_CACHE_TMP tmp_base
+#include "../../src/plugin/switches.c"
+#include "../../src/plugin/topo_cache.c"
+#include "testdata.h"
+#include "testutil.h"
+
+static const char *TOPO =
+    "SwitchName=s1 Level=0 LinkSpeed=1 Nodes=n[1-2]\n"
+    "SwitchName=s2 Level=0 LinkSpeed=1 Nodes=n[3-4]\n"
+    "some header line\n"
+    "SwitchName=root Level=1 LinkSpeed=1 Switches=s[1-2]\n";
+
+static void parse(const char *text, cmp_switch_t **sw, int *n)
+{
+    char *copy = strdup(text);
+    cm_error_t err = {""};
+    assert_int_equal(cmp_switches_parse(copy, strlen(copy), sw, n, &err), 0);
+    free(copy);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    cmp_switch_t *sw;
+    int n;
+    parse(TOPO, &sw, &n);
+    assert_int_equal(n, 3);
+    assert_string_equal(sw[0].name, "s1");
+    assert_string_equal(sw[0].nodes, "n[1-2]");
+    assert_null(sw[0].switches);
+    assert_int_equal(sw[2].level, 1);
+    assert_null(sw[2].nodes);
+    assert_string_equal(sw[2].switches, "s[1-2]");
+    cmp_switches_free(sw, n);
+    parse("", &sw, &n);
+    assert_int_equal(n, 0);
+    cmp_switches_free(sw, n);
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
+    /* a block is a leaf switch without a parent */
+    parse("BlockName=b1 BlockIndex=0 Nodes=n[1-2] BlockSize=2\n", &sw, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(sw[0].level, 0);
+    assert_string_equal(sw[0].nodes, "n[1-2]");
+    cmp_switches_free(sw, n);
+#endif
+}
+
+/* A directory with a slurm.conf, the cache's runtime directory beside. */
+typedef struct fixture {
+    char *dir, conf[512], topo[512], run[512];
+} fixture_t;
+
+static void setup(fixture_t *f)
+{
+    f->dir = cm_test_mkdtemp();
+    cm_test_write_file(f->dir, "slurm.conf", "ClusterName=x\n");
+    snprintf(f->conf, sizeof f->conf, "%s/slurm.conf", f->dir);
+    snprintf(f->topo, sizeof f->topo, "%s/topology.conf", f->dir);
+    snprintf(f->run, sizeof f->run, "%s/run", f->dir);
+    assert_int_equal(mkdir(f->run, 0700), 0);
+    snprintf(tmp_base, sizeof tmp_base, "%s", f->dir);
+    setenv("XDG_RUNTIME_DIR", f->run, 1);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* The fixture has subdirectories (cm_test_rmtree does not recurse). */
+static void teardown(fixture_t *f)
+{
+    unsetenv("XDG_RUNTIME_DIR");
+    chmod(f->run, 0700);
+    assert_int_equal(nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+    free(f->dir);
+}
+
+/* What a fresh srun would see: 1 and the records on a hit. */
+static int lookup(const fixture_t *f, int ttl, int *n)
+{
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw = NULL;
+    *n = -1;
+    if (cmp_topo_cache_open(&tc, f->conf, ttl) < 0)
+        return -1;
+    int hit = cmp_topo_cache_get(&tc, &sw, n);
+    cmp_switches_free(sw, hit ? *n : 0);
+    cmp_topo_cache_close(&tc);
+    return hit;
+}
+
+static void keep(const fixture_t *f, int ttl)
+{
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw;
+    int n;
+    parse(TOPO, &sw, &n);
+    assert_int_equal(cmp_topo_cache_open(&tc, f->conf, ttl), 0);
+    cmp_topo_cache_put(&tc, sw, n);
+    cmp_topo_cache_close(&tc);
+    cmp_switches_free(sw, n);
+}
+
+static void cache_path(const fixture_t *f, char *buf, size_t len)
+{
+    cmp_topo_cache_t tc;
+    assert_int_equal(cmp_topo_cache_open(&tc, f->conf, 60), 0);
+    snprintf(buf, len, "%s/clustermap/%s", f->run, tc.name);
+    cmp_topo_cache_close(&tc);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    int n;
+    assert_int_equal(lookup(&f, 60, &n), 0);   /* nothing kept yet */
+    keep(&f, 60);
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw;
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, &sw, &n), 1);
+    cmp_topo_cache_close(&tc);
+    assert_int_equal(n, 3);
+    assert_string_equal(sw[1].name, "s2");
+    assert_string_equal(sw[1].nodes, "n[3-4]");
+    assert_string_equal(sw[2].switches, "s[1-2]");
+    assert_int_equal(sw[2].level, 1);
+    cmp_switches_free(sw, n);
+    /* the directory is the user's, 0700 */
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/clustermap", f.run);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+    teardown(&f);
+}
+
+/* Any change of slurm.conf, topology.conf or topology.yaml invalidates. */
+static void test_invalidation(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    int n;
+    keep(&f, 60);
+    assert_int_equal(lookup(&f, 60, &n), 1);
+    cm_test_write_file(f.dir, "topology.conf", "SwitchName=s1 Nodes=n1\n");
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    keep(&f, 60);
+    assert_int_equal(lookup(&f, 60, &n), 1);
+    /* same size, new modification time */
+    struct timeval tv[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+    assert_int_equal(utimes(f.topo, tv), 0);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    keep(&f, 60);
+    cm_test_write_file(f.dir, "topology.yaml", "- topology: x\n");
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    keep(&f, 60);
+    cm_test_write_file(f.dir, "slurm.conf", "ClusterName=y\n");
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    keep(&f, 60);
+    assert_int_equal(lookup(&f, 60, &n), 1);
+    /* older than the ttl: the file says when it was written */
+    char path[1024];
+    cache_path(&f, path, sizeof path);
+    FILE *fp = fopen(path, "r+");
+    assert_non_null(fp);
+    char buf[4096];
+    size_t len = fread(buf, 1, sizeof buf - 1, fp);
+    buf[len] = '\0';
+    char *w = strstr(buf, "\nwritten ");
+    assert_non_null(w);
+    fseek(fp, (long)(w - buf) + 9, SEEK_SET);
+    fputs("1000000", fp);   /* 2001: over the first seven of ten digits */
+    fclose(fp);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    /* ttl 0: no cache at all */
+    assert_int_equal(lookup(&f, 0, &n), -1);
+    teardown(&f);
+}
+
+/* What the cache does not trust: a link or a non-regular file in place of
+ * the cache file, a directory open to others, a bad header, a huge file. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    int n;
+    char path[1024], target[1024];
+    keep(&f, 60);
+    cache_path(&f, path, sizeof path);
+    /* a link to a valid cache file is not read, and keeping replaces the
+     * link, not its target */
+    snprintf(target, sizeof target, "%s/elsewhere", f.dir);
+    assert_int_equal(rename(path, target), 0);
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    keep(&f, 60);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(lookup(&f, 60, &n), 1);
+    /* a FIFO */
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    unlink(path);
+    /* a bad first line */
+    keep(&f, 60);
+    FILE *fp = fopen(path, "r+");
+    fputc('X', fp);
+    fclose(fp);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    /* more than 16 MiB */
+    keep(&f, 60);
+    assert_int_equal(truncate(path, (16L << 20) + 1), 0);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    /* the directory readable by others: not used, not written */
+    unlink(path);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/clustermap", f.run);
+    assert_int_equal(chmod(dir, 0755), 0);
+    cmp_topo_cache_t tc;
+    char tmpdir[1024];
+    snprintf(tmpdir, sizeof tmpdir, "%s/clustermap-%u", f.dir, (unsigned)geteuid());
+    assert_int_equal(mkdir(tmpdir, 0755), 0);   /* "another user's": open too */
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), -1);
+    assert_int_equal(access(path, F_OK), -1);
+    /* the fallback when the runtime directory is not usable: 0700 there */
+    assert_int_equal(chmod(tmpdir, 0700), 0);
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
+    cmp_topo_cache_close(&tc);
+    keep(&f, 60);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(lookup(&f, 60, &n), 1);
+    /* a relative or missing slurm.conf: no cache */
+    assert_int_equal(cmp_topo_cache_open(&tc, "slurm.conf", 60), -1);
+    snprintf(path, sizeof path, "%s/none.conf", f.dir);
+    assert_int_equal(cmp_topo_cache_open(&tc, path, 60), -1);
+    /* a name a line-based file cannot hold is not kept */
+    fixture_t g;
+    setup(&g);
+    cmp_switch_t bad = { "s 1", 0, "n1", NULL };
+    assert_int_equal(cmp_topo_cache_open(&tc, g.conf, 60), 0);
+    cmp_topo_cache_put(&tc, &bad, 1);
+    cmp_topo_cache_close(&tc);
+    assert_int_equal(lookup(&g, 60, &n), 0);
+    teardown(&g);
+    teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_invalidation),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
