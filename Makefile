@@ -266,7 +266,7 @@ bench-large:
 	@bench/large.sh $(BUILD)
 
 # The controller's RPCs and time per placed srun at 10,000 nodes
-# (bench/controller/ctlload.sh: root, its own virtual cluster; about 2
+# (bench/controller/ctlload.sh: root, its own virtual cluster; about 3
 # minutes per repetition, CTL_REPEAT=R).
 bench-controller:
 	@$(MAKE) --no-print-directory -s all

@@ -48,6 +48,16 @@ case $CM_NODES in
 esac
 [ $((CM_NODES % 2)) -eq 0 ] || { echo "cluster: CM_CLUSTER_NODES must be even (2 nodes per leaf switch)" >&2; exit 2; }
 
+# Nodes in slurm.conf that never register (x00001..xN, for the controller's
+# data only: bench/controller/); 0 adds nothing.
+CM_EXTRA=${CM_CLUSTER_EXTRA_NODES:-0}
+case $CM_EXTRA in
+    [0-9] | [1-9][0-9] | [1-9][0-9][0-9] | [1-9][0-9][0-9][0-9] | [1-9][0-9][0-9][0-9][0-9]) ;;
+    *) echo "cluster: CM_CLUSTER_EXTRA_NODES must be 0..99999, got '$CM_EXTRA'" >&2; exit 2 ;;
+esac
+CM_EXTRA=$((CM_EXTRA + 0))
+CM_EXTRA_SWITCH=32   # extra nodes per leaf switch
+
 # The /24 used inside the cluster's own namespaces only (never routed).
 CM_NET=10.250.0
 CM_CTL_IP=$CM_NET.1
@@ -188,6 +198,7 @@ cm_ompi_major() {
 #   CM_CLUSTER_PLUGSTACK_FILE  a file whose lines go to plugstack.conf
 #   CM_CLUSTER_SLURM_EXTRA     lines appended to slurm.conf (Epilog=, ...)
 #   CM_CLUSTER_DEBUG           SlurmctldDebug/SlurmdDebug level (info)
+#   CM_CLUSTER_EXTRA_NODES     nodes that never register (cm_extra_*)
 cm_write_config() {
     d=$1
     mkdir -p "$d"
@@ -216,7 +227,7 @@ cm_write_config() {
         done
         case $topo in
             block) echo "BlockSizes=2" ;;
-            tree) echo "SwitchName=root Switches=s[1-$((s - 1))]" ;;
+            tree) cm_extra_switches "s[1-$((s - 1))]" ;;
             *) cm_die "CM_CLUSTER_TOPOLOGY must be tree or block, got '$topo'" ;;
         esac
     } > "$d/topology.conf"
@@ -295,9 +306,54 @@ CONF
 NodeName=login NodeAddr=$CM_LOGIN_IP State=FUTURE
 PartitionName=debug Nodes=n[1-$CM_NODES] Default=YES MaxTime=INFINITE State=UP
 CONF
+    cm_extra_nodes >> "$d/slurm.conf"
     if [ -n "${CM_CLUSTER_SLURM_EXTRA:-}" ]; then
         printf '# CM_CLUSTER_SLURM_EXTRA\n%s\n' "$CM_CLUSTER_SLURM_EXTRA" >> "$d/slurm.conf"
     fi
+}
+
+# The CM_CLUSTER_EXTRA_NODES nodes: x00001..xN (5 digits), in slurm.conf
+# with an address where nothing listens (port 1 of the controller host's
+# own loopback), State=CLOUD: powered down, so that slurmctld never
+# contacts them (it sends DOWN nodes that never registered a registration
+# request at every ping, which with thousands of them keeps half a core
+# busy) and no job waits for them, yet they stay in its node table;
+# PrivateData=cloud makes slurm_load_node, `scontrol show node` and sinfo
+# return them (idle~).  A partition of their own ("extra", not the
+# default) and, with topology/tree, leaf switches xs1.. of CM_EXTRA_SWITCH
+# nodes under root.  With none (the default) both functions print what
+# the files always held.
+cm_extra_range() {   # FIRST LAST -> x[FIRST-LAST] (one node: xFIRST)
+    if [ "$1" -eq "$2" ]; then printf 'x%05d\n' "$1"; else printf 'x[%05d-%05d]\n' "$1" "$2"; fi
+}
+cm_extra_switches() {   # LEAVES: the root switch over LEAVES and the extra leaves
+    if [ "$CM_EXTRA" -eq 0 ]; then echo "SwitchName=root Switches=$1"; return 0; fi
+    i=1 k=0
+    while [ "$i" -le "$CM_EXTRA" ]; do
+        last=$((i + CM_EXTRA_SWITCH - 1))
+        [ "$last" -le "$CM_EXTRA" ] || last=$CM_EXTRA
+        k=$((k + 1))
+        echo "SwitchName=xs$k Nodes=$(cm_extra_range "$i" "$last")"
+        i=$((last + 1))
+    done
+    if [ "$k" -eq 1 ]; then echo "SwitchName=root Switches=$1,xs1"
+    else echo "SwitchName=root Switches=$1,xs[1-$k]"; fi
+}
+cm_extra_nodes() {
+    [ "$CM_EXTRA" -gt 0 ] || return 0
+    case ${CM_CLUSTER_TOPOLOGY:-tree} in
+        tree) ;;
+        *) cm_die "CM_CLUSTER_EXTRA_NODES needs CM_CLUSTER_TOPOLOGY=tree" ;;
+    esac
+    r=$(cm_extra_range 1 "$CM_EXTRA")
+    cat <<CONF
+# CM_CLUSTER_EXTRA_NODES=$CM_EXTRA: nodes that never register (nothing
+# listens at their address), powered-down cloud nodes shown to everyone,
+# in no default partition.
+PrivateData=cloud
+NodeName=$r NodeAddr=127.0.0.1 Port=1 State=CLOUD
+PartitionName=extra Nodes=$r MaxTime=INFINITE State=UP
+CONF
 }
 
 # cm_client CMD...: a Slurm client on the login host.  The only way the
