@@ -13,10 +13,13 @@
 static const char *const CMD = "plan";
 
 enum { OPT_ALGORITHM = CM_OPT_PLACE_END, OPT_OUTPUT, OPT_TIME_BUDGET, OPT_INITIAL,
-       OPT_HOSTFILE };
+       OPT_HOSTFILE, OPT_THREADS };
 
 /* Largest --time-budget accepted (seconds): a bound on input. */
 #define MAX_TIME_BUDGET 86400.0
+/* Largest --threads accepted: a bound on input (the planner uses 16 at
+ * most). */
+#define MAX_THREADS 1024
 
 static void usage(FILE *f)
 {
@@ -26,7 +29,8 @@ static void usage(FILE *f)
 "Usage: clustermap plan --matrix FILE <machine> --output FILE|--hostfile FILE\n"
 "                       [--algorithm %s]\n"
 "                       [--seed N] [--weight W]\n"
-"                       [--time-budget S] [--initial FILE] [--verbose]\n"
+"                       [--time-budget S] [--threads N] [--initial FILE]\n"
+"                       [--verbose]\n"
 "\n"
 "Compute where each rank should run and write it as a mapping file: line i\n"
 "holds the 0-based slot of rank i (slots are numbered depth-first over the\n"
@@ -48,6 +52,9 @@ static void usage(FILE *f)
 "                         (default 1, and 1 per 131072 ranks above that;\n"
 "                         counted in fixed work units, so the result does\n"
 "                         not depend on the machine's speed)\n"
+"  --threads N            threads to plan with (default: the CPUs this command\n"
+"                         may run on, at most 16); the mapping is the same\n"
+"                         for any number, only the time changes\n"
 "  --initial FILE         incoming mapping that auto refines and compares with\n"
 "  -o, --output FILE      where to write the mapping ('-' for stdout); only a\n"
 "                         regular file of yours is replaced, whole\n"
@@ -198,6 +205,15 @@ static int plan_option(void *ctx, int code, const char *arg)
         a->po->time_budget = v;
         return 0;
     }
+    case OPT_THREADS: {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (end == arg || *end || v < 1 || v > MAX_THREADS)
+            return cm_cli_usage_error(CMD, "--threads expects a number from 1 to "
+                                      "%d, got '%s'", MAX_THREADS, arg);
+        a->po->threads = (int)v;
+        return 0;
+    }
     default:
         return cm_cli_usage_error(CMD, "internal: unexpected option code %d", code);
     }
@@ -212,6 +228,7 @@ int cm_cmd_plan(int argc, char **argv)
         { "time-budget", required_argument, NULL, OPT_TIME_BUDGET },
         { "initial",   required_argument, NULL, OPT_INITIAL },
         { "hostfile",  required_argument, NULL, OPT_HOSTFILE },
+        { "threads",   required_argument, NULL, OPT_THREADS },
         { NULL, 0, NULL, 0 }
     };
     cm_place_opts_t mo;
@@ -226,6 +243,7 @@ int cm_cmd_plan(int argc, char **argv)
 
     cm_plan_options_init(&po);
     po.time_budget = -1;   /* not given: cm_cli_default_budget() once n is known */
+    po.threads = 0;        /* not given: the CPUs we may run on */
     status = cm_place_opts_parse(&mo, CMD, argc, argv, ":hvqo:", longopts,
                                  CM_MACHINE_NEED_MATRIX, plan_option, &pa, usage);
     if (status != 0)
@@ -250,6 +268,8 @@ int cm_cmd_plan(int argc, char **argv)
     }
     if (po.time_budget < 0)
         po.time_budget = cm_cli_default_budget(cm_matrix_n(m));
+    if (po.threads == 0)
+        po.threads = cm_plan_threads_available();
     po.progress = cm_cli_progress_plan;
     po.progress_arg = prog;
     po.algorithm = a->name;

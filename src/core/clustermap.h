@@ -522,9 +522,22 @@ typedef struct cm_plan_options {
                                 takes it up (run or skipped), for a
                                 progress display; NULL (default): none */
     void *progress_arg;    /**< passed to progress */
+    int threads;           /**< threads the planner may use, the caller's
+                                one included (default 1); the mapping is the
+                                same for any number: only the wall time
+                                changes (the multisection and the
+                                spanning-tree placement split the machine
+                                tree's subtrees among them; refinements run
+                                on one) */
 } cm_plan_options_t;
 
 void cm_plan_options_init(cm_plan_options_t *o);
+
+/** Threads a caller may give cm_plan() without taking CPUs it was not
+ *  given: the CPUs this thread may run on (its affinity mask, as taskset or
+ *  a Slurm step sets it), at most 16 (what the planner uses at most); 1
+ *  when the mask cannot be read. */
+int cm_plan_threads_available(void);
 
 #define CM_PLAN_MAX_CANDIDATES 16
 

@@ -199,6 +199,14 @@ static inline int cm_budget_left(const cm_budget_t *b)
     return b->used < b->limit;
 }
 
+/** Add @p units to @p b (NULL: nothing), atomically: the subtrees of a
+ *  threaded walk (cm_walk) count into one budget. */
+static inline void cm_budget_add(cm_budget_t *b, uint64_t units)
+{
+    if (b)
+        __atomic_fetch_add(&b->used, units, __ATOMIC_RELAXED);
+}
+
 /** Local search on @p map (n ranks on the problem's slots, one per slot),
  *  two kinds of moves, alternated until neither finds a gain or the budget
  *  is spent:
@@ -249,8 +257,9 @@ double cm_refine_vcycle(const cm_problem_t *p, int *map, cm_budget_t *b);
  *  With @p fast, Scotch runs its speed strategy on subgraphs thinned to
  *  the heaviest few dozen partners per rank (for dense patterns whose full
  *  multisection does not fit the budget).  Deterministic for a given
- *  @p seed.  Units spent are added to @p b (may be NULL). */
-int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
+ *  @p seed, whatever @p threads (the subtrees run on up to that many
+ *  threads: cm_walk).  Units spent are added to @p b (may be NULL). */
+int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast, int threads,
                         int *map, cm_budget_t *b, cm_error_t *err);
 
 /** Spanning-tree placement (map_treecut.c): from the root down, the ranks
@@ -262,11 +271,55 @@ int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
  *  rule for shares too wide for its table), then packing the pieces onto
  *  the children, largest first, carving a piece that fits nowhere with a
  *  second exact program.  Best on tree-shaped patterns (reductions,
- *  broadcasts), where the forest is the whole graph.  Deterministic; no
- *  refinement (the caller runs cm_refine).  Units spent are added to
- *  @p b (may be NULL). */
-int cm_map_treecut(const cm_problem_t *p, int *map, cm_budget_t *b,
+ *  broadcasts), where the forest is the whole graph.  Deterministic,
+ *  whatever @p threads (as cm_map_multisection); no refinement (the
+ *  caller runs cm_refine).  Units spent are added to @p b (may be NULL). */
+int cm_map_treecut(const cm_problem_t *p, int threads, int *map, cm_budget_t *b,
                    cm_error_t *err);
+
+/** A top-down walk of the machine tree (map_walk.c), shared by the
+ *  multisection and the spanning-tree placement. */
+typedef struct cm_walk cm_walk_t;
+
+/** What a walk does at tree vertex @p v with the @p count ranks it
+ *  received (ranks[], which it may reorder): place them, handing each
+ *  child's share to cm_walk_child().  @p data is what the parent task
+ *  passed (NULL for the root): NULL or malloc()ed, and the function's to
+ *  free.  @p scratch is the running worker's own (cm_walk's scratch[k]),
+ *  @p err the worker's error.  0, or -1 with @p err set. */
+typedef int (*cm_walk_fn)(cm_walk_t *w, void *scratch, int v, int *ranks,
+                          int count, void *data, cm_error_t *err);
+
+/** Run @p fn from vertex @p root on @p ranks, with up to @p threads workers
+ *  (the caller's thread included; <= 1: on the caller's thread only), each
+ *  with its own scratch[k] (k < threads).  Subtrees run in any order and at
+ *  once, so @p fn must write only its own ranks' entries, keep its
+ *  per-worker state in scratch, count work with cm_budget_add() and seed
+ *  any random choice from the vertex: the result is then the same for any
+ *  thread count.  A thread that cannot be created leaves its share to the
+ *  others.  0, or -1 with @p err set (the first failure; the walk stops
+ *  taking tasks). */
+int cm_walk(int threads, cm_walk_fn fn, void *const *scratch, int root,
+            int *ranks, int count, cm_error_t *err);
+
+/** Most workers a walk uses: each has scratch of the problem's size. */
+#define CM_WALK_MAX_THREADS 16
+
+/** The workers worth starting for a walk over @p n ranks when the caller
+ *  offers @p threads: at most CM_WALK_MAX_THREADS, and 1 when the ranks
+ *  are too few to share. */
+int cm_walk_threads(int threads, int n);
+
+/** Inside a cm_walk_fn: a task for the @p count ranks of ranks[] at vertex
+ *  @p v (a child, or the same vertex with @p data saying which part of its
+ *  work is left), run now on this worker (one thread, or a small share) or
+ *  later on any worker.  @p ranks must stay valid, and untouched by the
+ *  caller, until cm_walk() returns: a part of the array the walk started
+ *  with.  @p data (NULL or malloc()ed) goes to the task, or is freed when
+ *  a failure stops the walk first.  0, or -1 with @p err set (only when
+ *  run now). */
+int cm_walk_child(cm_walk_t *w, void *scratch, int v, int *ranks, int count,
+                  void *data, cm_error_t *err);
 
 /** The steps of a top-down placement (multisection, treecut, cluster) that
  *  need no split of the @p count ranks given to vertex @p v: none, a slot,

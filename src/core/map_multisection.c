@@ -63,6 +63,8 @@
 /* ... which costs about this many units per entry of the full graph. */
 #define MS_UNITS_PER_THIN_ENTRY 4
 
+/* One worker's view of a multisection (cm_walk): the shared problem and
+ * mapping, and its own scratch. */
 typedef struct ms {
     const cm_problem_t *p;
     const cm_tree_t *t;
@@ -272,8 +274,7 @@ static void repair_sizes(ms_t *s, const cm_sgraph_t *g, int k, const int *size,
             for (SCOTCH_Num a = g->vert[i]; a < g->vert[i + 1]; a++)
                 conn[part[g->edge[a]]] = 0;
         }
-        if (s->budget)
-            s->budget->used += (uint64_t)g->narcs + (uint64_t)n;
+        cm_budget_add(s->budget, (uint64_t)g->narcs + (uint64_t)n);
         if (bi < 0)
             break;   /* cannot happen: sizes sum to n */
         cnt[part[bi]]--;
@@ -294,9 +295,8 @@ static int partition(ms_t *s, int v, uint64_t salt, const int *ranks,
     if (cm_sgraph_build(s->p, ranks, count, level, MS_WEIGHT_TOTAL, s->local, &g,
                         err) < 0)
         return -1;
-    if (s->budget)
-        s->budget->used += MS_UNITS_PER_ARC * (uint64_t)g.narcs +
-                           MS_UNITS_PER_VERTEX * (uint64_t)count;
+    cm_budget_add(s->budget, MS_UNITS_PER_ARC * (uint64_t)g.narcs +
+                                 MS_UNITS_PER_VERTEX * (uint64_t)count);
     int rc = 0;
     if (g.narcs == 0) {
         /* No communication inside: any split is as good; keep rank order. */
@@ -377,31 +377,66 @@ out:
     return rc;
 }
 
-/* Order @p ranks so that part j of sizes @p size occupies its own
- * consecutive range, parts in order.  A vertex with many children is split
- * by recursive bisection of its children list (parts c0 .. c0+k-1): all
- * children of a vertex are equally far apart, so the grouping costs
- * nothing, while one Scotch call for hundreds of parts (512 nodes at 16384
- * ranks) is both slow and poor (measured with mapbench: 10 % above the
- * static mapping on stencil2d.16384, and 5 s on fft2d.16384). */
-static int split(ms_t *s, int v, int *ranks, int count, int k, const int *size,
-                 int c0, SCOTCH_Num *part, int *order, cm_error_t *err)
+/* The children of a vertex that a task is to split its ranks among: k of
+ * them, from position c0 of the vertex's list of children with a share
+ * (which tells the calls at one vertex apart for the seed); child[j] is
+ * the child's index under the vertex, size[j] its share.  A walk task's
+ * data (cm_walk_child): malloc()ed, freed by the task. */
+typedef struct ms_range {
+    int c0, k;
+    int *child, *size;    /* both inside this allocation */
+} ms_range_t;
+
+static ms_range_t *range_new(int c0, int k, const int *child, const int *size,
+                             cm_error_t *err)
 {
-    if (k <= 1)
-        return 0;
-    int two[2], kk = k;
-    const int *sz = size;
+    ms_range_t *r = malloc(sizeof *r + 2 * sizeof(int) * (size_t)k);
+    if (!r) {
+        cm_error_set(err, "multisection: out of memory");
+        return NULL;
+    }
+    r->c0 = c0;
+    r->k = k;
+    r->child = (int *)(r + 1);
+    r->size = r->child + k;
+    memcpy(r->child, child, sizeof(int) * (size_t)k);
+    memcpy(r->size, size, sizeof(int) * (size_t)k);
+    return r;
+}
+
+/* Split the @p count ranks of vertex @p v among the children of @p r
+ * (owned: freed here), and hand each child its part.  A range wider than
+ * one Scotch call takes (MS_MAX_WAYS) is bisected first, each half going on
+ * as a task of its own: all children of a vertex are equally far apart,
+ * so the grouping costs nothing, while one Scotch call for hundreds of
+ * parts (512 nodes at 16384 ranks) is both slow and poor (mapbench: 10 %
+ * above the static mapping on stencil2d.16384, and 5 s on fft2d.16384).
+ * The halves are independent, so a wide vertex's bisections run on all
+ * the walk's threads. */
+static int split(cm_walk_t *w, ms_t *s, int v, int *ranks, int count,
+                 ms_range_t *r, cm_error_t *err)
+{
+    int k = r->k, kk = k, two[2];
+    const int *sz = r->size;
+    SCOTCH_Num *part = malloc(sizeof(SCOTCH_Num) * (size_t)(count ? count : 1));
+    int *order = malloc(sizeof(int) * (size_t)(count ? count : 1));
+    ms_range_t *half[2] = {NULL, NULL};
+    int rc = -1;
+    if (!part || !order) {
+        cm_error_set(err, "multisection: out of memory");
+        goto out;
+    }
     if (k > MS_MAX_WAYS) {
         two[0] = 0;
         for (int j = 0; j < k / 2; j++)
-            two[0] += size[j];
+            two[0] += r->size[j];
         two[1] = count - two[0];
         kk = 2;
         sz = two;
     }
-    uint64_t salt = (uint64_t)c0 * 4099u + (uint64_t)k;
+    uint64_t salt = (uint64_t)r->c0 * 4099u + (uint64_t)k;
     if (partition(s, v, salt, ranks, count, kk, sz, part, err) < 0)
-        return -1;
+        goto out;
     /* Group the ranks by part, stably. */
     int start[MS_MAX_WAYS + 1];
     int off = 0;
@@ -412,31 +447,63 @@ static int split(ms_t *s, int v, int *ranks, int count, int k, const int *size,
     for (int i = 0; i < count; i++)
         order[start[part[i]]++] = ranks[i];
     memcpy(ranks, order, sizeof(int) * (size_t)count);
-    if (kk == k)
-        return 0;
-    if (split(s, v, ranks, two[0], k / 2, size, c0, part, order, err) < 0)
-        return -1;
-    return split(s, v, ranks + two[0], two[1], k - k / 2, size + k / 2,
-                 c0 + k / 2, part, order, err);
+    free(part);
+    free(order);
+    part = NULL;
+    order = NULL;
+    if (kk == k) {
+        off = 0;
+        for (int j = 0; j < k; j++) {
+            if (cm_walk_child(w, s, cm_tree_vertex_child(s->t, v, r->child[j]),
+                              ranks + off, r->size[j], NULL, err) < 0)
+                goto out;
+            off += r->size[j];
+        }
+        rc = 0;
+        goto out;
+    }
+    half[0] = range_new(r->c0, k / 2, r->child, r->size, err);
+    half[1] = range_new(r->c0 + k / 2, k - k / 2, r->child + k / 2,
+                        r->size + k / 2, err);
+    if (!half[0] || !half[1]) {
+        free(half[0]);
+        free(half[1]);
+        goto out;
+    }
+    rc = cm_walk_child(w, s, v, ranks, two[0], half[0], err);
+    if (rc == 0)
+        rc = cm_walk_child(w, s, v, ranks + two[0], two[1], half[1], err);
+    else
+        free(half[1]);
+out:
+    free(part);
+    free(order);
+    free(r);
+    return rc;
 }
 
-static int place(ms_t *s, int v, int *ranks, int count, cm_error_t *err)
+/* The walk's step (cm_walk_fn): split the ranks of vertex @p v among its
+ * children and hand each child its part; with @p data, a part of that
+ * split left to do (split()). */
+static int place(cm_walk_t *w, void *worker, int v, int *ranks, int count,
+                 void *data, cm_error_t *err)
 {
+    ms_t *s = worker;
+    if (data)
+        return split(w, s, v, ranks, count, data, err);
     const cm_tree_t *t = s->t;
     int only, direct = cm_place_direct(t, v, ranks, count, s->map, &only, err);
     if (direct != 0)
         return direct < 0 ? -1 : 0;
     if (only >= 0)
-        return place(s, only, ranks, count, err);
+        return place(w, s, only, ranks, count, NULL, err);
     int nc = cm_tree_vertex_nchildren(t, v);
-
     int *share = malloc(sizeof(int) * (size_t)nc);
     int *used = malloc(sizeof(int) * (size_t)nc);   /* part -> child */
     int *size = malloc(sizeof(int) * (size_t)nc);
-    SCOTCH_Num *part = malloc(sizeof(SCOTCH_Num) * (size_t)count);
-    int *order = malloc(sizeof(int) * (size_t)count);
+    ms_range_t *r = NULL;
     int rc = -1;
-    if (!share || !used || !size || !part || !order) {
+    if (!share || !used || !size) {
         cm_error_set(err, "multisection: out of memory");
         goto out;
     }
@@ -449,29 +516,19 @@ static int place(ms_t *s, int v, int *ranks, int count, cm_error_t *err)
             size[k++] = share[c];
         }
     if (k == 1) {
-        rc = place(s, cm_tree_vertex_child(t, v, used[0]), ranks, count, err);
+        rc = place(w, s, cm_tree_vertex_child(t, v, used[0]), ranks, count, NULL, err);
         goto out;
     }
-    if (split(s, v, ranks, count, k, size, 0, part, order, err) < 0)
-        goto out;
-    int off = 0;
-    for (int j = 0; j < k; j++) {
-        if (place(s, cm_tree_vertex_child(t, v, used[j]), ranks + off, size[j],
-                  err) < 0)
-            goto out;
-        off += size[j];
-    }
-    rc = 0;
+    if ((r = range_new(0, k, used, size, err)))
+        rc = split(w, s, v, ranks, count, r, err);
 out:
     free(share);
     free(used);
     free(size);
-    free(part);
-    free(order);
     return rc;
 }
 
-int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
+int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast, int threads,
                         int *map, cm_budget_t *b, cm_error_t *err)
 {
     int n = p->n;
@@ -489,35 +546,47 @@ int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast,
         thin_sym = thin_graph(p, MS_FAST_DEG, err);
         if (!thin_sym)
             return -1;
-        if (b)
-            b->used += MS_UNITS_PER_THIN_ENTRY * (uint64_t)cm_matrix_nnz(p->sym);
+        cm_budget_add(b, MS_UNITS_PER_THIN_ENTRY * (uint64_t)cm_matrix_nnz(p->sym));
         thin = *p;
         thin.sym = thin_sym;
         p = &thin;
     }
-    ms_t s = {p, p->tree, seed, map, b, NULL, NULL,
-              fast ? SCOTCH_STRATSPEED | SCOTCH_STRATBALANCE
-                   : SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE};
-    int *ranks = malloc(sizeof(int) * (size_t)n);
-    s.local = malloc(sizeof(int) * (size_t)n);
-    s.conn = calloc((size_t)maxc, sizeof(double));
+    threads = cm_walk_threads(threads, n);
+    ms_t *s = calloc((size_t)threads, sizeof *s);
+    void **scratch = calloc((size_t)threads, sizeof *scratch);
+    int *ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
     int rc = -1;
-    if (!ranks || !s.local || !s.conn) {
+    if (!s || !scratch || !ranks) {
         cm_error_set(err, "multisection: out of memory for %d ranks", n);
         goto out;
     }
-    for (int i = 0; i < n; i++) {
-        ranks[i] = i;
-        s.local[i] = -1;
+    for (int k = 0; k < threads; k++) {
+        s[k] = (ms_t){p, p->tree, seed, map, b, NULL, NULL,
+                      fast ? SCOTCH_STRATSPEED | SCOTCH_STRATBALANCE
+                           : SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE};
+        s[k].local = malloc(sizeof(int) * (size_t)(n ? n : 1));
+        s[k].conn = calloc((size_t)maxc, sizeof(double));
+        if (!s[k].local || !s[k].conn) {
+            cm_error_set(err, "multisection: out of memory for %d ranks", n);
+            goto out;
+        }
+        for (int i = 0; i < n; i++)
+            s[k].local[i] = -1;
+        scratch[k] = &s[k];
     }
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
     /* The root is vertex 0 (added first). */
-    rc = place(&s, 0, ranks, n, err);
-    if (b)
-        b->used += (uint64_t)MS_UNITS_PER_RANK * (uint64_t)n;
+    rc = cm_walk(threads, place, scratch, 0, ranks, n, err);
+    cm_budget_add(b, (uint64_t)MS_UNITS_PER_RANK * (uint64_t)n);
 out:
+    for (int k = 0; s && k < threads; k++) {
+        free(s[k].local);
+        free(s[k].conn);
+    }
+    free(s);
+    free(scratch);
     free(ranks);
-    free(s.local);
-    free(s.conn);
     cm_matrix_free(thin_sym);
     return rc;
 }

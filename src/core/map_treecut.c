@@ -42,6 +42,8 @@
 #define TC_UNITS_PER_CELL 1
 #define TC_UNITS_PER_EDGE 8
 
+/* One worker's view of a placement (cm_walk): the shared problem and
+ * mapping, its own scratch and error. */
 typedef struct tc {
     const cm_problem_t *p;
     const cm_tree_t *t;
@@ -53,8 +55,8 @@ typedef struct tc {
 
 static void charge(tc_t *c, double units)
 {
-    if (c->b && units > 0)
-        c->b->used += (uint64_t)units;
+    if (units > 0)
+        cm_budget_add(c->b, (uint64_t)units);
 }
 
 /* ---- the forest ---------------------------------------------------------- */
@@ -608,14 +610,21 @@ out:
 
 /* ---- the recursion over the machine tree ---------------------------------- */
 
-static int place(tc_t *c, int v, int *ranks, int count)
+/* The walk's step (cm_walk_fn): split the ranks of vertex @p v among its
+ * children and hand each child its part.  The worker's error is the one
+ * the helpers above set (c->err). */
+static int place(cm_walk_t *w, void *worker, int v, int *ranks, int count,
+                 void *data, cm_error_t *err)
 {
+    tc_t *c = worker;
+    (void)data;   /* always NULL: one split per vertex */
+    c->err = err;
     const cm_tree_t *t = c->t;
     int only, direct = cm_place_direct(t, v, ranks, count, c->map, &only, c->err);
     if (direct != 0)
         return direct < 0 ? -1 : 0;
     if (only >= 0)
-        return place(c, only, ranks, count);
+        return place(w, c, only, ranks, count, NULL, err);
     int nc = cm_tree_vertex_nchildren(t, v);
     int *share = malloc(sizeof(int) * (size_t)nc);
     int *used = malloc(sizeof(int) * (size_t)nc);
@@ -637,7 +646,7 @@ static int place(tc_t *c, int v, int *ranks, int count)
             size[k++] = share[j];
         }
     if (k == 1) {
-        rc = place(c, cm_tree_vertex_child(t, v, used[0]), ranks, count);
+        rc = place(w, c, cm_tree_vertex_child(t, v, used[0]), ranks, count, NULL, err);
         goto out;
     }
     if (split(c, cm_tree_vertex_level(t, v), ranks, count, size, k, part) < 0)
@@ -652,7 +661,8 @@ static int place(tc_t *c, int v, int *ranks, int count)
     memcpy(ranks, order, sizeof(int) * (size_t)count);
     int off = 0;
     for (int j = 0; j < k; j++) {
-        if (place(c, cm_tree_vertex_child(t, v, used[j]), ranks + off, size[j]) < 0)
+        if (cm_walk_child(w, c, cm_tree_vertex_child(t, v, used[j]), ranks + off,
+                          size[j], NULL, err) < 0)
             goto out;
         off += size[j];
     }
@@ -667,7 +677,7 @@ out:
     return rc;
 }
 
-int cm_map_treecut(const cm_problem_t *p, int *map, cm_budget_t *b,
+int cm_map_treecut(const cm_problem_t *p, int threads, int *map, cm_budget_t *b,
                    cm_error_t *err)
 {
     if (!p || !map)
@@ -677,23 +687,37 @@ int cm_map_treecut(const cm_problem_t *p, int *map, cm_budget_t *b,
     if (n > p->nslots)
         return cm_error_set(err, "%s:%d: %d ranks do not fit on %d slots",
                             __FILE__, __LINE__, n, p->nslots);
-    tc_t c = {p, p->tree, map, b, NULL, err};
+    threads = cm_walk_threads(threads, n);
+    tc_t *c = calloc((size_t)threads, sizeof *c);
+    void **scratch = calloc((size_t)threads, sizeof *scratch);
     int *ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
-    c.local = malloc(sizeof(int) * (size_t)(n ? n : 1));
     int rc = -1;
-    if (!ranks || !c.local) {
+    if (!c || !scratch || !ranks) {
         cm_error_set(err, "%s:%d: out of memory for %d ranks", __FILE__,
                      __LINE__, n);
         goto out;
     }
+    for (int k = 0; k < threads; k++) {
+        c[k] = (tc_t){p, p->tree, map, b, NULL, err};
+        if (!(c[k].local = malloc(sizeof(int) * (size_t)(n ? n : 1)))) {
+            cm_error_set(err, "%s:%d: out of memory for %d ranks", __FILE__,
+                         __LINE__, n);
+            goto out;
+        }
+        for (int i = 0; i < n; i++)
+            c[k].local[i] = -1;
+        scratch[k] = &c[k];
+    }
     for (int i = 0; i < n; i++) {
         ranks[i] = i;
-        c.local[i] = -1;
         map[i] = -1;
     }
-    rc = place(&c, 0, ranks, n);   /* the root is vertex 0 */
+    rc = cm_walk(threads, place, scratch, 0, ranks, n, err);   /* root: vertex 0 */
 out:
+    for (int k = 0; c && k < threads; k++)
+        free(c[k].local);
+    free(c);
+    free(scratch);
     free(ranks);
-    free(c.local);
     return rc;
 }

@@ -57,6 +57,7 @@
  * the random baseline, which is drawn on the whole tree.  The mapping is
  * translated back to the tree's slots at the end. */
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,16 @@ void cm_plan_options_init(cm_plan_options_t *o)
     o->pack_kmax = CM_PACK_KMAX_DEFAULT;
     o->verbose = 0;
     o->deadline = 0;
+    o->threads = 1;
+}
+
+int cm_plan_threads_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 1;
+    int n = CPU_COUNT(&set);
+    return n < 1 ? 1 : n > CM_WALK_MAX_THREADS ? CM_WALK_MAX_THREADS : n;
 }
 
 static double now(void)
@@ -348,8 +359,8 @@ static int construct(planner_t *pl, enum construct c, cm_error_t *err)
     }
     case C_MS:
     case C_MS_FAST:
-        return cm_map_multisection(p, pl->o->seed, c == C_MS_FAST, pl->work,
-                                   &pl->budget, err);
+        return cm_map_multisection(p, pl->o->seed, c == C_MS_FAST, pl->o->threads,
+                                   pl->work, &pl->budget, err);
     case C_CLUSTER: {
         /* It adapts its search to the budget it gets: leave half of what
          * is left for the refinements. */
@@ -361,7 +372,7 @@ static int construct(planner_t *pl, enum construct c, cm_error_t *err)
         memcpy(pl->work, pl->initial, bytes);
         return 0;
     case C_TREECUT:
-        return cm_map_treecut(p, pl->work, &pl->budget, err);
+        return cm_map_treecut(p, pl->o->threads, pl->work, &pl->budget, err);
     }
     return cm_error_set(err, "internal: unknown construction %d", (int)c);
 }
@@ -676,6 +687,9 @@ static int check_options(const cm_matrix_t *m, const cm_tree_t *t,
     if (!(o->deadline >= 0) || !isfinite(o->deadline))
         return cm_error_set(err, "cm_plan: deadline must be a finite number "
                             ">= 0 seconds (0: none), got %g", o->deadline);
+    if (o->threads < 1)
+        return cm_error_set(err, "cm_plan: threads must be at least 1, got %d",
+                            o->threads);
     *which = -1;
     for (size_t k = 0; k < sizeof single / sizeof single[0]; k++)
         if (strcmp(algo, single[k].name) == 0)

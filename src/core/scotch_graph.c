@@ -92,7 +92,14 @@ int cm_scotch_context_init(SCOTCH_Context *ctx, uint64_t seed, cm_error_t *err)
 {
     if (SCOTCH_contextInit(ctx) != 0)
         return cm_error_set(err, "SCOTCH_contextInit failed");
-    if (SCOTCH_contextRandomClone(ctx) != 0 ||
+    /* One thread: Scotch's threaded code paths give other results than its
+     * one-thread path, and its default thread count is the machine's core
+     * count (or SCOTCH_PTHREAD_NUMBER), so the same inputs gave another
+     * mapping on a one-core machine.  clustermap runs the subtrees of a
+     * multisection on its own threads instead (cm_walk), whose count
+     * changes no result. */
+    if (SCOTCH_contextThreadSpawn(ctx, 1, NULL) != 0 ||
+        SCOTCH_contextRandomClone(ctx) != 0 ||
         SCOTCH_contextOptionSetNum(ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0) {
         SCOTCH_contextExit(ctx);
         return cm_error_set(err, "setting up a deterministic Scotch context "

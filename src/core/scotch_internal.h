@@ -38,9 +38,12 @@ int cm_sgraph_build(const cm_problem_t *p, const int *ranks, int count,
 
 void cm_sgraph_free(cm_sgraph_t *g);
 
-/** A Scotch context with its own random state seeded from @p seed and the
- *  deterministic option set, so that no process-wide Scotch state is used
- *  and the same seed gives the same result.  0 or -1 (err filled). */
+/** A Scotch context with its own random state seeded from @p seed, the
+ *  deterministic option set and one thread, so that no process-wide Scotch
+ *  state is used and the same seed gives the same result on any machine
+ *  (Scotch's threaded paths differ from its one-thread path).  Contexts
+ *  are independent: several may run at once on different threads.  0 or
+ *  -1 (err filled). */
 int cm_scotch_context_init(SCOTCH_Context *ctx, uint64_t seed, cm_error_t *err);
 
 #endif /* CM_SCOTCH_INTERNAL_H */

@@ -90,6 +90,9 @@ static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
     o.time_budget = c->budget;
     o.deadline = deadline;
     o.weight = c->weight;
+    /* srun's CPUs (inside a job: the batch step's): the mapping is the same
+     * for any number, only the launch is quicker. */
+    o.threads = cm_plan_threads_available();
     if (cm_plan(in->matrix, t, &o, map, &rep, &e) < 0)
         return cm_error_set(err, "planning failed (%s)", e.msg);
     snprintf(out->how, sizeof out->how, "%s", rep.winner);

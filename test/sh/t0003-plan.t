@@ -132,6 +132,27 @@ test_expect_success '--hostfile on a machine without node names: an error, no fi
     ! test -e x.hosts
 '
 
+# 4096 ranks of a scrambled 3-D stencil: the multisection and the
+# spanning-tree placement hand subtrees to other threads at this size.
+test_expect_success '--threads: the same mapping on 1, 2 and 4 threads' '
+    "$CM_ROOT/build/bench/largegen" stencil3d 4096 st.trip &&
+    for th in 1 2 4; do
+        cm_run plan --matrix st.trip --hierarchy 4:16:64 --distances 1:10:100 \
+            --threads $th --output th$th.map || return 1
+    done &&
+    test_cmp th1.map th2.map &&
+    test_cmp th1.map th4.map
+'
+
+test_expect_success '--threads takes 1 to 1024' '
+    for bad in 0 -1 x 1025 2.5; do
+        test_expect_code 2 "$CLUSTERMAP" plan --matrix $CG64 $H64 --threads "$bad" \
+            --output t.map 2>err &&
+        grep "^clustermap plan: --threads expects a number from 1 to 1024, got .$bad." err &&
+        ! test -e t.map || return 1
+    done
+'
+
 test_expect_success 'plan needs --output or --hostfile' '
     test_expect_code 2 "$CLUSTERMAP" plan --matrix $CG64 $H64 2>err &&
     grep "missing --output FILE .* or --hostfile FILE" err

@@ -6,8 +6,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
 
 BENCH=$CM_ROOT/build/bench
-test -x "$BENCH/mapbench" && test -x "$BENCH/exactcheck" ||
-    error "$BENCH/mapbench or exactcheck not built (make benches)"
+test -x "$BENCH/mapbench" && test -x "$BENCH/exactcheck" &&
+    test -x "$BENCH/threadbench" ||
+    error "$BENCH/mapbench, exactcheck or threadbench not built (make benches)"
 export OPENBLAS_NUM_THREADS=1
 
 test_expect_success 'exact solver = brute force on random cases; real 16-rank optimum within block, Scotch and the bound' '
@@ -69,6 +70,17 @@ test_expect_success 'cutbound: the halo floors of bench/README.md' '
         "$BENCH/cutbound" $1 $2 $3 $4 >cb.out &&
         grep "^grid=$1x$2x$3 cells=$4 min_boundary=$5$" cb.out || return 1
     done
+'
+
+# threadbench: the multisection, the spanning-tree placement and auto on 1,
+# 2 and 3 threads give the same mapping (it exits 1 on a difference); 2048
+# ranks have subtrees above the walk's hand-over grain, so tasks do move
+# between threads.
+test_expect_success 'threadbench: the same mappings on 1, 2 and 3 threads' '
+    "$BENCH/threadbench" --sizes 2048 --threads 1,2,3 >thr.out 2>&1 ||
+    { cat thr.out; false; } &&
+    test "$(grep -c " same$" thr.out)" -eq 9 &&
+    ! grep DIFFERENT thr.out
 '
 
 test_done

@@ -52,7 +52,7 @@ static int run_ms_variant(const cm_matrix_t *m, const cm_tree_t *t,
     cm_costs_from_tree(t, m, CM_WEIGHT_MIXED, &c);
     if (cm_problem_init(&p, m, t, &c, &err) != 0)
         fail_msg("cm_problem_init: %s", err.msg);
-    int rc = cm_map_multisection(&p, seed, fast, map, NULL, &err);
+    int rc = cm_map_multisection(&p, seed, fast, 1, map, NULL, &err);
     if (rc != 0)
         fail_msg("cm_map_multisection: %s", err.msg);
     assert_int_equal(cm_mapping_check(t, map, cm_matrix_n(m), &err), 0);

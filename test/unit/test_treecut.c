@@ -37,7 +37,7 @@ static void map_treecut(const cm_problem_t *p, int *map)
 {
     cm_error_t err = { "" };
     cm_budget_t b = {0, UINT64_MAX};
-    if (cm_map_treecut(p, map, &b, &err) != 0)
+    if (cm_map_treecut(p, 1, map, &b, &err) != 0)
         fail_msg("cm_map_treecut: %s", err.msg);
     if (cm_mapping_check(p->tree, map, p->n, &err) != 0)
         fail_msg("invalid mapping: %s", err.msg);
