@@ -10,7 +10,7 @@
 # (`--algorithm scotch`, stopped after LARGE_SCOTCH_LIMIT seconds, 600 by
 # default; 0 skips it), and prints J over block's, over Scotch's, the
 # proven floor over block's (`eval --bound`), wall seconds and peak memory
-# (GNU time).  One core: OPENBLAS_NUM_THREADS=1.  Inputs and mappings go to
+# (GNU time).  One core: OPENBLAS_NUM_THREADS=1, plan --threads 1.  Inputs and mappings go to
 # a temporary directory (LARGE_DIR to keep them), removed at the end;
 # LARGE_SIZES picks sizes.  Figures: bench/README.md, "Large inputs".
 set -eu
@@ -53,7 +53,7 @@ for n in $sizes; do
         entries=$(awk 'NR > 1 && !/^#/ { c++ } END { print c + 0 }' "$in")
         machine="--hierarchy $h --distances 1:10:100:1000"
         # shellcheck disable=SC2086
-        timed "$dir/auto.err" "$cm" plan --matrix "$in" $machine --output "$dir/auto.map" --verbose -q
+        timed "$dir/auto.err" "$cm" plan --matrix "$in" $machine --threads 1 --output "$dir/auto.map" --verbose -q
         Ja=$(field J "$dir/auto.err")
         Jb=$(sed -n 's/^candidate block  *J=\([^ ]*\) .*/\1/p' "$dir/auto.err")
         set -- $(sed -n 's/^TIME //p' "$dir/auto.err")

@@ -248,7 +248,9 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
                                    const char *topology_conf,
                                    const char *nodelist, cm_error_t *err);
 
-/** A node's hardware as slurm.conf describes it (0: not described). */
+/** A node's hardware as slurm.conf describes it: every field >= 1 for a
+ *  node the file describes (Slurm's defaults filled in), all 0 for one it
+ *  does not. */
 typedef struct cm_node_hw {
     int sockets;
     int cores_per_socket;

@@ -120,8 +120,8 @@ static const char *slurm_conf_path(void)
     return NULL;
 }
 
-/* Sockets, cores and threads of every node of @p a: slurm.conf first, the
- * controller (one record each) for what it leaves out. */
+/* Sockets, cores and threads of every node of @p a, each >= 1: slurm.conf
+ * first, the controller (one record each) for what it leaves out. */
 static int node_hardware(const cmp_alloc_t *a, const char *conf, cm_node_hw_t *hw,
                          cm_error_t *err)
 {
@@ -236,12 +236,13 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
 
     /* Sockets hold the step's slots, cpus_per_task CPUs to a slot. */
     for (int i = 0; i < nn; i++) {
-        int sockets = hw[i].sockets > 0 ? hw[i].sockets : 1;
-        int per_socket = ((hw[i].cores_per_socket > 0 ? hw[i].cores_per_socket : 1) *
-                          (hw[i].threads_per_core > 0 ? hw[i].threads_per_core : 1)) /
-                         cpus_per_task;
-        if (per_socket < 1)
-            per_socket = 1;
+        int sockets = hw[i].sockets;   /* node_hardware(): all >= 1 */
+        /* long: 2^20 cores a node times 2^16 threads a core overflow an int;
+         * a socket of more CPUs than the step's slots holds them all. */
+        long cpus = (long)hw[i].cores_per_socket * hw[i].threads_per_core / cpus_per_task;
+        if (cpus > a->slots[i])
+            cpus = a->slots[i];
+        int per_socket = cpus < 1 ? 1 : (int)cpus;
         if ((long)per_socket * sockets < a->slots[i])
             per_socket = (a->slots[i] + sockets - 1) / sockets;
         nd[i].name = a->names[i];
