@@ -80,9 +80,13 @@ PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c switche
 PLUGIN_SRC  := $(filter-out $(PLACE_SRC),$(sort $(wildcard src/plugin/*.c)))
 TEST_SRC    := $(sort $(wildcard test/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard test/unit/lib/*.c))
-# Contention-free schedules for the MPI_Alltoallv overlay (issue 15): a
-# module of its own, linked by its unit test only until the overlay uses it.
-OVERLAY_SRC := $(sort $(wildcard src/profiles/overlay/*.c))
+# The communication overlays (issue 15, docs/overlays.md), folded into
+# the profiler library: the contention-free schedules (css_*, plain C, also
+# linked by their unit test) and the overlays that run them (ovl_*, MPI).
+CSS_SRC     := $(sort $(wildcard src/profiles/overlay/css_*.c))
+OVL_SRC     := $(sort $(wildcard src/profiles/overlay/ovl_*.c))
+# the overlays' text (ovl_text.h): no MPI, linked by its unit test too
+OVL_TEXT_SRC:= $(addprefix src/profiles/overlay/,ovl_config.c ovl_report.c)
 BENCH_SRC   := $(sort $(wildcard bench/engine/*.c))
 BENCHLIB_SRC:= $(sort $(wildcard bench/engine/lib/*.c))
 
@@ -116,7 +120,11 @@ all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiles/pmpi -Isrc/profiles/overlay -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/src/profiles/overlay/ovl_%.o: src/profiles/overlay/ovl_%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/core -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)
@@ -172,8 +180,13 @@ $(PINGPONG): src/calibrate/pingpong.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS_ALL) -o $@ $<
 
-$(PMPI_SO): $(call obj,$(PMPI_SRC))
-	$(MPICC) $(LDFLAGS_ALL) -shared -o $@ $^ -ldl
+# The overlays' objects before the core library they call into
+# (cm_error_set); the version script exports the MPI and Fortran entry
+# points only.
+$(PMPI_SO): $(call obj,$(PMPI_SRC) $(OVL_SRC) $(CSS_SRC)) $(LIBCORE) \
+            src/profiles/pmpi/libclustermap-prof.map
+	$(MPICC) $(LDFLAGS_ALL) -shared -Wl,--version-script=src/profiles/pmpi/libclustermap-prof.map \
+	  -o $@ $(call obj,$(PMPI_SRC) $(OVL_SRC) $(CSS_SRC)) $(LIBCORE) -ldl -lm
 
 # The plugin is loaded by Slurm processes, which provide libslurm's symbols:
 # it must not link -lslurm.  Core and profile code are linked in statically.
@@ -202,15 +215,21 @@ $(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBPROFS) $(LIBCORE)
 	$(CC) $(LDFLAGS_ALL) -Wl,--as-needed -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
 	ln -sf mpirun $(dir $@)mpiexec
 
-$(BUILD)/test/%: test/unit/%.c $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
+# A unit test: its source, the objects it needs, the test library.
+define UNIT_LINK
+@mkdir -p $(dir $@)
+$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
+endef
+UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
+
+$(BUILD)/test/%: test/unit/%.c $(UNIT_LIBS)
+	$(UNIT_LINK)
 
 # The overlay's objects before the libraries they call into (cm_error_set).
-$(BUILD)/test/test_css_schedule: test/unit/test_css_schedule.c $(call obj,$(OVERLAY_SRC)) \
-                                 $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
+$(BUILD)/test/test_css_schedule: test/unit/test_css_schedule.c $(call obj,$(CSS_SRC)) $(UNIT_LIBS)
+	$(UNIT_LINK)
+$(BUILD)/test/test_ovl_config: test/unit/test_ovl_config.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
+	$(UNIT_LINK)
 
 $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
 	@mkdir -p $(dir $@)

@@ -5,7 +5,9 @@
  * (C in prof_p2p.c / prof_coll.c, Fortran in prof_fortran.c) first checks
  * cmp_active, records the traffic the call stands for with the functions
  * below, and passes the call on to PMPI (C) or to Open MPI's own Fortran
- * binding (Fortran).  The blocking calls are also timed (cmp_timing, "time"
+ * binding (Fortran) -- or, for a call a communication overlay may run
+ * (MPI_Alltoallv), to the overlay (src/profiles/overlay/ovl.h), which is
+ * independent of the recording.  The blocking calls are also timed (cmp_timing, "time"
  * below).  prof_state.c owns all state; prof_write.c gathers it at
  * MPI_Finalize and writes the raw profile (docs/profile-format.md).
  *
@@ -17,6 +19,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -60,6 +63,10 @@ CMP_HIDDEN void cmp_nompi_clear(void);
  *  so that the lines of ranks sharing a launcher's stderr never interleave
  *  (Open MPI 5's mpirun forwarded a long line in two pieces). */
 CMP_HIDDEN void cmp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** The same with another prefix than "clustermap-prof: " (the overlays'
+ *  "clustermap overlay: ", src/profiles/overlay/ovl.h). */
+CMP_HIDDEN void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 CMP_HIDDEN void cmp_write_part(int rank, int size, int traffic,
                                const uint64_t *mine, size_t nmine,
@@ -226,6 +233,14 @@ typedef struct cmp_comm {
  * with the lock held) and make it the hot communicator when it can be.
  * Returns -1 when the communicator cannot be used. */
 CMP_HIDDEN int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c);
+
+/* A datatype's size as an MPI_Count: MPI-4.1 deprecates MPI_Type_size_x
+ * for MPI_Type_size_c (Open MPI 6). */
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define CMP_TYPE_SIZE PMPI_Type_size_c
+#else
+#define CMP_TYPE_SIZE PMPI_Type_size_x
+#endif
 
 /* -- point-to-point (prof_p2p.c) -- */
 

@@ -29,6 +29,7 @@
  * timed (prof.h, "time"), the non-blocking ones are not.
  */
 #include "prof.h"
+#include "ovl.h"
 
 /* Set up for recording on @p comm: the lock is held on success. */
 static int begin(MPI_Comm comm, cmp_comm_t *c)
@@ -267,16 +268,20 @@ void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
 
 /* A collective wrapper records with HOOK while recording, then calls
  * PMPI_NAME, timed.  PARAMS/ARGS: the full parameter and argument lists, as
- * in mpi.h.  ICOLL_WRAPPER, for the non-blocking twin of a collective,
- * records the same traffic when it is called, and is not timed (the wait
- * for it is). */
+ * in mpi.h.  COLL_WRAPPER_CALL is the same with CALL, the expression that
+ * runs the collective, instead of PMPI_NAME ARGS: for a collective an
+ * overlay may run (src/profiles/overlay/ovl.h).  ICOLL_WRAPPER, for the
+ * non-blocking twin of a collective, records the same traffic when it is
+ * called, and is not timed (the wait for it is). */
 #define COLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                               \
+    COLL_WRAPPER_CALL(NAME, PARAMS, HOOK, PMPI_##NAME ARGS)
+#define COLL_WRAPPER_CALL(NAME, PARAMS, HOOK, CALL)                          \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
     if (cmp_active)                                                          \
         HOOK;                                                                \
     uint64_t t0 = cmp_time_begin();                                          \
-    int rc = PMPI_##NAME ARGS;                                               \
+    int rc = CALL;                                                           \
     cmp_time_end(t0);                                                        \
     return rc;                                                               \
 }
@@ -354,9 +359,12 @@ ICOLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
 #define A_IA2AV (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,      \
                  rtype, comm, req)
 
-COLL_WRAPPER(Alltoallv, P_A2AV, A_A2AV,
-             cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
-                                rtype))
+/* Recorded as always; run by the css overlay when it is on (ovl_css.c),
+ * else by PMPI_Alltoallv. */
+COLL_WRAPPER_CALL(Alltoallv, P_A2AV,
+                  cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
+                                     rtype),
+                  ovl_alltoallv A_A2AV)
 ICOLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
               cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
                                  rtype))

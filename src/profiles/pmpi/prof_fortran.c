@@ -15,6 +15,7 @@
  * the Waits, Sendrecv(_replace) and the blocking collectives.
  */
 #include "prof.h"
+#include "ovl.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -24,8 +25,10 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be an int");
 
 typedef MPI_Fint F;
 
-/* Fortran's MPI_IN_PLACE: the address of this common block (libmpi). */
+/* Fortran's MPI_IN_PLACE and MPI_BOTTOM: the addresses of these common
+ * blocks (libmpi). */
 extern int mpi_fortran_in_place_;
+extern int mpi_fortran_bottom_;
 #define FIP(b) ((const void *)(b) == (const void *)&mpi_fortran_in_place_)
 
 #define COMM(c) PMPI_Comm_f2c(*(c))
@@ -41,12 +44,17 @@ static void *lookup(const char *name)
 
 /* Define the five names of one Fortran function: BEFORE runs before the
  * real function, AFTER after it (both only while recording).  FWRAP_T is
- * the same for a blocking call, which is also timed (prof.h, "time"). */
+ * the same for a blocking call, which is also timed (prof.h, "time").
+ * FWRAP_CALL is FWRAP_T with CALL, the statement that runs the call, in
+ * place of the real function's f ARGS: for a call an overlay may run
+ * (src/profiles/overlay/ovl.h). */
 #define FWRAP(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                    \
-    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 0)
+    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 0, f ARGS)
 #define FWRAP_T(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                  \
-    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 1)
-#define FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, TIMED)            \
+    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 1, f ARGS)
+#define FWRAP_CALL(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, CALL)         \
+    FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 1, CALL)
+#define FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, TIMED, CALL)      \
 static void impl_##lname PARAMS                                             \
 {                                                                           \
     static void (*fp) PARAMS;                                               \
@@ -63,7 +71,7 @@ static void impl_##lname PARAMS                                             \
         BEFORE;                                                             \
     }                                                                       \
     uint64_t t0 = (TIMED) ? cmp_time_begin() : 0;                           \
-    f ARGS;                                                                 \
+    CALL;                                                                   \
     cmp_time_end(t0);                                                       \
     if (cmp_active && *ierr == MPI_SUCCESS) {                               \
         AFTER;                                                              \
@@ -84,7 +92,8 @@ void ompi_##lname##_f PARAMS { impl_##lname ARGS; }
 
 /* ----------------------------------------------------- init/finalize -- */
 
-/* cmp_start is not subject to cmp_active: run it unconditionally. */
+/* cmp_start and ovl_start are not subject to cmp_active: run them
+ * unconditionally (the overlays do not depend on the profiler recording). */
 static void init_f(F *ierr)
 {
     static void (*fp)(F *);
@@ -95,8 +104,10 @@ static void init_f(F *ierr)
         return;
     }
     fp(ierr);
-    if (*ierr == MPI_SUCCESS)
+    if (*ierr == MPI_SUCCESS) {
         cmp_start(MPI_THREAD_SINGLE);
+        ovl_start();
+    }
 }
 
 static void init_thread_f(F *required, F *provided, F *ierr)
@@ -109,8 +120,10 @@ static void init_thread_f(F *required, F *provided, F *ierr)
         return;
     }
     fp(required, provided, ierr);
-    if (*ierr == MPI_SUCCESS)
+    if (*ierr == MPI_SUCCESS) {
         cmp_start(*provided);
+        ovl_start();
+    }
 }
 
 static void finalize_f(F *ierr)
@@ -122,6 +135,7 @@ static void finalize_f(F *ierr)
         *ierr = MPI_ERR_INTERN;
         return;
     }
+    ovl_finish();
     cmp_finish();
     fp(ierr);
 }
@@ -285,13 +299,29 @@ FWRAP_T(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
 FWRAP(iallgather, MPI_IALLGATHER, P_IA2A, A_IA2A,
       cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 
-FWRAP_T(alltoallv, MPI_ALLTOALLV,
-        (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
-         F *rdispls, F *rtype, F *comm, F *ierr),
-        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-         ierr),
-        cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
-                           TYPE(rtype)), NOTHING)
+/* MPI_ALLTOALLV is recorded as always and run by the css overlay when it
+ * is on: the same C function as MPI_Alltoallv's (ovl_alltoallv), with the
+ * handles converted and Fortran's MPI_IN_PLACE and MPI_BOTTOM made C's (a
+ * call in place is passed through to PMPI_Alltoallv there, and counted). */
+#define FBUF(b) (FIP(b) ? MPI_IN_PLACE                                      \
+                 : (const void *)(b) == (const void *)&mpi_fortran_bottom_  \
+                 ? MPI_BOTTOM : (b))
+#define A2AV_RUN                                                            \
+    if (ovl_css_on)                                                         \
+        *ierr = ovl_alltoallv(FBUF(sbuf), scounts, sdispls, TYPE(stype),    \
+                              FBUF(rbuf), rcounts, rdispls, TYPE(rtype),    \
+                              COMM(comm));                                  \
+    else                                                                    \
+        f(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,     \
+          comm, ierr)
+
+FWRAP_CALL(alltoallv, MPI_ALLTOALLV,
+           (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+            F *rdispls, F *rtype, F *comm, F *ierr),
+           (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+            ierr),
+           cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
+                              TYPE(rtype)), NOTHING, A2AV_RUN)
 FWRAP(ialltoallv, MPI_IALLTOALLV,
       (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
        F *rdispls, F *rtype, F *comm, F *req, F *ierr),

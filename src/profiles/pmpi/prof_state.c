@@ -163,13 +163,6 @@ static void tcache_clear(void)
     }
 }
 
-/* MPI-4.1 deprecates MPI_Type_size_x for MPI_Type_size_c (Open MPI 6). */
-#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
-#define CMP_TYPE_SIZE PMPI_Type_size_c
-#else
-#define CMP_TYPE_SIZE PMPI_Type_size_x
-#endif
-
 uint64_t cmp_bytes_slow(int count, MPI_Datatype type)
 {
     MPI_Count sz = 0;

@@ -187,14 +187,20 @@ void cmp_nompi_clear(void)
         unlink(path);
 }
 
+/* Every line the library prints goes through cmp_vsay (prof.h says why). */
 void cmp_say(const char *fmt, ...)
 {
-    char line[1024];
-    int n = snprintf(line, sizeof line, "clustermap-prof: ");
     va_list ap;
     va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    cmp_vsay("clustermap-prof: ", fmt, ap);
     va_end(ap);
+}
+
+void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s", prefix);   /* a short constant */
+    int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     size_t len = m < 0 ? (size_t)n : (size_t)n + (size_t)m;
     if (len >= sizeof line) {   /* truncated: keep the line a line */
         len = sizeof line - 1;

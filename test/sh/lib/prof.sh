@@ -4,8 +4,10 @@
 # Sets CM_ROOT, PROF_SO (the profiling library: $CLUSTERMAP_BUILD, default
 # <root>/build, /libclustermap-prof.so) and MPI_SRC (test/mpi), and defines
 #   prof_cc NAME        build test/mpi/NAME.c into ./NAME
+#   mpi_run NP CMD...   run CMD on NP ranks (CMD may start with mpirun
+#                       options), without the library
 #   prof_run NP DIR CMD...
-#                       run CMD on NP ranks with the library preloaded and
+#                       the same with the library preloaded and
 #                       CLUSTERMAP_PROFILE_DIR=DIR (DIR "" = unset)
 #   prof_check DIR EXPECTED
 #                       DIR holds one part per rank (part.<rank>.txt, format
@@ -26,10 +28,19 @@ test -f "$PROF_SO" || error "$PROF_SO not built (run make, or set CLUSTERMAP_BUI
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-unset SLURM_JOB_ID SLURM_STEP_ID CLUSTERMAP_PROFILE_DIR CLUSTERMAP_PROF_DENSE_MAX
+unset SLURM_JOB_ID SLURM_STEP_ID CLUSTERMAP_PROFILE_DIR CLUSTERMAP_PROF_DENSE_MAX \
+    CLUSTERMAP_OVERLAY CLUSTERMAP_OVERLAY_VERBOSE
 
 prof_cc() {
     mpicc -O -Wall -I"$MPI_SRC" -o "$1" "$MPI_SRC/$1.c"
+}
+
+mpi_run() {
+    np=$1
+    shift
+    # self,vader: shared memory only, no network interfaces needed
+    mpirun --oversubscribe --allow-run-as-root --mca btl self,vader \
+        --mca btl_vader_single_copy_mechanism none -np "$np" "$@"
 }
 
 prof_run() {
@@ -38,10 +49,7 @@ prof_run() {
     if test -n "$dir"; then
         set -- -x CLUSTERMAP_PROFILE_DIR="$dir" "$@"
     fi
-    # self,vader: shared memory only, no network interfaces needed
-    mpirun --oversubscribe --allow-run-as-root --mca btl self,vader \
-        --mca btl_vader_single_copy_mechanism none \
-        -x LD_PRELOAD="$PROF_SO" -np "$np" "$@"
+    mpi_run "$np" -x LD_PRELOAD="$PROF_SO" "$@"
 }
 
 prof_check() {

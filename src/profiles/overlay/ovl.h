@@ -1,0 +1,65 @@
+/*
+ * ovl.h -- the communication overlays inside libclustermap-prof.so (issue
+ * 15, docs/overlays.md): MPI calls the profiler's wrappers hand over to a
+ * faster algorithm of clustermap's own instead of PMPI.
+ *
+ * The overlays are independent of the profiler's recording: they run when
+ * CLUSTERMAP_OVERLAY asks for them (ovl_config.c), whether or not the
+ * profiler records this run (cmp_active), and the profiler records the
+ * calls they run as it records any other (the wrappers record first, then
+ * call the overlay; the overlay's own messages are PMPI calls, which no
+ * wrapper sees).
+ *
+ *  ovl_state.c   the switch (ovl_css_on), set up at MPI_Init, the report
+ *                at MPI_Finalize
+ *  ovl_css.c     MPI_Alltoallv by contention-free schedules (seed 003,
+ *                css_schedule.h), cached per communicator
+ *  ovl_config.c, ovl_report.c   the text (ovl_text.h)
+ */
+#ifndef CM_OVL_H
+#define CM_OVL_H
+
+#include <mpi.h>
+
+#include "ovl_text.h"
+#include "prof.h"
+
+/* Non-zero when CLUSTERMAP_OVERLAY turned the css overlay on; set at
+ * MPI_Init (C or Fortran) and never changed after, so that every call of
+ * the run takes the same path on every rank with the same environment. */
+extern OVL_HIDDEN int ovl_css_on;
+
+/* Called by the init wrappers after a successful PMPI init (any language):
+ * read the environment, print rank 0's note about it, set the overlays up. */
+OVL_HIDDEN void ovl_start(void);
+
+/* Called by the finalize wrappers before PMPI_Finalize (and before
+ * cmp_finish): rank 0's verbose lines, then everything the overlays hold is
+ * freed.  Local: no collective, so a rank without the library never makes
+ * another wait. */
+OVL_HIDDEN void ovl_finish(void);
+
+/* One line "clustermap overlay: <message>" on stderr (cmp_vsay). */
+OVL_HIDDEN void ovl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* MPI_Alltoallv, with MPI_Alltoallv's arguments and result: under a CSS
+ * schedule when the css overlay is on and the exchange qualifies
+ * (ovl_css.c), else PMPI_Alltoallv unchanged.  The C wrapper and the
+ * Fortran bindings (handles converted, Fortran MPI_IN_PLACE passed on to
+ * Open MPI) both call it. */
+OVL_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts,
+                             const int *sdispls, MPI_Datatype stype, void *rbuf,
+                             const int *rcounts, const int *rdispls,
+                             MPI_Datatype rtype, MPI_Comm comm);
+
+/* ovl_css.c: create the communicator attribute the schedules are cached in
+ * (at MPI_Init); -1 when it cannot be (every call then falls back, decided
+ * with the other ranks). */
+OVL_HIDDEN int ovl_css_setup(void);
+/* ovl_css.c: free every cached schedule and private communicator, and the
+ * attribute (at MPI_Finalize). */
+OVL_HIDDEN void ovl_css_teardown(void);
+/* ovl_css.c: this rank's figures so far. */
+OVL_HIDDEN void ovl_css_stats(ovl_css_stats_t *out);
+
+#endif /* CM_OVL_H */

@@ -1,0 +1,61 @@
+/*
+ * ovl_state.c -- the overlays' switch and life cycle (ovl.h): read at
+ * MPI_Init, reported and released at MPI_Finalize.
+ *
+ * Only rank 0 of MPI_COMM_WORLD speaks, so that a job of a thousand ranks
+ * prints one line, not a thousand; it speaks of its own figures, because
+ * gathering the others' would be a collective at MPI_Finalize that a rank
+ * without the library (or one that failed to set up) would never join.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "ovl.h"
+
+OVL_HIDDEN int ovl_css_on;
+
+static int world_rank = -1;   /* in MPI_COMM_WORLD, -1 before ovl_start */
+static int verbose;           /* CLUSTERMAP_OVERLAY_VERBOSE */
+
+void ovl_say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cmp_vsay("clustermap overlay: ", fmt, ap);
+    va_end(ap);
+}
+
+void ovl_start(void)
+{
+    ovl_config_t cfg;
+    if (world_rank >= 0)   /* MPI_Init and MPI_Init_thread, both called */
+        return;
+    ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"),
+                     getenv("CLUSTERMAP_OVERLAY_VERBOSE"), &cfg);
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS)
+        world_rank = 0;   /* cannot happen after a successful init */
+    if (world_rank == 0 && cfg.note[0])
+        ovl_say("%s\n", cfg.note);
+    verbose = cfg.verbose;
+    /* The attribute may fail to be made on some rank: the calls then find
+     * no cache there and fall back together (ovl_css.c), so the switch
+     * itself stays what the environment says on every rank. */
+    if (cfg.on & OVL_CSS)
+        ovl_css_setup();
+    ovl_css_on = (cfg.on & OVL_CSS) != 0;
+}
+
+void ovl_finish(void)
+{
+    if (!ovl_css_on)
+        return;
+    ovl_css_on = 0;   /* calls from attribute callbacks from now on: PMPI */
+    if (verbose && world_rank == 0) {
+        ovl_css_stats_t st;
+        char line[512];
+        ovl_css_stats(&st);
+        ovl_css_line(line, sizeof line, world_rank, &st);
+        ovl_say("%s", line);
+    }
+    ovl_css_teardown();
+}

@@ -1,0 +1,71 @@
+/*
+ * ovl_text.h -- the communication overlays' text: what they read from the
+ * environment (CLUSTERMAP_OVERLAY, CLUSTERMAP_OVERLAY_VERBOSE) and the
+ * verbose line they print at MPI_Finalize (docs/overlays.md).
+ *
+ * Plain C, no MPI: ovl_config.c and ovl_report.c are linked into
+ * libclustermap-prof.so with the rest of the overlay (ovl.h) and into
+ * their unit test (test/unit/test_ovl_config.c) without it.
+ */
+#ifndef CM_OVL_TEXT_H
+#define CM_OVL_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Private to libclustermap-prof.so, like everything of prof.h. */
+#define OVL_HIDDEN __attribute__((visibility("hidden")))
+
+/* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on). */
+#define OVL_CSS  1u   /* contention-free MPI_Alltoallv schedules (seed 003) */
+#define OVL_TNBC 2u   /* transparent non-blocking collectives (seed 001): not
+                       * built yet, refused */
+
+/* What CLUSTERMAP_OVERLAY asks for and what rank 0 says about it. */
+typedef struct ovl_config {
+    unsigned on;        /* OVL_CSS when the css overlay runs; never OVL_TNBC */
+    int verbose;        /* print the verbose lines at MPI_Finalize */
+    char note[192];     /* the line rank 0 prints at MPI_Init, without the
+                         * "clustermap overlay: " prefix and the newline;
+                         * "" when there is nothing to say */
+} ovl_config_t;
+
+/* Fill @p cfg from the values of CLUSTERMAP_OVERLAY (@p overlay: a comma
+ * list of overlay names, blanks around names ignored, case ignored; NULL
+ * or empty: no overlay) and CLUSTERMAP_OVERLAY_VERBOSE (@p verbose: on
+ * unless NULL, empty or "0").  An unknown name turns every overlay off and
+ * leaves a note naming it (the first one) and the accepted names; "tnbc"
+ * is refused with a note and the others stay on.  Never fails. */
+OVL_HIDDEN void ovl_config_parse(const char *overlay, const char *verbose,
+                                 ovl_config_t *cfg);
+
+/* Why a call was passed through to PMPI_Alltoallv unchanged. */
+typedef enum ovl_pass {
+    OVL_PASS_INTER,    /* an intercommunicator */
+    OVL_PASS_IN_PLACE, /* MPI_IN_PLACE */
+    OVL_PASS_SIZE,     /* 1 rank, or more than the schedules allow */
+    OVL_PASS_UNIFORM,  /* every off-diagonal byte count equal */
+    OVL_PASS_SLOWER,   /* the schedule is not faster in the cost model */
+    OVL_PASS_FALLBACK, /* a failure on some rank (memory, a bad argument) */
+    OVL_NPASS
+} ovl_pass_t;
+
+/* One rank's figures for the css overlay, since MPI_Init. */
+typedef struct ovl_css_stats {
+    uint64_t calls;            /* MPI_Alltoallv calls (C and Fortran) */
+    uint64_t scheduled;        /* of them, run by a CSS schedule */
+    uint64_t built;            /* schedules built (cm_css_sched_general) */
+    uint64_t pass[OVL_NPASS];  /* passed through, by reason */
+    uint64_t bytes;            /* bytes sent to other ranks by scheduled calls */
+    uint64_t ns;               /* nanoseconds inside the calls */
+} ovl_css_stats_t;
+
+/* The css verbose line of rank @p rank into @p buf (size @p n), without
+ * the prefix, ending in a newline:
+ *   css: rank 0: 12 MPI_Alltoallv calls, 10 scheduled (2 schedules built),
+ *   2 passed through (2 uniform), 3.1 MiB sent, 0.0123 s inside the calls
+ * Returns what snprintf returns. */
+OVL_HIDDEN int ovl_css_line(char *buf, size_t n, int rank,
+                            const ovl_css_stats_t *st);
+
+#endif /* CM_OVL_TEXT_H */
