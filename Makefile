@@ -230,6 +230,8 @@ $(BUILD)/test/test_css_schedule: test/unit/test_css_schedule.c $(call obj,$(CSS_
 	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_config: test/unit/test_ovl_config.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
 	$(UNIT_LINK)
+$(BUILD)/test/test_ovl_ivl: test/unit/test_ovl_ivl.c $(call obj,src/profiles/overlay/ovl_ivl.c) $(UNIT_LIBS)
+	$(UNIT_LINK)
 
 $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
 	@mkdir -p $(dir $@)

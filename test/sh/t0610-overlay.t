@@ -5,44 +5,15 @@ The mini-applications (test/mpi/mini_*.c and their Fortran twins) print
 the same checksum with and without LD_PRELOAD=libclustermap-prof.so
 CLUSTERMAP_OVERLAY=css, on 4 and 8 ranks (oversubscribed); the verbose
 line says what was scheduled and what was passed through; bad values of
-CLUSTERMAP_OVERLAY and tnbc are refused in one line and change nothing;
+CLUSTERMAP_OVERLAY are refused in one line and change nothing (tnbc:
+t0611);
 the profiler records the same matrix with the overlay as without.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
+. "$SHARNESS_TEST_DIRECTORY/lib/overlay.sh"
 
-# pml ob1: shared memory only, without probing the network libraries
-# (0.3 s less a run on 8 ranks).
-FAST="--mca pml ob1"
 CSS="-x CLUSTERMAP_OVERLAY=css -x CLUSTERMAP_OVERLAY_VERBOSE=1"
-
-# plain NP TAG PROG [ARGS]: PROG without the library, stdout into
-# out.TAG.NP
-plain() {
-    np=$1 tag=$2
-    shift 2
-    mpi_run "$np" $FAST "$@" >out.$tag.$np 2>err.$tag.$np ||
-    { cat err.$tag.$np; return 1; }
-}
-
-# overlay NP TAG [MPIRUN ARGS] PROG [ARGS]: with the library and the
-# mpirun arguments given (-x ...), stdout into ovl.TAG.NP, stderr into
-# err.TAG.NP, the "clustermap" lines of stderr into said.TAG.NP.
-overlay() {
-    np=$1 tag=$2
-    shift 2
-    prof_run "$np" "" $FAST "$@" >ovl.$tag.$np 2>err.$tag.$np ||
-    { cat err.$tag.$np; return 1; }
-    grep '^clustermap' err.$tag.$np >said.$tag.$np || :
-}
-
-# same_sum A B: both outputs end with one identical "checksum <16 hex>".
-same_sum() {
-    grep -Ex 'checksum [0-9a-f]{16}' "$1" >sum.a &&
-    grep -Ex 'checksum [0-9a-f]{16}' "$2" >sum.b &&
-    test $(wc -l <sum.a) = 1 &&
-    test_cmp sum.a sum.b
-}
 
 # css_line FILE PREFIX: FILE holds exactly one "clustermap" line, the css
 # verbose line, well formed, starting with PREFIX after "rank 0: ".
@@ -119,14 +90,6 @@ test_expect_success 'CLUSTERMAP_OVERLAY=bogus: one line naming it, the overlay o
     echo "clustermap overlay: CLUSTERMAP_OVERLAY: unknown overlay '\''bogus'\'' (accepted: css, tnbc); running without overlays" >want &&
     test_cmp want said.bogus.4
 '
-
-test_expect_success 'CLUSTERMAP_OVERLAY=tnbc: refused in one line, the program runs' '
-    overlay 4 tnbc -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_VERBOSE=1 ./mini_isort &&
-    same_sum out.mini_isort.4 ovl.tnbc.4 &&
-    echo "clustermap overlay: tnbc: not available in this build; running without it" >want &&
-    test_cmp want said.tnbc.4
-'
-
 
 # The profiler and the overlay at once: the profiler records the
 # MPI_Alltoallv calls as always (the overlay's own messages are PMPI calls

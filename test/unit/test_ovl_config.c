@@ -44,23 +44,23 @@ static void test_css(void **state)
     }
 }
 
-/* tnbc is refused with its own line; css, if asked for too, stays on. */
-static void test_tnbc_refused(void **state)
+/* tnbc is accepted alone and beside css, without a note. */
+static void test_tnbc_on(void **state)
 {
     (void)state;
     ovl_config_t c = parse("tnbc");
-    assert_int_equal(c.on, 0);
-    assert_string_equal(c.note, "tnbc: not available in this build; running without it");
+    assert_int_equal(c.on, OVL_TNBC);
+    assert_string_equal(c.note, "");
     c = parse("css, tnbc");
-    assert_int_equal(c.on, OVL_CSS);
-    assert_string_equal(c.note, "tnbc: not available in this build; running without it");
+    assert_int_equal(c.on, OVL_CSS | OVL_TNBC);
+    assert_string_equal(c.note, "");
     c = parse("TNBC,css,tnbc");
-    assert_int_equal(c.on, OVL_CSS);
-    assert_non_null(strstr(c.note, "tnbc: not available"));
+    assert_int_equal(c.on, OVL_CSS | OVL_TNBC);
+    assert_string_equal(c.note, "");
 }
 
 /* Any unknown name: everything off, one line naming it and the accepted
- * names (the first unknown one only; it wins over a tnbc refusal). */
+ * names (the first unknown one only; tnbc beside it is off too). */
 static void test_unknown(void **state)
 {
     (void)state;
@@ -169,17 +169,50 @@ static void test_css_line_all_reasons(void **state)
     }
 }
 
+/* The tnbc line: every collective named, the reasons in their order,
+ * singulars. */
+static void test_tnbc_line(void **state)
+{
+    (void)state;
+    char line[640];
+    ovl_tnbc_stats_t st;
+    memset(&st, 0, sizeof st);
+    st.calls[OVL_T_ALLTOALL] = 4;
+    st.calls[OVL_T_ALLTOALLV] = 4;
+    st.pass[OVL_TP_SMALL] = 3;
+    st.pass[OVL_TP_INTER] = 1;
+    st.bytes = 3 * 1024 * 1024 + 100000;
+    st.ns = 123400000;
+    st.faults = 1;
+    st.hidden_ns = 4200000;
+    ovl_tnbc_line(line, sizeof line, 0, &st);
+    assert_string_equal(line, "tnbc: rank 0: 8 calls (4 MPI_Alltoall, 4 "
+                              "MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 4 "
+                              "passed through (1 intercommunicator, 3 small), "
+                              "3.1 MiB received, 0.1234 s inside the calls, 1 "
+                              "page fault, 0.0042 s hidden\n");
+    memset(&st, 0, sizeof st);
+    st.calls[OVL_T_BCAST] = 1;
+    ovl_tnbc_line(line, sizeof line, 3, &st);
+    assert_string_equal(line, "tnbc: rank 3: 1 call (0 MPI_Alltoall, 0 "
+                              "MPI_Alltoallv, 0 MPI_Allgather, 1 MPI_Bcast), 0 "
+                              "passed through, 0.0 MiB received, 0.0000 s "
+                              "inside the calls, 0 page faults, 0.0000 s "
+                              "hidden\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_off_by_default),
         cmocka_unit_test(test_css),
-        cmocka_unit_test(test_tnbc_refused),
+        cmocka_unit_test(test_tnbc_on),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_unknown_shown_safely),
         cmocka_unit_test(test_verbose),
         cmocka_unit_test(test_css_line),
         cmocka_unit_test(test_css_line_all_reasons),
+        cmocka_unit_test(test_tnbc_line),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }

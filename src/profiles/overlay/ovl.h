@@ -14,6 +14,9 @@
  *                at MPI_Finalize
  *  ovl_css.c     MPI_Alltoallv by contention-free schedules (seed 003,
  *                css_schedule.h), cached per communicator
+ *  ovl_tnbc.c    MPI_Alltoall(v), MPI_Allgather, MPI_Bcast returning
+ *                before their data arrived (seed 001), pages protected
+ *                until complete; ovl_ivl.c the protected ranges
  *  ovl_config.c, ovl_report.c   the text (ovl_text.h)
  */
 #ifndef CM_OVL_H
@@ -28,10 +31,21 @@
  * MPI_Init (C or Fortran) and never changed after, so that every call of
  * the run takes the same path on every rank with the same environment. */
 extern OVL_HIDDEN int ovl_css_on;
+/* Non-zero when the tnbc overlay runs (asked for, and MPI_THREAD_MULTIPLE
+ * granted on every rank); set at MPI_Init, cleared at MPI_Finalize. */
+extern OVL_HIDDEN int ovl_tnbc_on;
 
-/* Called by the init wrappers after a successful PMPI init (any language):
- * read the environment, print rank 0's note about it, set the overlays up. */
-OVL_HIDDEN void ovl_start(void);
+/* The thread level the init wrappers ask PMPI for, given the program's
+ * @p required: MPI_THREAD_MULTIPLE when CLUSTERMAP_OVERLAY names tnbc
+ * (its progress thread calls MPI), else @p required.  The wrappers report
+ * to the program min(required, granted). */
+OVL_HIDDEN int ovl_thread_level(int required);
+
+/* Called by the init wrappers after a successful PMPI init (any language),
+ * with the level PMPI granted: read the environment, print rank 0's note
+ * about it, set the overlays up.  With tnbc asked for, one allreduce on
+ * MPI_COMM_WORLD checks that every rank was granted MPI_THREAD_MULTIPLE. */
+OVL_HIDDEN void ovl_start(int granted);
 
 /* Called by the finalize wrappers before PMPI_Finalize (and before
  * cmp_finish): rank 0's verbose lines, then everything the overlays hold is
@@ -44,13 +58,40 @@ OVL_HIDDEN void ovl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2
 
 /* MPI_Alltoallv, with MPI_Alltoallv's arguments and result: under a CSS
  * schedule when the css overlay is on and the exchange qualifies
- * (ovl_css.c), else PMPI_Alltoallv unchanged.  The C wrapper and the
+ * (ovl_css.c), else by tnbc when it is on (ovl_tnbc.c), else
+ * PMPI_Alltoallv unchanged.  The C wrapper and the
  * Fortran bindings (handles converted, Fortran MPI_IN_PLACE passed on to
  * Open MPI) both call it. */
 OVL_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts,
                              const int *sdispls, MPI_Datatype stype, void *rbuf,
                              const int *rcounts, const int *rdispls,
                              MPI_Datatype rtype, MPI_Comm comm);
+
+/* MPI_Alltoall, MPI_Allgather, MPI_Bcast with their arguments and result:
+ * by the tnbc overlay when it is on (ovl_tnbc.c), else PMPI.  C wrappers
+ * and Fortran bindings both call them. */
+OVL_HIDDEN int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
+                            void *rbuf, int rcount, MPI_Datatype rtype,
+                            MPI_Comm comm);
+OVL_HIDDEN int ovl_allgather(const void *sbuf, int scount, MPI_Datatype stype,
+                             void *rbuf, int rcount, MPI_Datatype rtype,
+                             MPI_Comm comm);
+OVL_HIDDEN int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
+                         MPI_Comm comm);
+/* ovl_tnbc.c: MPI_Alltoallv by tnbc (ovl_alltoallv calls it when css is
+ * off and tnbc on). */
+OVL_HIDDEN int ovl_tnbc_alltoallv(const void *sbuf, const int *scounts,
+                                  const int *sdispls, MPI_Datatype stype,
+                                  void *rbuf, const int *rcounts,
+                                  const int *rdispls, MPI_Datatype rtype,
+                                  MPI_Comm comm);
+/* ovl_tnbc.c: the attribute of the private duplicates and the SIGSEGV
+ * handler (at MPI_Init); -1 when either cannot be made. */
+OVL_HIDDEN int ovl_tnbc_setup(void);
+/* ovl_tnbc.c: complete what is pending, stop the progress thread, free the
+ * attribute (at MPI_Finalize). */
+OVL_HIDDEN void ovl_tnbc_teardown(void);
+OVL_HIDDEN void ovl_tnbc_stats(ovl_tnbc_stats_t *out);
 
 /* ovl_css.c: create the communicator attribute the schedules are cached in
  * (at MPI_Init); -1 when it cannot be (every call then falls back, decided

@@ -76,8 +76,5 @@ void ovl_config_parse(const char *overlay, const char *verbose,
         }
         want |= known[i].bit;
     }
-    if (want & OVL_TNBC)
-        snprintf(cfg->note, sizeof cfg->note,
-                 "tnbc: not available in this build; running without it");
-    cfg->on = want & ~OVL_TNBC;
+    cfg->on = want;
 }

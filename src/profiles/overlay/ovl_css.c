@@ -456,8 +456,11 @@ int ovl_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                   const int *rdispls, MPI_Datatype rtype, MPI_Comm comm)
 {
     if (!ovl_css_on)
-        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                              rdispls, rtype, comm);
+        return ovl_tnbc_on
+            ? ovl_tnbc_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                 rdispls, rtype, comm)
+            : PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                             rdispls, rtype, comm);
     uint64_t t0 = cmp_now(), sent = 0;
     call_t a = { sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                  comm, 0, 0, 0, 0 };

@@ -1,10 +1,11 @@
 /*
- * ovl_report.c -- the css overlay's verbose line (ovl_text.h), printed by
+ * ovl_report.c -- the overlays' verbose lines (the css one, then tnbc's) (ovl_text.h), printed by
  * rank 0 at MPI_Finalize with its own figures: what the overlay did for
  * that rank, so that a user sees whether it scheduled anything and why it
  * stepped aside, without a collective of its own at finalize.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "ovl_text.h"
 
@@ -24,27 +25,81 @@ static const char *plural(uint64_t v)
     return v == 1 ? "" : "s";
 }
 
-int ovl_css_line(char *buf, size_t n, int rank, const ovl_css_stats_t *st)
+/* " (2 uniform, 1 in place)" into @p out (size @p n) from the @p np
+ * counts @p pass and their words @p words ("" when every count is 0);
+ * returns the sum of the counts. */
+static uint64_t reasons_text(char *out, size_t n, const uint64_t *pass,
+                             const char *const *words, int np)
 {
-    uint64_t passed = 0;
-    char reasons[320] = "";
+    uint64_t total = 0;
     size_t used = 0;
-    for (int k = 0; k < OVL_NPASS; k++) {
-        passed += st->pass[k];
-        if (st->pass[k] && used < sizeof reasons) {
-            int w = snprintf(reasons + used, sizeof reasons - used, "%s%llu %s",
-                             used ? ", " : " (", (unsigned long long)st->pass[k],
-                             why[k]);
+    out[0] = '\0';
+    for (int k = 0; k < np; k++) {
+        total += pass[k];
+        if (pass[k] && used < n) {
+            int w = snprintf(out + used, n - used, "%s%llu %s",
+                             used ? ", " : " (", (unsigned long long)pass[k],
+                             words[k]);
             used += w > 0 ? (size_t)w : 0;
         }
     }
+    if (used && used + 1 < n)
+        strcat(out, ")");
+    return total;
+}
+
+int ovl_css_line(char *buf, size_t n, int rank, const ovl_css_stats_t *st)
+{
+    char reasons[320];
+    uint64_t passed = reasons_text(reasons, sizeof reasons, st->pass, why,
+                                   OVL_NPASS);
     return snprintf(buf, n,
                     "css: rank %d: %llu MPI_Alltoallv call%s, %llu scheduled "
-                    "(%llu schedule%s built), %llu passed through%s%s, "
+                    "(%llu schedule%s built), %llu passed through%s, "
                     "%.1f MiB sent, %.4f s inside the calls\n",
                     rank, (unsigned long long)st->calls, plural(st->calls),
                     (unsigned long long)st->scheduled,
                     (unsigned long long)st->built, plural(st->built),
-                    (unsigned long long)passed, reasons, used ? ")" : "",
+                    (unsigned long long)passed, reasons,
                     (double)st->bytes / (1024.0 * 1024.0), (double)st->ns * 1e-9);
+}
+
+/* The tnbc line's words, in the order of ovl_tpass_t and of the ops. */
+static const char *const twhy[OVL_TP_NPASS] = {
+    [OVL_TP_INTER] = "intercommunicator",
+    [OVL_TP_IN_PLACE] = "in place",
+    [OVL_TP_SIZE] = "communicator size",
+    [OVL_TP_DATATYPE] = "datatype",
+    [OVL_TP_SMALL] = "small",
+    [OVL_TP_FALLBACK] = "fallback",
+};
+static const char *const tops[OVL_T_NOPS] = {
+    "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Bcast"
+};
+
+int ovl_tnbc_line(char *buf, size_t n, int rank, const ovl_tnbc_stats_t *st)
+{
+    uint64_t calls = 0;
+    char ops[200] = "", reasons[320];
+    size_t oused = 0;
+    for (int k = 0; k < OVL_T_NOPS; k++) {
+        calls += st->calls[k];
+        if (oused < sizeof ops) {
+            int w = snprintf(ops + oused, sizeof ops - oused, "%s%llu %s",
+                             k ? ", " : "", (unsigned long long)st->calls[k],
+                             tops[k]);
+            oused += w > 0 ? (size_t)w : 0;
+        }
+    }
+    uint64_t passed = reasons_text(reasons, sizeof reasons, st->pass, twhy,
+                                   OVL_TP_NPASS);
+    return snprintf(buf, n,
+                    "tnbc: rank %d: %llu call%s (%s), %llu passed through%s, "
+                    "%.1f MiB received, %.4f s inside the calls, %llu page "
+                    "fault%s, %.4f s hidden\n",
+                    rank, (unsigned long long)calls, plural(calls), ops,
+                    (unsigned long long)passed, reasons,
+                    (double)st->bytes / (1024.0 * 1024.0), (double)st->ns * 1e-9,
+                    (unsigned long long)st->faults, plural(st->faults),
+                    (double)st->hidden_ns * 1e-9);
 }

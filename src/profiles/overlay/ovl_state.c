@@ -16,6 +16,7 @@ OVL_HIDDEN int ovl_css_on;
 
 static int world_rank = -1;   /* in MPI_COMM_WORLD, -1 before ovl_start */
 static int verbose;           /* CLUSTERMAP_OVERLAY_VERBOSE */
+static int tnbc_asked;        /* CLUSTERMAP_OVERLAY named tnbc */
 
 void ovl_say(const char *fmt, ...)
 {
@@ -25,7 +26,14 @@ void ovl_say(const char *fmt, ...)
     va_end(ap);
 }
 
-void ovl_start(void)
+int ovl_thread_level(int required)
+{
+    ovl_config_t cfg;
+    ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"), NULL, &cfg);
+    return (cfg.on & OVL_TNBC) ? MPI_THREAD_MULTIPLE : required;
+}
+
+void ovl_start(int granted)
 {
     ovl_config_t cfg;
     if (world_rank >= 0)   /* MPI_Init and MPI_Init_thread, both called */
@@ -43,10 +51,40 @@ void ovl_start(void)
     if (cfg.on & OVL_CSS)
         ovl_css_setup();
     ovl_css_on = (cfg.on & OVL_CSS) != 0;
+    if (cfg.on & OVL_TNBC) {
+        /* the library's answer is the same everywhere, but a rank that
+         * could not set up must not leave the others sending to it: every
+         * rank runs tnbc, or none does */
+        int ok = granted == MPI_THREAD_MULTIPLE, all = 0, mult = ok;
+        ok = ok && ovl_tnbc_setup() == 0;
+        if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+            all = 0;
+        if (!all && world_rank == 0)
+            ovl_say("tnbc: %s; running without it\n",
+                    mult ? "could not be set up on every rank"
+                         : "the MPI library did not grant "
+                           "MPI_THREAD_MULTIPLE");
+        ovl_tnbc_on = all;
+        tnbc_asked = 1;
+    }
 }
 
 void ovl_finish(void)
 {
+    if (tnbc_asked) {
+        tnbc_asked = 0;
+        int was = ovl_tnbc_on;
+        ovl_tnbc_teardown();   /* completes what is pending, in any case */
+        ovl_tnbc_on = 0;
+        if (was && verbose && world_rank == 0) {
+            ovl_tnbc_stats_t st;
+            char line[640];
+            ovl_tnbc_stats(&st);
+            ovl_tnbc_line(line, sizeof line, world_rank, &st);
+            ovl_say("%s", line);
+        }
+    }
     if (!ovl_css_on)
         return;
     ovl_css_on = 0;   /* calls from attribute callbacks from now on: PMPI */

@@ -6,8 +6,10 @@
  * cmp_active, records the traffic the call stands for with the functions
  * below, and passes the call on to PMPI (C) or to Open MPI's own Fortran
  * binding (Fortran) -- or, for a call a communication overlay may run
- * (MPI_Alltoallv), to the overlay (src/profiles/overlay/ovl.h), which is
- * independent of the recording.  The blocking calls are also timed (cmp_timing, "time"
+ * (MPI_Alltoall(v), MPI_Allgather, MPI_Bcast), to the overlay
+ * (src/profiles/overlay/ovl.h), which is independent of the recording.
+ * Every wrapper first calls cmp_settle (below), the tnbc overlay's
+ * completion point.  The blocking calls are also timed (cmp_timing, "time"
  * below).  prof_state.c owns all state; prof_write.c gathers it at
  * MPI_Finalize and writes the raw profile (docs/profile-format.md).
  *
@@ -45,6 +47,19 @@ CMP_HIDDEN void cmp_start(int provided);
 /* Called by the finalize wrappers before PMPI_Finalize: gathers and writes
  * the profile, frees everything, and sets cmp_active to 0. */
 CMP_HIDDEN void cmp_finish(void);
+
+/* The tnbc overlay's completion point (src/profiles/overlay/ovl_tnbc.c):
+ * non-zero while a collective it runs is pending; every wrapper calls
+ * cmp_settle first, which completes it (its data in the program's buffers,
+ * the pages open) before the program's call goes on. */
+extern CMP_HIDDEN int cmp_ovl_pending;
+CMP_HIDDEN void cmp_ovl_settle(void);
+
+CMP_INLINE void cmp_settle(void)
+{
+    if (CMP_UNLIKELY(__atomic_load_n(&cmp_ovl_pending, __ATOMIC_RELAXED)))
+        cmp_ovl_settle();
+}
 
 /* Non-zero once MPI_Init (any language) returned successfully. */
 extern CMP_HIDDEN int cmp_mpi_seen;

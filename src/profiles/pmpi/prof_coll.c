@@ -278,6 +278,7 @@ void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
 #define COLL_WRAPPER_CALL(NAME, PARAMS, HOOK, CALL)                          \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
+    cmp_settle();                                                            \
     if (cmp_active)                                                          \
         HOOK;                                                                \
     uint64_t t0 = cmp_time_begin();                                          \
@@ -288,6 +289,7 @@ int MPI_##NAME PARAMS                                                        \
 #define ICOLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                              \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
+    cmp_settle();                                                            \
     if (cmp_active)                                                          \
         HOOK;                                                                \
     return PMPI_##NAME ARGS;                                                 \
@@ -317,11 +319,13 @@ int MPI_##NAME PARAMS                                                        \
                    MPI_Comm comm, MPI_Request *req)
 #define A_IROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req)
 
-COLL_WRAPPER(Bcast,
-             (void *buf, int count, MPI_Datatype type, int root,
-              MPI_Comm comm),
-             (buf, count, type, root, comm),
-             cmp_coll_bcast(comm, count, type, root))
+/* Bcast, Alltoall, Allgather: recorded as always; run by the tnbc overlay
+ * when it is on (ovl_tnbc.c), else by PMPI. */
+COLL_WRAPPER_CALL(Bcast,
+                  (void *buf, int count, MPI_Datatype type, int root,
+                   MPI_Comm comm),
+                  cmp_coll_bcast(comm, count, type, root),
+                  ovl_bcast(buf, count, type, root, comm))
 ICOLL_WRAPPER(Ibcast,
               (void *buf, int count, MPI_Datatype type, int root,
                MPI_Comm comm, MPI_Request *req),
@@ -343,7 +347,8 @@ COLL_WRAPPER(Allreduce, P_RED, A_RED, cmp_coll_allreduce(comm, count, type))
 ICOLL_WRAPPER(Iallreduce, P_IRED, A_IRED,
               cmp_coll_allreduce(comm, count, type))
 
-COLL_WRAPPER(Alltoall, P_A2A, A_A2A, cmp_coll_alltoall(comm, rcount, rtype))
+COLL_WRAPPER_CALL(Alltoall, P_A2A, cmp_coll_alltoall(comm, rcount, rtype),
+                  ovl_alltoall A_A2A)
 ICOLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
               cmp_coll_alltoall(comm, rcount, rtype))
 
@@ -360,7 +365,7 @@ ICOLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
                  rtype, comm, req)
 
 /* Recorded as always; run by the css overlay when it is on (ovl_css.c),
- * else by PMPI_Alltoallv. */
+ * else by tnbc when it is on (ovl_tnbc.c), else by PMPI_Alltoallv. */
 COLL_WRAPPER_CALL(Alltoallv, P_A2AV,
                   cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
                                      rtype),
@@ -390,7 +395,8 @@ ICOLL_WRAPPER(Ialltoallw, P_IA2AW, A_IA2AW,
               cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
                                  rtypes))
 
-COLL_WRAPPER(Allgather, P_A2A, A_A2A, cmp_coll_allgather(comm, rcount, rtype))
+COLL_WRAPPER_CALL(Allgather, P_A2A, cmp_coll_allgather(comm, rcount, rtype),
+                  ovl_allgather A_A2A)
 ICOLL_WRAPPER(Iallgather, P_IA2A, A_IA2A,
               cmp_coll_allgather(comm, rcount, rtype))
 

@@ -67,6 +67,7 @@ static void impl_##lname PARAMS                                             \
         *ierr = MPI_ERR_INTERN;                                             \
         return;                                                             \
     }                                                                       \
+    cmp_settle();                                                           \
     if (cmp_active) {                                                       \
         BEFORE;                                                             \
     }                                                                       \
@@ -94,9 +95,18 @@ void ompi_##lname##_f PARAMS { impl_##lname ARGS; }
 
 /* cmp_start and ovl_start are not subject to cmp_active: run them
  * unconditionally (the overlays do not depend on the profiler recording). */
+static void init_thread_f(F *required, F *provided, F *ierr);
+
+/* With tnbc asked for, MPI_INIT is run as MPI_INIT_THREAD(MULTIPLE), as
+ * the C MPI_Init is (prof_init.c). */
 static void init_f(F *ierr)
 {
     static void (*fp)(F *);
+    if (ovl_thread_level(MPI_THREAD_SINGLE) != MPI_THREAD_SINGLE) {
+        F req = MPI_THREAD_SINGLE, prov = 0;
+        init_thread_f(&req, &prov, ierr);
+        return;
+    }
     if (!fp)
         fp = (void (*)(F *))lookup("ompi_init_f");
     if (!fp) {
@@ -106,7 +116,7 @@ static void init_f(F *ierr)
     fp(ierr);
     if (*ierr == MPI_SUCCESS) {
         cmp_start(MPI_THREAD_SINGLE);
-        ovl_start();
+        ovl_start(MPI_THREAD_SINGLE);
     }
 }
 
@@ -119,10 +129,15 @@ static void init_thread_f(F *required, F *provided, F *ierr)
         *ierr = MPI_ERR_INTERN;
         return;
     }
-    fp(required, provided, ierr);
+    F want = ovl_thread_level(*required), got = 0;
+    if (want < *required)
+        want = *required;
+    fp(&want, &got, ierr);
     if (*ierr == MPI_SUCCESS) {
+        /* as MPI_Init_thread (prof_init.c): capped only when raised */
+        *provided = want > *required && got > *required ? *required : got;
         cmp_start(*provided);
-        ovl_start();
+        ovl_start(got);
     }
 }
 
@@ -208,6 +223,14 @@ FWRAP(startall, MPI_STARTALL, (F *n, F *reqs, F *ierr), (n, reqs, ierr),
 FWRAP(request_free, MPI_REQUEST_FREE, (F *req, F *ierr), (req, ierr),
       cmp_persist_free(PMPI_Request_f2c(*req)), NOTHING)
 
+/* MPI_IRECV: nothing recorded, but a completion point of the tnbc overlay
+ * (cmp_settle) like every wrapper: a receive into a buffer it protects
+ * would fault inside the MPI library. */
+FWRAP(irecv, MPI_IRECV,
+      (void *buf, F *count, F *type, F *source, F *tag, F *comm, F *req,
+       F *ierr),
+      (buf, count, type, source, tag, comm, req, ierr), NOTHING, NOTHING)
+
 /* The blocking receive side: timed, nothing recorded. */
 FWRAP_T(recv, MPI_RECV,
         (void *buf, F *count, F *type, F *source, F *tag, F *comm, F *status,
@@ -229,10 +252,29 @@ FWRAP_T(waitsome, MPI_WAITSOME,
 /* ------------------------------------------------------- collectives -- */
 
 
-FWRAP_T(bcast, MPI_BCAST,
-        (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
-        (buf, count, type, root, comm, ierr),
-        cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
+/* MPI_BCAST, MPI_ALLTOALL, MPI_ALLGATHER: run by the tnbc overlay when
+ * it is on (ovl_tnbc.c), with the handles converted and Fortran's
+ * MPI_IN_PLACE and MPI_BOTTOM made C's (FBUF below). */
+#define BCAST_RUN                                                           \
+    if (ovl_tnbc_on)                                                        \
+        *ierr = ovl_bcast(FBUF(buf), *count, TYPE(type), *root, COMM(comm)); \
+    else                                                                    \
+        f(buf, count, type, root, comm, ierr)
+#define A2A_RUN(FN)                                                         \
+    if (ovl_tnbc_on)                                                        \
+        *ierr = FN(FBUF(sbuf), *scount, TYPE(stype), FBUF(rbuf), *rcount,   \
+                   TYPE(rtype), COMM(comm));                                \
+    else                                                                    \
+        f(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr)
+#define FBUF(b) (FIP(b) ? MPI_IN_PLACE                                      \
+                 : (const void *)(b) == (const void *)&mpi_fortran_bottom_  \
+                 ? MPI_BOTTOM : (b))
+
+FWRAP_CALL(bcast, MPI_BCAST,
+           (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
+           (buf, count, type, root, comm, ierr),
+           cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING,
+           BCAST_RUN)
 FWRAP(ibcast, MPI_IBCAST,
       (void *buf, F *count, F *type, F *root, F *comm, F *req, F *ierr),
       (buf, count, type, root, comm, req, ierr),
@@ -290,12 +332,14 @@ FWRAP(ireduce_scatter, MPI_IREDUCE_SCATTER,
                 F *rtype, F *comm, F *req, F *ierr)
 #define A_IA2A (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr)
 
-FWRAP_T(alltoall, MPI_ALLTOALL, P_A2A, A_A2A,
-        cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP_CALL(alltoall, MPI_ALLTOALL, P_A2A, A_A2A,
+           cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING,
+           A2A_RUN(ovl_alltoall))
 FWRAP(ialltoall, MPI_IALLTOALL, P_IA2A, A_IA2A,
       cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
-FWRAP_T(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
-        cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+FWRAP_CALL(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
+           cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING,
+           A2A_RUN(ovl_allgather))
 FWRAP(iallgather, MPI_IALLGATHER, P_IA2A, A_IA2A,
       cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 
@@ -303,11 +347,8 @@ FWRAP(iallgather, MPI_IALLGATHER, P_IA2A, A_IA2A,
  * is on: the same C function as MPI_Alltoallv's (ovl_alltoallv), with the
  * handles converted and Fortran's MPI_IN_PLACE and MPI_BOTTOM made C's (a
  * call in place is passed through to PMPI_Alltoallv there, and counted). */
-#define FBUF(b) (FIP(b) ? MPI_IN_PLACE                                      \
-                 : (const void *)(b) == (const void *)&mpi_fortran_bottom_  \
-                 ? MPI_BOTTOM : (b))
 #define A2AV_RUN                                                            \
-    if (ovl_css_on)                                                         \
+    if (ovl_css_on || ovl_tnbc_on)                                          \
         *ierr = ovl_alltoallv(FBUF(sbuf), scounts, sdispls, TYPE(stype),    \
                               FBUF(rbuf), rcounts, rdispls, TYPE(rtype),    \
                               COMM(comm));                                  \

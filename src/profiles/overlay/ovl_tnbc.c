@@ -1,0 +1,940 @@
+/*
+ * ovl_tnbc.c -- transparent non-blocking collectives (seed 001, issue 15;
+ * docs/overlays.md, "The tnbc overlay").
+ *
+ * MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Bcast on an
+ * intracommunicator return before their data have arrived:
+ *
+ *  - the call is split into sub-messages on a private duplicate of the
+ *    communicator (cached in an attribute): one PMPI_Irecv / PMPI_Isend per
+ *    peer (Alltoall(v), Allgather), or one PMPI_Ibcast for the whole buffer
+ *    (Bcast), all with the program's counts and datatypes;
+ *  - what goes to other ranks is copied first (the program may overwrite
+ *    its send buffer at once); the own block is copied into the receive
+ *    buffer before returning;
+ *  - data land in staging buffers.  The whole pages of the receive buffer
+ *    (from its first to its last byte received) are protected
+ *    PROT_NONE; the partial pages at its two ends are completed before
+ *    returning (their sub-messages waited for, their bytes copied);
+ *  - a progress thread (one per process, started at the first call) tests
+ *    the requests (PMPI_Testsome) and marks the sub-messages complete;
+ *  - the program's first touch of a protected page raises SIGSEGV; the
+ *    handler finds the page's call in the interval set (ovl_ivl.h), spins
+ *    until the sub-messages overlapping that page are complete, opens the
+ *    page, copies their bytes in, and returns;
+ *  - every wrapper of the library (cmp_settle, prof.h), any collective and
+ *    MPI_Finalize first complete what is pending: Waitall on the requests
+ *    not yet complete, every page still closed opened and filled, the
+ *    staging freed.
+ *
+ * At most one call is pending per process: the next tnbc call is itself a
+ * completion point.  Only the application's threads copy into the
+ * program's pages (in the handler or at a completion point); the progress
+ * thread never touches them.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ovl.h"
+#include "ovl_ivl.h"
+
+OVL_HIDDEN int ovl_tnbc_on;
+CMP_HIDDEN int cmp_ovl_pending;
+
+#define TAG 15   /* on the private duplicate only */
+
+/* One sub-message received: where its bytes go, where they land. */
+typedef struct blk {
+    char *user;     /* in the program's receive buffer */
+    size_t len;     /* bytes */
+    char *stage;    /* staging (or the send copy, for the own block) */
+    int done;       /* atomic: complete (progress thread, or settle) */
+    int placed;     /* already copied into the program's buffer */
+    int orig;       /* its index before sorting (launch) */
+} blk_t;
+
+/* One pending call. */
+typedef struct op {
+    int nblk;
+    blk_t *blk;            /* sorted by user address, disjoint */
+    int nreq;
+    MPI_Request *req;
+    int *req_blk;          /* block completed by request k, -1 for a send */
+    int *idx;              /* Testsome's indices */
+    int left;              /* requests not yet complete (under lock) */
+    char *stage, *scopy;   /* staging, send copy (freed at settle) */
+    uintptr_t plo, phi;    /* the protected pages, [plo, phi); 0, 0: none */
+    size_t npages;
+    unsigned char *pstate; /* per page: 0 closed, 1 being filled, 2 open */
+    uint64_t t_ret;        /* cmp_now() at the call's return */
+    uint64_t t_done;       /* ... when its last sub-message completed */
+    uint64_t waited;       /* ns the program then waited for it (atomic) */
+} op_t;
+
+static op_t *cur;                 /* the pending call (application thread) */
+static op_t *live;                /* the call whose requests the progress
+                                   * thread tests (under lock) */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t progress_tid;
+static int progress_started;      /* application thread only */
+static int stop;                  /* under lock */
+static ovl_ivlset_t ranges;       /* the protected ranges (ovl_ivl.h) */
+static int in_handler;            /* atomic: handlers between lookup and
+                                   * return */
+static struct sigaction prev_segv;
+static int handler_set;
+static size_t pagesz;
+static int keyval = MPI_KEYVAL_INVALID;
+static ovl_tnbc_stats_t st;       /* faults: atomic adds */
+
+#define ALOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ASTORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* ----------------------------------------------------- the pages -- */
+
+/* The first block ending after @p a (nblk if none). */
+static int first_blk(const op_t *o, uintptr_t a)
+{
+    int lo = 0, hi = o->nblk;
+    while (lo < hi) {
+        int m = lo + (hi - lo) / 2;
+        if ((uintptr_t)o->blk[m].user + o->blk[m].len <= a)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* Wait (spinning, no MPI: this may run in the handler) until every block
+ * overlapping [a, b) is complete, then copy their bytes in [a, b). */
+static void fill(op_t *o, uintptr_t a, uintptr_t b)
+{
+    for (int k = first_blk(o, a); k < o->nblk &&
+         (uintptr_t)o->blk[k].user < b; k++)
+        while (!ALOAD(&o->blk[k].done))
+            sched_yield();
+    for (int k = first_blk(o, a); k < o->nblk &&
+         (uintptr_t)o->blk[k].user < b; k++) {
+        blk_t *x = &o->blk[k];
+        if (x->placed || !x->len)
+            continue;
+        uintptr_t s = (uintptr_t)x->user, e = s + x->len;
+        if (s < a)
+            s = a;
+        if (e > b)
+            e = b;
+        if (s < e)
+            memcpy((void *)s, x->stage + (s - (uintptr_t)x->user), e - s);
+    }
+}
+
+/* Open page @p p of @p o and fill it, or wait until whoever is filling it
+ * is done.  Returns 1 when this call opened it. */
+static int open_page(op_t *o, size_t p)
+{
+    unsigned char closed = 0;
+    if (!__atomic_compare_exchange_n(&o->pstate[p], &closed, 1, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        while (ALOAD(&o->pstate[p]) != 2)
+            sched_yield();
+        return 0;
+    }
+    uintptr_t a = o->plo + p * pagesz;
+    /* wait before opening: the program must never see a page half done */
+    for (int k = first_blk(o, a); k < o->nblk &&
+         (uintptr_t)o->blk[k].user < a + pagesz; k++)
+        while (!ALOAD(&o->blk[k].done))
+            sched_yield();
+    mprotect((void *)a, pagesz, PROT_READ | PROT_WRITE);
+    fill(o, a, a + pagesz);
+    ASTORE(&o->pstate[p], 2);
+    return 1;
+}
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    if (prev_segv.sa_flags & SA_SIGINFO) {
+        if (prev_segv.sa_sigaction) {
+            prev_segv.sa_sigaction(sig, si, uc);
+            return;
+        }
+    } else if (prev_segv.sa_handler != SIG_DFL &&
+               prev_segv.sa_handler != SIG_IGN) {
+        prev_segv.sa_handler(sig);
+        return;
+    }
+    /* the default action: die of this signal, as without the overlay */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* SIGSEGV: a protected page of ours is opened, anything else goes to the
+ * handler installed before ours (or the default action).  Async-signal-
+ * safe: no lock, no allocation, no MPI. */
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    __atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+    op_t *o = ovl_ivl_find(&ranges, a, NULL, NULL);
+    if (o && !(progress_started &&
+               pthread_equal(pthread_self(), progress_tid))) {
+        uint64_t t0 = cmp_now();
+        if (open_page(o, (a - o->plo) / pagesz))
+            __atomic_add_fetch(&st.faults, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&o->waited, cmp_now() - t0, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+        errno = saved;
+        return;
+    }
+    __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+    errno = saved;
+    chain(sig, si, uc);
+}
+
+/* ---------------------------------------------- progress thread -- */
+
+static void *progress(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int got = 0;
+        pthread_mutex_lock(&lock);
+        if (stop) {
+            pthread_mutex_unlock(&lock);
+            break;
+        }
+        op_t *o = live;
+        if (o && o->left) {
+            int outn = 0;
+            if (PMPI_Testsome(o->nreq, o->req, &outn, o->idx,
+                              MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+                outn == MPI_UNDEFINED)
+                outn = 0;
+            for (int k = 0; k < outn; k++) {
+                int b = o->req_blk[o->idx[k]];
+                if (b >= 0)
+                    ASTORE(&o->blk[b].done, 1);
+            }
+            o->left -= outn;
+            if (!o->left) {
+                o->t_done = cmp_now();
+                live = NULL;
+            }
+            got = 1;
+        }
+        pthread_mutex_unlock(&lock);
+        if (!got) {
+            struct timespec ts = { 0, 20000 };
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static int start_progress(void)
+{
+    if (progress_started)
+        return 0;
+    if (pthread_create(&progress_tid, NULL, progress, NULL) != 0)
+        return -1;
+    progress_started = 1;
+    return 0;
+}
+
+/* ------------------------------------------------- completion -- */
+
+static void op_free(op_t *o)
+{
+    free(o->blk);
+    free(o->req);
+    free(o->req_blk);
+    free(o->idx);
+    free(o->stage);
+    free(o->scopy);
+    free(o->pstate);
+    free(o);
+}
+
+/* Complete every request of @p o here (application thread): Waitall on
+ * what the progress thread has not seen complete, under its lock. */
+static void wait_all(op_t *o)
+{
+    pthread_mutex_lock(&lock);
+    if (o->left) {
+        PMPI_Waitall(o->nreq, o->req, MPI_STATUSES_IGNORE);
+        o->left = 0;
+        o->t_done = cmp_now();
+    }
+    for (int k = 0; k < o->nblk; k++)
+        ASTORE(&o->blk[k].done, 1);
+    if (live == o)
+        live = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+void cmp_ovl_settle(void)
+{
+    op_t *o = cur;
+    if (!o)
+        return;
+    uint64_t t0 = cmp_now();
+    wait_all(o);
+    if (o->npages) {
+        /* no handler finds it from now on; wait for those inside */
+        ovl_ivl_remove(&ranges, o->plo);
+        while (__atomic_load_n(&in_handler, __ATOMIC_SEQ_CST))
+            sched_yield();
+        for (size_t p = 0; p < o->npages; p++)
+            open_page(o, p);
+    } else {
+        fill(o, 0, UINTPTR_MAX);   /* nothing protected: all copied here */
+    }
+    uint64_t end = cmp_now(), waited = o->waited + (end - t0);
+    uint64_t span = o->t_ret && o->t_done > o->t_ret ? o->t_done - o->t_ret
+                                                     : 0;
+    if (span > waited)
+        st.hidden_ns += span - waited;
+    cur = NULL;
+    __atomic_store_n(&cmp_ovl_pending, 0, __ATOMIC_RELEASE);
+    op_free(o);
+}
+
+/* --------------------------------------------------- the calls -- */
+
+/* The attribute's delete callback: the private duplicate goes with the
+ * communicator. */
+static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void)comm;
+    (void)kv;
+    (void)extra;
+    MPI_Comm *dup = val;
+    if (*dup != MPI_COMM_NULL)
+        PMPI_Comm_free(dup);
+    free(dup);
+    return MPI_SUCCESS;
+}
+
+/* The private duplicate of @p comm, made at its first call (collective:
+ * every rank makes it in the same call); MPI_COMM_NULL when it cannot be. */
+static MPI_Comm dup_of(MPI_Comm comm)
+{
+    void *val = NULL;
+    int flag = 0;
+    if (keyval == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS)
+        return MPI_COMM_NULL;
+    if (flag)
+        return *(MPI_Comm *)val;
+    MPI_Comm *d = malloc(sizeof *d);
+    MPI_Comm tmp = MPI_COMM_NULL;
+    int rc = PMPI_Comm_dup(comm, &tmp);   /* every rank, even without memory */
+    if (!d || rc != MPI_SUCCESS) {
+        if (tmp != MPI_COMM_NULL)
+            PMPI_Comm_free(&tmp);
+        free(d);
+        return MPI_COMM_NULL;
+    }
+    *d = tmp;
+    if (PMPI_Comm_set_attr(comm, keyval, d) != MPI_SUCCESS) {
+        PMPI_Comm_free(d);
+        free(d);
+        return MPI_COMM_NULL;
+    }
+    return *d;
+}
+
+/* Contiguous: lb 0 and true lb 0, size == extent == true extent. */
+static int contiguous(MPI_Datatype t, size_t *size)
+{
+    MPI_Aint lb, ext, tlb, text;
+    int sz;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(t, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(t, &tlb, &text) != MPI_SUCCESS)
+        return 0;
+    *size = (size_t)sz;
+    return sz > 0 && lb == 0 && tlb == 0 && ext == sz && text == sz;
+}
+
+static MPI_Aint extent_of(MPI_Datatype t)
+{
+    MPI_Aint lb = 0, ext = 0;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    return ext;
+}
+
+/* Why a call on @p comm goes to PMPI unchanged (-1: it does not). */
+static int uniform_pass(MPI_Comm comm, int in_place, int *n, int *me)
+{
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return OVL_TP_INTER;
+    if (in_place)
+        return OVL_TP_IN_PLACE;
+    PMPI_Comm_size(comm, n);
+    PMPI_Comm_rank(comm, me);
+    return *n > 1 ? -1 : OVL_TP_SIZE;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+    /* by address, an empty block before a non-empty one at the same
+     * address, so that the blocks' ends are ordered too (first_blk) */
+    const blk_t *x = a, *y = b;
+    if (x->user != y->user)
+        return (x->user > y->user) - (x->user < y->user);
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+/* A new op with room for @p nblk blocks and @p nreq requests. */
+static op_t *op_new(int nblk, int nreq)
+{
+    op_t *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->blk = calloc((size_t)(nblk ? nblk : 1), sizeof *o->blk);
+    o->req = malloc((size_t)(nreq ? nreq : 1) * sizeof *o->req);
+    o->req_blk = malloc((size_t)(nreq ? nreq : 1) * sizeof *o->req_blk);
+    o->idx = malloc((size_t)(nreq > nblk ? nreq : nblk ? nblk : 1) *
+                    sizeof *o->idx);
+    if (!o->blk || !o->req || !o->req_blk || !o->idx) {
+        op_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The requests are posted: hand @p o to the progress thread, complete the
+ * partial pages at the ends, protect the whole pages in between, and make
+ * it the pending call.  Returns the reason it was completed instead
+ * (OVL_TP_SMALL), or -1 when it is left pending. */
+static int launch(op_t *o)
+{
+    o->left = o->nreq;
+    /* sort the blocks by address, and the requests' block indices along */
+    for (int k = 0; k < o->nblk; k++)
+        o->blk[k].orig = k;
+    qsort(o->blk, (size_t)o->nblk, sizeof *o->blk, cmp_blk);
+    for (int k = 0; k < o->nblk; k++)
+        o->idx[o->blk[k].orig] = k;   /* idx: free until the progress thread */
+    for (int k = 0; k < o->nreq; k++)
+        if (o->req_blk[k] >= 0)
+            o->req_blk[k] = o->idx[o->req_blk[k]];
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int k = 0; k < o->nblk; k++) {
+        blk_t *x = &o->blk[k];
+        if (!x->len)
+            continue;
+        if ((uintptr_t)x->user < lo)
+            lo = (uintptr_t)x->user;
+        if ((uintptr_t)x->user + x->len > hi)
+            hi = (uintptr_t)x->user + x->len;
+    }
+    uintptr_t plo = lo == UINTPTR_MAX ? 0 : (lo + pagesz - 1) & ~(pagesz - 1);
+    uintptr_t phi = hi & ~(pagesz - 1);
+    cur = o;
+    __atomic_store_n(&cmp_ovl_pending, 1, __ATOMIC_RELEASE);
+    if (lo == UINTPTR_MAX && progress_started) {
+        /* nothing to receive (a Bcast's root): the sends stay pending */
+        pthread_mutex_lock(&lock);
+        live = o;
+        pthread_mutex_unlock(&lock);
+        return -1;
+    }
+    if (lo == UINTPTR_MAX || plo >= phi || !progress_started) {
+        cmp_ovl_settle();   /* no whole page: completed here */
+        return OVL_TP_SMALL;
+    }
+    o->npages = (phi - plo) / pagesz;
+    o->pstate = calloc(o->npages, 1);
+    if (!o->pstate) {
+        o->npages = 0;
+        cmp_ovl_settle();
+        return OVL_TP_FALLBACK;
+    }
+    o->plo = plo;
+    o->phi = phi;
+    pthread_mutex_lock(&lock);
+    live = o;
+    pthread_mutex_unlock(&lock);
+    /* the partial pages at both ends, before anything is protected */
+    if (lo < plo)
+        fill(o, lo, plo);
+    if (phi < hi)
+        fill(o, phi, hi);
+    if (mprotect((void *)plo, phi - plo, PROT_NONE) != 0 ||
+        ovl_ivl_add(&ranges, plo, phi, o) != 0) {
+        mprotect((void *)plo, phi - plo, PROT_READ | PROT_WRITE);
+        memset(o->pstate, 2, o->npages);
+        wait_all(o);
+        fill(o, plo, phi);
+        o->npages = 0;
+        cmp_ovl_settle();
+        return OVL_TP_FALLBACK;
+    }
+    return -1;
+}
+
+/* The blocking form of the same sub-messages, straight from and into the
+ * program's buffers with its datatypes: for a rank that cannot run the
+ * call non-blocking (its datatype, its memory) while the others do. */
+static int direct(int nreq, MPI_Request *req)
+{
+    return PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+}
+
+/* Common entry: the completion point, the figures, the switch. */
+static void enter(int what, uint64_t *t0)
+{
+    cmp_ovl_settle();
+    *t0 = cmp_now();
+    st.calls[what]++;
+}
+
+/* The call returns: its time, and its reason when it is not pending
+ * (@p why >= 0), else the moment the pending call @p o returned. */
+static void leave(op_t *o, uint64_t t0, int why)
+{
+    uint64_t now = cmp_now();
+    st.ns += now - t0;
+    if (why >= 0)
+        st.pass[why]++;
+    else if (o)
+        o->t_ret = now;
+}
+
+/* The start of a call: the completion point, the figures; the reason it
+ * goes to the PMPI collective (>= 0), or -1 and its private duplicate in
+ * *d, with the communicator's size and this rank's rank. */
+static int begin_call(int what, MPI_Comm comm, int in_place, uint64_t *t0,
+                      int *n, int *me, MPI_Comm *d)
+{
+    enter(what, t0);
+    int why = uniform_pass(comm, in_place, n, me);
+    *d = why >= 0 ? MPI_COMM_NULL : dup_of(comm);
+    if (why < 0 && *d == MPI_COMM_NULL)
+        why = OVL_TP_FALLBACK;
+    return why;
+}
+
+/* The requests of @p o are posted: leave it pending (launch), or complete
+ * it here when the progress thread cannot run. */
+static int run(op_t *o, uint64_t t0)
+{
+    int why = start_progress() != 0 ? OVL_TP_FALLBACK : -1;
+    int w = launch(o);
+    if (why < 0)
+        why = w;
+    else if (cur)
+        cmp_ovl_settle();
+    leave(cur, t0, why);
+    return MPI_SUCCESS;
+}
+
+/* Alltoall and Alltoallv: block j of @p scnt[j] x stype at sdsp[j] (in
+ * extents) to rank j, block j of rcnt[j] x rtype at rdsp[j] from it. */
+static int a2a(int what, const void *sbuf, const int *scnt, const MPI_Aint *sdsp,
+               MPI_Datatype stype, void *rbuf, const int *rcnt,
+               const MPI_Aint *rdsp, MPI_Datatype rtype, MPI_Comm d,
+               int n, int me, uint64_t t0)
+{
+    size_t ssz = 0, rsz = 0;
+    int ok = contiguous(stype, &ssz) & contiguous(rtype, &rsz);
+    MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
+    op_t *o = op_new(n, 2 * (n - 1));
+    int rc = MPI_SUCCESS, why = -1;
+    (void)what;
+    size_t stot = 0, rtot = 0;
+    for (int j = 0; j < n; j++)
+        if (j != me) {
+            stot += (size_t)(scnt[j] > 0 ? scnt[j] : 0) * ssz;
+            rtot += (size_t)(rcnt[j] > 0 ? rcnt[j] : 0) * rsz;
+        }
+    if (o && ok) {
+        o->scopy = malloc(stot ? stot : 1);
+        o->stage = malloc(rtot ? rtot : 1);
+        if (!o->scopy || !o->stage)
+            ok = 0, why = OVL_TP_FALLBACK;
+    } else if (!ok) {
+        why = OVL_TP_DATATYPE;
+    } else {
+        why = OVL_TP_FALLBACK;
+    }
+    if (!o || !ok) {
+        /* the same sub-messages, blocking, in the program's buffers */
+        MPI_Request *r = malloc((size_t)(2 * n) * sizeof *r);
+        int k = 0;
+        if (!r) {
+            st.ns += cmp_now() - t0;
+            st.pass[OVL_TP_FALLBACK]++;
+            if (o)
+                op_free(o);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                PMPI_Irecv((char *)rbuf + rdsp[j] * rext, rcnt[j], rtype, j,
+                           TAG, d, &r[k++]);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                PMPI_Isend((const char *)sbuf + sdsp[j] * sext, scnt[j], stype,
+                           j, TAG, d, &r[k++]);
+        rc = PMPI_Sendrecv((const char *)sbuf + sdsp[me] * sext, scnt[me],
+                           stype, 0, TAG, (char *)rbuf + rdsp[me] * rext,
+                           rcnt[me], rtype, 0, TAG, MPI_COMM_SELF,
+                           MPI_STATUS_IGNORE);
+        int rc2 = direct(k, r);
+        free(r);
+        if (o)
+            op_free(o);
+        st.ns += cmp_now() - t0;
+        st.pass[why]++;
+        return rc != MPI_SUCCESS ? rc : rc2;
+    }
+    /* the send copy, the own block, the receives and the sends */
+    size_t soff = 0, roff = 0;
+    int k = 0, b = 0;
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        if (j == me)
+            continue;
+        size_t rl = (size_t)(rcnt[j] > 0 ? rcnt[j] : 0) * rsz;
+        blk_t *x = &o->blk[b];
+        x->user = (char *)rbuf + rdsp[j] * rext;
+        x->len = rl;
+        x->stage = o->stage + roff;
+        o->req_blk[k] = b;
+        rc = PMPI_Irecv(x->stage, rcnt[j], rtype, j, TAG, d, &o->req[k]);
+        roff += rl;
+        st.bytes += rl;
+        k++;
+        b++;
+    }
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        if (j == me)
+            continue;
+        size_t sl = (size_t)(scnt[j] > 0 ? scnt[j] : 0) * ssz;
+        memcpy(o->scopy + soff, (const char *)sbuf + sdsp[j] * sext, sl);
+        o->req_blk[k] = -1;
+        rc = PMPI_Isend(o->scopy + soff, scnt[j], stype, j, TAG, d, &o->req[k]);
+        soff += sl;
+        k++;
+    }
+    {
+        size_t ml = (size_t)(scnt[me] > 0 ? scnt[me] : 0) * ssz;
+        size_t rl = (size_t)(rcnt[me] > 0 ? rcnt[me] : 0) * rsz;
+        blk_t *x = &o->blk[b++];
+        x->user = (char *)rbuf + rdsp[me] * rext;
+        x->len = rl < ml ? rl : ml;
+        x->stage = (char *)sbuf + sdsp[me] * sext;   /* not read later */
+        memcpy(x->user, x->stage, x->len);
+        x->placed = 1;
+        x->done = 1;
+    }
+    o->nblk = b;
+    o->nreq = k;
+    if (rc != MPI_SUCCESS) {
+        PMPI_Waitall(k, o->req, MPI_STATUSES_IGNORE);
+        op_free(o);
+        st.ns += cmp_now() - t0;
+        st.pass[OVL_TP_FALLBACK]++;
+        return rc;
+    }
+    return run(o, t0);
+}
+
+int ovl_tnbc_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
+                      void *rbuf, int rcount, MPI_Datatype rtype,
+                      MPI_Comm comm)
+{
+    uint64_t t0;
+    int n = 0, me = 0;
+    MPI_Comm d;
+    int why = begin_call(OVL_T_ALLTOALL, comm, sbuf == MPI_IN_PLACE, &t0, &n, &me, &d);
+    if (why >= 0) {
+        int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        leave(NULL, t0, why);
+        return rc;
+    }
+    int *cnt = malloc((size_t)(2 * n) * sizeof *cnt);
+    MPI_Aint *dsp = malloc((size_t)(2 * n) * sizeof *dsp);
+    if (!cnt || !dsp) {
+        /* the others run the sub-messages: so must this rank */
+        free(cnt);
+        free(dsp);
+        leave(NULL, t0, OVL_TP_FALLBACK);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int j = 0; j < n; j++) {
+        cnt[j] = scount;
+        cnt[n + j] = rcount;
+        dsp[j] = (MPI_Aint)j * scount;
+        dsp[n + j] = (MPI_Aint)j * rcount;
+    }
+    int rc = a2a(OVL_T_ALLTOALL, sbuf, cnt, dsp, stype, rbuf, cnt + n, dsp + n,
+                 rtype, d, n, me, t0);
+    free(cnt);
+    free(dsp);
+    return rc;
+}
+
+int ovl_tnbc_alltoallv(const void *sbuf, const int *scounts,
+                       const int *sdispls, MPI_Datatype stype, void *rbuf,
+                       const int *rcounts, const int *rdispls,
+                       MPI_Datatype rtype, MPI_Comm comm)
+{
+    uint64_t t0;
+    int n = 0, me = 0;
+    MPI_Comm d;
+    int why = begin_call(OVL_T_ALLTOALLV, comm, sbuf == MPI_IN_PLACE, &t0, &n, &me, &d);
+    if (why >= 0) {
+        int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                rdispls, rtype, comm);
+        leave(NULL, t0, why);
+        return rc;
+    }
+    MPI_Aint *dsp = malloc((size_t)(2 * n) * sizeof *dsp);
+    if (!dsp) {
+        leave(NULL, t0, OVL_TP_FALLBACK);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int j = 0; j < n; j++) {
+        dsp[j] = sdispls[j];
+        dsp[n + j] = rdispls[j];
+    }
+    int rc = a2a(OVL_T_ALLTOALLV, sbuf, scounts, dsp, stype, rbuf, rcounts,
+                 dsp + n, rtype, d, n, me, t0);
+    free(dsp);
+    return rc;
+}
+
+int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
+                       void *rbuf, int rcount, MPI_Datatype rtype,
+                       MPI_Comm comm)
+{
+    uint64_t t0;
+    int n = 0, me = 0;
+    MPI_Comm d;
+    int why = begin_call(OVL_T_ALLGATHER, comm, sbuf == MPI_IN_PLACE, &t0, &n, &me, &d);
+    if (why >= 0) {
+        int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        leave(NULL, t0, why);
+        return rc;
+    }
+    size_t ssz = 0, rsz = 0;
+    int ok = contiguous(stype, &ssz) & contiguous(rtype, &rsz);
+    MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
+    size_t sl = (size_t)(scount > 0 ? scount : 0) * ssz;
+    size_t rl = (size_t)(rcount > 0 ? rcount : 0) * rsz;
+    op_t *o = ok ? op_new(n, 2 * (n - 1)) : NULL;
+    if (o) {
+        o->scopy = malloc(sl ? sl : 1);
+        o->stage = malloc(rl * (size_t)(n - 1) + 1);
+    }
+    if (!o || !o->scopy || !o->stage) {
+        why = ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE;
+        if (o)
+            op_free(o);
+        MPI_Request *r = malloc((size_t)(2 * n) * sizeof *r);
+        if (!r) {
+            leave(NULL, t0, OVL_TP_FALLBACK);
+            return MPI_ERR_NO_MEM;
+        }
+        int k = 0;
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                PMPI_Irecv((char *)rbuf + (MPI_Aint)j * rcount * rext, rcount,
+                           rtype, j, TAG, d, &r[k++]);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                PMPI_Isend(sbuf, scount, stype, j, TAG, d, &r[k++]);
+        int rc = PMPI_Sendrecv(sbuf, scount, stype, 0, TAG,
+                               (char *)rbuf + (MPI_Aint)me * rcount * rext,
+                               rcount, rtype, 0, TAG, MPI_COMM_SELF,
+                               MPI_STATUS_IGNORE);
+        int rc2 = direct(k, r);
+        free(r);
+        leave(NULL, t0, why);
+        return rc != MPI_SUCCESS ? rc : rc2;
+    }
+    memcpy(o->scopy, sbuf, sl);
+    int k = 0, b = 0, rc = MPI_SUCCESS;
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        if (j == me)
+            continue;
+        blk_t *x = &o->blk[b];
+        x->user = (char *)rbuf + (MPI_Aint)j * rcount * rext;
+        x->len = rl;
+        x->stage = o->stage + (size_t)b * rl;
+        o->req_blk[k] = b;
+        rc = PMPI_Irecv(x->stage, rcount, rtype, j, TAG, d, &o->req[k++]);
+        st.bytes += rl;
+        b++;
+    }
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        if (j == me)
+            continue;
+        o->req_blk[k] = -1;
+        rc = PMPI_Isend(o->scopy, scount, stype, j, TAG, d, &o->req[k++]);
+    }
+    blk_t *x = &o->blk[b++];
+    x->user = (char *)rbuf + (MPI_Aint)me * rcount * rext;
+    x->len = rl < sl ? rl : sl;
+    x->stage = o->scopy;
+    memcpy(x->user, o->scopy, x->len);
+    x->placed = x->done = 1;
+    o->nblk = b;
+    o->nreq = k;
+    (void)sext;
+    if (rc != MPI_SUCCESS) {
+        PMPI_Waitall(k, o->req, MPI_STATUSES_IGNORE);
+        op_free(o);
+        leave(NULL, t0, OVL_TP_FALLBACK);
+        return rc;
+    }
+    return run(o, t0);
+}
+
+/* Bcast: one PMPI_Ibcast on the private duplicate covering the whole
+ * buffer: from a copy at the root (which has nothing pending after), into
+ * staging elsewhere. */
+int ovl_tnbc_bcast(void *buf, int count, MPI_Datatype type, int root,
+                   MPI_Comm comm)
+{
+    uint64_t t0;
+    int n = 0, me = 0;
+    MPI_Comm d;
+    int why = begin_call(OVL_T_BCAST, comm, 0, &t0, &n, &me, &d);
+    if (why >= 0) {
+        int rc = PMPI_Bcast(buf, count, type, root, comm);
+        leave(NULL, t0, why);
+        return rc;
+    }
+    size_t sz = 0;
+    int ok = contiguous(type, &sz);
+    size_t len = (size_t)(count > 0 ? count : 0) * sz;
+    op_t *o = ok ? op_new(1, 1) : NULL;
+    if (o)
+        o->stage = malloc(len ? len : 1);
+    if (!o || !o->stage) {
+        if (o)
+            op_free(o);
+        MPI_Request r;
+        int rc = PMPI_Ibcast(buf, count, type, root, d, &r);
+        if (rc == MPI_SUCCESS)
+            rc = direct(1, &r);
+        leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
+        return rc;
+    }
+    if (me == root)
+        memcpy(o->stage, buf, len);
+    int rc = PMPI_Ibcast(o->stage, count, type, root, d, &o->req[0]);
+    o->nreq = 1;
+    if (me == root) {
+        o->nblk = 0;
+        o->req_blk[0] = -1;
+    } else {
+        o->nblk = 1;
+        o->blk[0].user = buf;
+        o->blk[0].len = len;
+        o->blk[0].stage = o->stage;
+        o->req_blk[0] = 0;
+        st.bytes += len;
+    }
+    if (rc != MPI_SUCCESS) {
+        op_free(o);
+        leave(NULL, t0, OVL_TP_FALLBACK);
+        return rc;
+    }
+    return run(o, t0);
+}
+
+/* ------------------------------------------- entry points, life -- */
+
+int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (!ovl_tnbc_on)
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return ovl_tnbc_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+int ovl_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                  int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (!ovl_tnbc_on)
+        return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return ovl_tnbc_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
+              MPI_Comm comm)
+{
+    if (!ovl_tnbc_on)
+        return PMPI_Bcast(buf, count, type, root, comm);
+    return ovl_tnbc_bcast(buf, count, type, root, comm);
+}
+
+int ovl_tnbc_setup(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    pagesz = ps > 0 ? (size_t)ps : 4096;
+    ovl_ivl_init(&ranges);
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_delete, &keyval,
+                                NULL) != MPI_SUCCESS)
+        return -1;
+    if (!handler_set) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_segv;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGSEGV, &sa, &prev_segv) != 0)
+            return -1;
+        handler_set = 1;
+    }
+    return 0;
+}
+
+void ovl_tnbc_teardown(void)
+{
+    cmp_ovl_settle();
+    if (progress_started) {
+        pthread_mutex_lock(&lock);
+        stop = 1;
+        pthread_mutex_unlock(&lock);
+        pthread_join(progress_tid, NULL);
+        progress_started = 0;
+    }
+    /* the duplicates go with their communicators' attributes: that of
+     * MPI_COMM_WORLD here (only if it has one: deleting an absent
+     * attribute is an error, fatal on MPI_COMM_WORLD); those of the
+     * communicators the program did not free, with them at PMPI_Finalize */
+    if (keyval != MPI_KEYVAL_INVALID) {
+        void *val = NULL;
+        int flag = 0;
+        if (PMPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &val, &flag) ==
+            MPI_SUCCESS && flag)
+            PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+        PMPI_Comm_free_keyval(&keyval);
+    }
+    /* the handler stays: a late fault elsewhere still chains to the
+     * previous one, and nothing is protected any more */
+}
+
+void ovl_tnbc_stats(ovl_tnbc_stats_t *out)
+{
+    *out = st;
+    out->faults = __atomic_load_n(&st.faults, __ATOMIC_RELAXED);
+}
