@@ -1,0 +1,255 @@
+#!/bin/sh
+# run.sh -- CSS schedules (seed 003) against the MPI library's MPI_Alltoallv
+# and the classic (rank + k) mod n ordering, simulated with SimGrid SMPI on
+# the judge's fat trees (bench/sim/README.md, "CSS schedules (seed 003)").
+#
+#   bench/sim/css/run.sh [OUTDIR]
+#
+# Builds css_bench.c with smpicc (the CSS schedule sources compiled in),
+# turns each platform's spec into a platform with bench/sim/mkplatform, and
+# runs every exchange with smpirun: 64 ranks on the ft8 platforms, 128 on the
+# ft16 ones, block placement (8 consecutive ranks per node), under each
+# protocol model.  maxmin/precision is raised from its default 1e-5 to 1e-4:
+# with 1e-5 SimGrid 3.32 aborts in the library's MPI_Alltoallv at 128 ranks
+# under the eager model ("Cannot saturate more a constraint that has no
+# active element"); in the runs compared that completed with both, the
+# times were the same to 9 digits.  Writes OUTDIR/css.csv and
+# OUTDIR/bounds.csv (default OUTDIR: bench/sim/results/css/), one log per
+# run in OUTDIR/logs/, and prints the tables.
+#
+# Environment (defaults in brackets):
+#   JOBS         parallel smpirun runs [2]
+#   REPS, WARMUP timed repetitions and warm-up runs per variant [1, 0]:
+#                SMPI's simulated times are deterministic (a repetition
+#                gives the same time to 9 digits), so one is enough
+#   MODELS       default and/or eager, as in bench/sim/judge [default eager]
+#   EAGER_128    the 128-rank platforms also run under the eager model, or
+#                all [none]: an eager run at 128 ranks takes about twice
+#                as long as a default one (10-70 s on an idle machine), and
+#                messages of 64 KiB and more are not eager, so the two
+#                models differ only where messages are smaller (at 64 ranks:
+#                block-cyclic48's 65,280-byte ones and the irregular
+#                exchange's smallest, up to 3 %; elsewhere < 0.05 %)
+#   P64, P128    platforms (names of bench/sim/platforms/*.spec) for 64 and
+#                128 ranks [the ft8-* and the ft16-* ones]; mc2-8 / mc3-16
+#                work too (without bounds); P128=" " runs no 128-rank case
+#   EXCHANGES    names from the list below [all]
+#   ALLTOALLV    an SMPI alltoallv algorithm for the library variant
+#                (--cfg=smpi/alltoallv:ALG, e.g. ompi, pair, ring) [SMPI's
+#                default selector]
+#   CSS_BUILD    where to build and keep the platforms [a temporary directory]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+sim=$(cd "$here/.." && pwd)
+root=$(cd "$sim/../.." && pwd)
+out=${1:-$sim/results/css}
+jobs=${JOBS:-2}
+reps=${REPS:-1}
+warmup=${WARMUP:-0}
+models=${MODELS:-default eager}
+eager128=${EAGER_128:-}
+names() { for f in "$@"; do printf '%s\n' "${f%.spec}"; done | paste -sd' '; }
+p64=${P64:-$(cd "$sim/platforms" && names ft8-*.spec)}
+p128=${P128:-$(cd "$sim/platforms" && names ft16-*.spec)}
+alltoallv=${ALLTOALLV:-}
+
+# name|css_bench arguments.  Messages average 256 KiB between ranks that
+# exchange data (64 KiB for the dense exchanges, which cost the simulator
+# the most); see bench/sim/README.md.
+all_exchanges='cyclic3-cyclic5|cyclic:3:5 --pair 256K
+cyclic5-cyclic7|cyclic:5:7 --pair 256K
+cyclic4-cyclic6|cyclic:4:6 --pair 256K
+cyclic4-cyclic3|cyclic:4:3 --pair 256K
+block-cyclic48|block:48 --pair 64K
+forall|forall --pair 256K
+irregular|irregular --pair 256K --density 0.25 --seed 1
+uniform|uniform --pair 64K'
+exchanges=${EXCHANGES:-$(echo "$all_exchanges" | cut -d'|' -f1 | paste -sd' ')}
+
+die() { echo "css/run.sh: $*" >&2; exit 1; }
+for c in smpicc smpirun; do
+    command -v $c >/dev/null 2>&1 || die "$c not found (make deps)"
+done
+for e in $exchanges; do
+    echo "$all_exchanges" | grep -q "^$e|" || die "EXCHANGES: unknown exchange '$e'"
+done
+for m in $models; do
+    case $m in default|eager) ;; *) die "MODELS: expected default and/or eager, got '$m'" ;; esac
+done
+
+if [ -n "${CSS_BUILD:-}" ]; then
+    work=$CSS_BUILD
+    mkdir -p "$work"
+else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/css-bench.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    trap 'exit 130' INT TERM
+fi
+work=$(cd "$work" && pwd)
+case $work in *[[:space:]]*) die "smpirun cannot use a path with blanks: $work" ;; esac
+mkdir -p "$out/logs" "$work/rows"
+rm -f "$work"/rows/*
+start=$(date +%s)
+
+# ---- build: the benchmark with the schedule sources compiled in ---------
+ovl=$root/src/profiles/overlay
+smpicc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$root/src/core" -I"$ovl" -o "$work/css_bench" \
+    "$here/css_bench.c" "$ovl/css_sched.c" "$ovl/css_redist.c" "$ovl/css_general.c" \
+    "$root/src/core/error.c" -lm >"$work/build.log" 2>&1 ||
+    die "smpicc failed: $(tail -n 5 "$work/build.log")"
+
+# ---- platforms and block hostfiles (as the judge: the first
+# ceil(np / cores) nodes, Slurm's block layout) ----------------------------
+spec_value() { sed -n "s/^[[:space:]]*$2[[:space:]][[:space:]]*\([^[:space:]#]*\).*/\1/p" "$1" | head -n 1; }
+plat() { # NAME NP
+    pd=$work/plat/$1.$2
+    [ -f "$pd/block.hosts" ] && return 0
+    spec=$sim/platforms/$1.spec
+    [ -f "$spec" ] || die "no platform $spec"
+    mkdir -p "$pd"
+    "$sim/mkplatform" "$spec" "$pd" >"$pd/mkplatform.log" 2>&1 ||
+        die "mkplatform $spec failed: $(tail -n 3 "$pd/mkplatform.log")"
+    cores=$(spec_value "$spec" cores)
+    awk -v np="$2" -v c="$cores" 'NR <= (np + c - 1) / c {
+            n = np - (NR - 1) * c; if (n > c) n = c
+            for (k = 0; k < n; k++) print $1 }' "$pd/hosts" >"$pd/block.hosts"
+    [ "$(wc -l <"$pd/block.hosts")" -eq "$2" ] || die "$1 has no room for $2 ranks"
+    # css_bench --fattree: the fluid bounds (fat trees only: no clusters)
+    : >"$pd/fattree"
+    if [ -z "$(spec_value "$spec" clusters)" ]; then
+        bw=$(spec_value "$spec" link_bw | awk '{
+            v = $0; sub(/[A-Za-z\/]+$/, "", v); u = substr($0, length(v) + 1)
+            f["b/s"] = 1 / 8; f["kb/s"] = 1e3 / 8; f["Mb/s"] = 1e6 / 8; f["Gb/s"] = 1e9 / 8
+            f["Tb/s"] = 1e12 / 8; f["B/s"] = 1; f["kB/s"] = f["KB/s"] = 1e3; f["MB/s"] = 1e6
+            f["GB/s"] = 1e9; f["TB/s"] = 1e12; f["KiB/s"] = 1024; f["MiB/s"] = 1048576
+            f["GiB/s"] = 1073741824; f["TiB/s"] = 1099511627776
+            if (u in f) printf "%.9g", v * f[u] * 0.95 }')   # mkplatform: bw-factor 0.95
+        os=$(spec_value "$spec" oversub | awk -F: '{ printf "%.9g", $1 / ($2 == "" ? 1 : $2) }')
+        [ -n "$bw" ] && echo "--fattree $cores:$(spec_value "$spec" per_leaf):$bw:$os" >"$pd/fattree"
+    fi
+}
+
+# ---- the runs -------------------------------------------------------------
+jobsfile=$work/jobs
+: >"$jobsfile"
+for np in 128 64; do   # the long ones first
+    if [ $np = 64 ]; then plats=$p64; else plats=$p128; fi
+    for e in $exchanges; do
+        for p in $plats; do
+            plat "$p" "$np"
+            for m in $models; do
+                if [ "$m" = eager ] && [ "$np" = 128 ] && [ "$eager128" != all ]; then
+                    case " $eager128 " in *" $p "*) ;; *) continue ;; esac
+                fi
+                echo "$e $np $p $m" >>"$jobsfile"
+            done
+        done
+    done
+done
+echo "css/run.sh: $(wc -l <"$jobsfile") runs, $jobs at a time, reps $reps, warm-up $warmup$([ -n "$alltoallv" ] && echo ", smpi/alltoallv:$alltoallv")"
+
+export work out reps warmup alltoallv all_exchanges
+# One run: smpirun, then the RESULT line as a CSV row in rows/.
+# shellcheck disable=SC2016
+one='
+set -eu
+e=$1 np=$2 p=$3 m=$4
+args=$(echo "$all_exchanges" | sed -n "s/^$e|//p")
+case $m in eager) cfg=--cfg=smpi/async-small-thresh:65536 ;; *) cfg= ;; esac
+[ -n "$alltoallv" ] && cfg="$cfg --cfg=smpi/alltoallv:$alltoallv"
+log=$out/logs/$e.$np.$p.$m.log
+t0=$(date +%s)
+# shellcheck disable=SC2086
+if ! (cd "$work" && smpirun -np "$np" -platform "$work/plat/$p.$np/platform.xml" \
+        -hostfile "$work/plat/$p.$np/block.hosts" --cfg=smpi/simulate-computation:no \
+        --cfg=maxmin/precision:1e-4 $cfg \
+        --log=root.thres:warning ./css_bench $args --reps "$reps" --warmup "$warmup" \
+        $(cat "$work/plat/$p.$np/fattree")) \
+        </dev/null >"$log" 2>&1; then
+    echo "css/run.sh: $e $np $p $m failed (see $log)" >&2
+    exit 1
+fi
+if grep -q "^ERROR" "$log"; then
+    echo "css/run.sh: $e $np $p $m: wrong data (see $log)" >&2
+    exit 1
+fi
+r=$(grep "^RESULT " "$log" | tail -n 1)
+[ -n "$r" ] || { echo "css/run.sh: $e $np $p $m: no RESULT line (see $log)" >&2; exit 1; }
+echo "$r" | awk -v e="$e" -v p="$p" -v m="$m" "{
+    printf \"%s,%d,%s,%s,%.9g,%.9g,%.9g,%.6f,%.6f\\n\", e, \$3, p, m, \$4, \$5, \$6, \$6 / \$4, \$6 / \$5
+}" >"$work/rows/$e.$np.$p.$m.csv"
+b=$(grep "^BOUND " "$log" | tail -n 1)
+if [ -n "$b" ]; then
+    echo "$r $b" | awk -v e="$e" -v p="$p" -v m="$m" "{
+        printf \"%s,%d,%s,%s,%.9g,%.9g,%.6f,%.6f,%.6f\\n\", e, \$3, p, m, \$13, \$14,
+            \$4 / \$13, \$6 / \$14, \$14 / \$13
+    }" >"$work/rows/$e.$np.$p.$m.bound"
+fi
+echo "  $e $np $p $m: $(( $(date +%s) - t0 )) s"
+'
+xargs -P "$jobs" -L 1 sh -c "$one" sh <"$jobsfile" || die "some runs failed"
+
+# ---- CSV (in the order of the job list, the exchanges' order) and table --
+csv=$out/css.csv
+{
+    echo "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic"
+    for np in 64 128; do
+        for e in $exchanges; do
+            for f in "$work/rows/$e.$np".*.csv; do
+                if [ -f "$f" ]; then cat "$f"; fi
+            done
+            # uniform: what the overlay runs (it steps aside: the library)
+            if [ "$e" = uniform ]; then
+                for f in "$work/rows/uniform.$np".*.csv; do
+                    [ -f "$f" ] || continue
+                    awk -F, -v OFS=, '{ $1 = "uniform-aside"; $7 = $5
+                        $8 = sprintf("%.6f", 1); $9 = sprintf("%.6f", $5 / $6); print }' "$f"
+                done
+            fi
+        done
+    done
+} >"$csv.tmp"
+mv "$csv.tmp" "$csv"
+
+# The fluid bounds (css_bench.c, fattree_bounds) beside the times.
+bcsv=$out/bounds.csv
+{
+    echo "exchange,np,platform,model,bound_all_s,bound_steps_s,library_over_all,css_over_steps,steps_over_all"
+    for np in 64 128; do
+        for e in $exchanges; do
+            for f in "$work/rows/$e.$np".*.bound; do
+                if [ -f "$f" ]; then cat "$f"; fi
+            done
+        done
+    done
+} >"$bcsv.tmp"
+mv "$bcsv.tmp" "$bcsv"
+
+awk -F, 'NR > 1 {
+    printf "%-16s %4d %-15s %-8s %10.4f %10.4f %10.4f %8.3f %8.3f\n", $1, $2, $3, $4,
+        $5 * 1e3, $6 * 1e3, $7 * 1e3, $8, $9 }
+    NR == 1 { printf "%-16s %4s %-15s %-8s %10s %10s %10s %8s %8s\n", "exchange", "np",
+        "platform", "model", "t_lib_ms", "t_cls_ms", "t_css_ms", "css/lib", "css/cls" }' "$csv"
+echo
+# Per exchange: the range of the two ratios over platforms and models.
+awk -F, 'NR > 1 {
+        k = $1; if (!(k in n)) { order[++no] = k; lo1[k] = hi1[k] = $8; lo2[k] = hi2[k] = $9 }
+        n[k]++; if ($8 < lo1[k]) lo1[k] = $8; if ($8 > hi1[k]) hi1[k] = $8
+        if ($9 < lo2[k]) lo2[k] = $9; if ($9 > hi2[k]) hi2[k] = $9 }
+    END { printf "%-16s %5s %19s %19s\n", "exchange", "runs", "css/library", "css/classic"
+        for (i = 1; i <= no; i++) { k = order[i]
+            printf "%-16s %5d %8.3f .. %6.3f %8.3f .. %6.3f\n", k, n[k], lo1[k], hi1[k], lo2[k], hi2[k] } }' "$csv"
+echo
+# Per exchange: how close each way is to its fluid bound.
+awk -F, 'NR > 1 {
+        k = $1; if (!(k in n)) { order[++no] = k; a1[k] = b1[k] = $7; a2[k] = b2[k] = $8; a3[k] = b3[k] = $9 }
+        n[k]++; if ($7 < a1[k]) a1[k] = $7; if ($7 > b1[k]) b1[k] = $7
+        if ($8 < a2[k]) a2[k] = $8; if ($8 > b2[k]) b2[k] = $8
+        if ($9 < a3[k]) a3[k] = $9; if ($9 > b3[k]) b3[k] = $9 }
+    END { if (no) printf "%-16s %5s %19s %19s %19s\n", "exchange", "runs", "library/bound_all",
+              "css/bound_steps", "bound_steps/all"
+        for (i = 1; i <= no; i++) { k = order[i]
+            printf "%-16s %5d %8.3f .. %6.3f %8.3f .. %6.3f %8.3f .. %6.3f\n", k, n[k], a1[k], b1[k],
+                a2[k], b2[k], a3[k], b3[k] } }' "$bcsv"
+echo
+echo "css/run.sh: $(( $(wc -l <"$csv") - 1 )) rows in $csv, $(( $(wc -l <"$bcsv") - 1 )) in $bcsv, $(( $(date +%s) - start )) s"
