@@ -524,7 +524,7 @@ typedef struct cm_guard_rule {
     int recheck;     /**< without one, run Slurm's default again after this
                           many placed runs in a row; 0 never */
     double margin;   /**< smallest difference that counts, as a fraction of
-                          the default runs' mean time */
+                          the fastest default run's time */
 } cm_guard_rule_t;
 
 /** window 5, min_placed 2, min_default 2, probe 5, recheck 20, margin
@@ -547,7 +547,8 @@ typedef struct cm_guard {
     cm_guard_reason_t reason;
     int slower;           /**< the evidence says placed runs are slower */
     int nplaced, ndefault;          /**< timed runs in the windows */
-    double placed_mean, default_mean; /**< their mean elapsed_max, seconds */
+    double placed_best, default_best; /**< their fastest elapsed_max,
+                                           seconds */
     double spread;        /**< the run-to-run spread the difference must beat */
     int since_placed;     /**< runs since the last placed one */
     int since_default;    /**< runs since the last one under Slurm's default */
@@ -561,9 +562,10 @@ const char *cm_guard_reason_name(cm_guard_reason_t r);
 /** Decide from @p runs (oldest first), in this order: fewer than
  *  min_placed timed placed runs in the window -- place; fewer than
  *  min_default timed default runs -- Slurm's default, to measure it;
- *  placed runs slower (their mean time exceeds the default runs' mean by
- *  more than the spread, max(range of the placed times, range of the
- *  default times, margin x default mean)) -- Slurm's default, except a
+ *  placed runs slower (the fastest placed run is slower than the fastest
+ *  default run by more than the spread, max(the smaller of the two
+ *  groups' ranges, margin x the fastest default time): one slow run of
+ *  either kind moves neither) -- Slurm's default, except a
  *  probe once @c probe runs in a row were not placed; otherwise place,
  *  except a re-check once @c recheck runs in a row were placed.
  *  Deterministic. */

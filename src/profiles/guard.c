@@ -8,7 +8,12 @@
  * job; the comparison must beat the run-to-run spread both kinds show, so
  * that noise alone never turns placement off -- which is why at least two
  * runs of each kind are needed, and why the guard runs Slurm's default
- * itself when it has too few of those.  Once placement is off, a placed run
+ * itself when it has too few of those.  Each kind is judged by its fastest
+ * run and the spread is the tighter of the two groups': what slows a run
+ * without being the placement (a node that starts late, a connection
+ * retried after a lost SYN, a busy file system at exit) only ever adds
+ * time, so one such run must move neither the comparison nor the bar it
+ * has to clear.  Once placement is off, a placed run
  * now and then (a probe) keeps a stale verdict from sticking; while it is
  * on, a default run now and then (a re-check) keeps the comparison current.
  * Everything is counted in runs, not days, so that the rule is
@@ -36,12 +41,13 @@ const char *cm_guard_reason_name(cm_guard_reason_t r)
     return r <= CM_GUARD_PROBE ? name[r] : "?";
 }
 
-/* Mean and range of the last @p window timed runs with placed == @p placed. */
+/* Fastest time and range of the last @p window timed runs with placed ==
+ * @p placed. */
 static int window_stats(const cm_run_t *runs, int count, int placed, int window,
-                        double *mean, double *range)
+                        double *best, double *range)
 {
     int n = 0;
-    double sum = 0, lo = 0, hi = 0;
+    double lo = 0, hi = 0;
     for (int k = count - 1; k >= 0 && n < window; k--) {
         const cm_run_t *r = &runs[k];
         if (r->placed != placed || r->elapsed_max <= 0)
@@ -49,10 +55,9 @@ static int window_stats(const cm_run_t *runs, int count, int placed, int window,
         double t = r->elapsed_max;
         lo = n ? (t < lo ? t : lo) : t;
         hi = n ? (t > hi ? t : hi) : t;
-        sum += t;
         n++;
     }
-    *mean = n ? sum / n : 0;
+    *best = lo;
     *range = hi - lo;
     return n;
 }
@@ -71,18 +76,18 @@ void cm_guard_decide(const cm_run_t *runs, int count, const cm_guard_rule_t *r,
 {
     double prange, drange;
     memset(out, 0, sizeof *out);
-    out->nplaced = window_stats(runs, count, 1, r->window, &out->placed_mean,
+    out->nplaced = window_stats(runs, count, 1, r->window, &out->placed_best,
                                 &prange);
-    out->ndefault = window_stats(runs, count, 0, r->window, &out->default_mean,
+    out->ndefault = window_stats(runs, count, 0, r->window, &out->default_best,
                                  &drange);
     out->since_placed = runs_since(runs, count, 1);
     out->since_default = runs_since(runs, count, 0);
-    out->spread = prange > drange ? prange : drange;
-    if (out->spread < r->margin * out->default_mean)
-        out->spread = r->margin * out->default_mean;
+    out->spread = prange < drange ? prange : drange;
+    if (out->spread < r->margin * out->default_best)
+        out->spread = r->margin * out->default_best;
     char figures[160];
     snprintf(figures, sizeof figures, "%.3f s, Slurm's default %.3f s (spread "
-             "%.3f s, %d and %d runs)", out->placed_mean, out->default_mean,
+             "%.3f s, %d and %d runs)", out->placed_best, out->default_best,
              out->spread, out->nplaced, out->ndefault);
     if (out->nplaced < r->min_placed) {
         out->place = 1;
@@ -95,7 +100,7 @@ void cm_guard_decide(const cm_run_t *runs, int count, const cm_guard_rule_t *r,
         snprintf(out->why, sizeof out->why, "timing Slurm's default to compare "
                  "with the placed runs (%d and %d runs so far)", out->nplaced,
                  out->ndefault);
-    } else if ((out->slower = out->placed_mean - out->default_mean > out->spread)) {
+    } else if ((out->slower = out->placed_best - out->default_best > out->spread)) {
         out->place = r->probe > 0 && out->since_placed >= r->probe;
         out->reason = out->place ? CM_GUARD_PROBE : CM_GUARD_SLOWER;
         snprintf(out->why, sizeof out->why, "placed runs took %s", figures);
