@@ -341,4 +341,11 @@ int cm_place_direct(const cm_tree_t *t, int v, const int *ranks, int count,
 int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
                     cm_error_t *err);
 
+/** The children of @p v that receive ranks when @p count ranks go to @p v
+ *  (cm_child_shares() above zero): their positions among v's children in
+ *  @p child, their shares in @p size, in child order.  Both arrays have
+ *  cm_tree_vertex_nchildren(v) entries.  Returns how many, or -1. */
+int cm_child_parts(const cm_tree_t *t, int v, int count, int *child, int *size,
+                   cm_error_t *err);
+
 #endif /* CM_ENGINE_INTERNAL_H */

@@ -140,6 +140,22 @@ int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
     return rc;
 }
 
+int cm_child_parts(const cm_tree_t *t, int v, int count, int *child, int *size,
+                   cm_error_t *err)
+{
+    if (cm_child_shares(t, v, count, size, err) < 0)
+        return -1;
+    /* Compacted in place: entry k is read at index c >= k before entry k
+     * is written. */
+    int k = 0;
+    for (int c = 0; c < cm_tree_vertex_nchildren(t, v); c++)
+        if (size[c] > 0) {
+            child[k] = c;
+            size[k++] = size[c];
+        }
+    return k;
+}
+
 /* A symmetric pseudo-random number in [0, 1) for the pair {i, j}: spreads
  * the thinning evenly over partners of equal weight. */
 static double pair_jitter(int i, int j)
@@ -387,10 +403,10 @@ typedef struct ms_range {
     int *child, *size;    /* both inside this allocation */
 } ms_range_t;
 
-static ms_range_t *range_new(int c0, int k, const int *child, const int *size,
-                             cm_error_t *err)
+/* A range with room for @p k children, to be filled by the caller. */
+static ms_range_t *range_alloc(int c0, int k, cm_error_t *err)
 {
-    ms_range_t *r = malloc(sizeof *r + 2 * sizeof(int) * (size_t)k);
+    ms_range_t *r = malloc(sizeof *r + 2 * sizeof(int) * (size_t)(k ? k : 1));
     if (!r) {
         cm_error_set(err, "multisection: out of memory");
         return NULL;
@@ -398,7 +414,16 @@ static ms_range_t *range_new(int c0, int k, const int *child, const int *size,
     r->c0 = c0;
     r->k = k;
     r->child = (int *)(r + 1);
-    r->size = r->child + k;
+    r->size = r->child + (k ? k : 1);
+    return r;
+}
+
+static ms_range_t *range_new(int c0, int k, const int *child, const int *size,
+                             cm_error_t *err)
+{
+    ms_range_t *r = range_alloc(c0, k, err);
+    if (!r)
+        return NULL;
     memcpy(r->child, child, sizeof(int) * (size_t)k);
     memcpy(r->size, size, sizeof(int) * (size_t)k);
     return r;
@@ -497,35 +522,22 @@ static int place(cm_walk_t *w, void *worker, int v, int *ranks, int count,
         return direct < 0 ? -1 : 0;
     if (only >= 0)
         return place(w, s, only, ranks, count, NULL, err);
-    int nc = cm_tree_vertex_nchildren(t, v);
-    int *share = malloc(sizeof(int) * (size_t)nc);
-    int *used = malloc(sizeof(int) * (size_t)nc);   /* part -> child */
-    int *size = malloc(sizeof(int) * (size_t)nc);
-    ms_range_t *r = NULL;
-    int rc = -1;
-    if (!share || !used || !size) {
-        cm_error_set(err, "multisection: out of memory");
-        goto out;
+    /* The range is filled in place: one allocation per vertex. */
+    ms_range_t *r = range_alloc(0, cm_tree_vertex_nchildren(t, v), err);
+    if (!r)
+        return -1;
+    int k = cm_child_parts(t, v, count, r->child, r->size, err);
+    if (k < 0) {
+        free(r);
+        return -1;
     }
-    if (cm_child_shares(t, v, count, share, err) < 0)
-        goto out;
-    int k = 0;
-    for (int c = 0; c < nc; c++)
-        if (share[c] > 0) {
-            used[k] = c;
-            size[k++] = share[c];
-        }
+    r->k = k;
     if (k == 1) {
-        rc = place(w, s, cm_tree_vertex_child(t, v, used[0]), ranks, count, NULL, err);
-        goto out;
+        int only_child = cm_tree_vertex_child(t, v, r->child[0]);
+        free(r);
+        return place(w, s, only_child, ranks, count, NULL, err);
     }
-    if ((r = range_new(0, k, used, size, err)))
-        rc = split(w, s, v, ranks, count, r, err);
-out:
-    free(share);
-    free(used);
-    free(size);
-    return rc;
+    return split(w, s, v, ranks, count, r, err);
 }
 
 int cm_map_multisection(const cm_problem_t *p, uint64_t seed, int fast, int threads,

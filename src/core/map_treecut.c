@@ -626,25 +626,18 @@ static int place(cm_walk_t *w, void *worker, int v, int *ranks, int count,
     if (only >= 0)
         return place(w, c, only, ranks, count, NULL, err);
     int nc = cm_tree_vertex_nchildren(t, v);
-    int *share = malloc(sizeof(int) * (size_t)nc);
     int *used = malloc(sizeof(int) * (size_t)nc);
     int *size = malloc(sizeof(int) * (size_t)nc);
     int *part = malloc(sizeof(int) * (size_t)count);
     int *order = malloc(sizeof(int) * (size_t)count);
     int *pos = calloc((size_t)nc + 1, sizeof(int));
-    int rc = -1;
-    if (!share || !used || !size || !part || !order || !pos) {
+    int rc = -1, k;
+    if (!used || !size || !part || !order || !pos) {
         cm_error_set(c->err, "%s:%d: out of memory", __FILE__, __LINE__);
         goto out;
     }
-    if (cm_child_shares(t, v, count, share, c->err) < 0)
+    if ((k = cm_child_parts(t, v, count, used, size, c->err)) < 0)
         goto out;
-    int k = 0;
-    for (int j = 0; j < nc; j++)
-        if (share[j] > 0) {
-            used[k] = j;
-            size[k++] = share[j];
-        }
     if (k == 1) {
         rc = place(w, c, cm_tree_vertex_child(t, v, used[0]), ranks, count, NULL, err);
         goto out;
@@ -668,7 +661,6 @@ static int place(cm_walk_t *w, void *worker, int v, int *ranks, int count,
     }
     rc = 0;
 out:
-    free(share);
     free(used);
     free(size);
     free(part);
