@@ -10,6 +10,7 @@
 #   make bench-large     the engine at 65,536 to 1,048,576 ranks
 #   make bench-controller  slurmctld's load of placed sruns at 10,000 nodes (root)
 #   make bench-sim       simulated run time under each placement (SimGrid)
+#   make bench-sim-css   CSS schedules against MPI_Alltoallv (SimGrid)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make deb             Debian packages into build/deb/ (debian/)
 #
@@ -115,7 +116,7 @@ TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(if $(PROFILE_SRC),$(LIBPROFS)) $
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
            $(PINGPONG)
 
-.PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim install uninstall clean
+.PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
@@ -298,6 +299,12 @@ bench-controller:
 bench-sim:
 	@$(MAKE) --no-print-directory -s all
 	@bench/sim/run.sh $(BUILD)
+
+# The CSS schedules (seed 003) against the library's MPI_Alltoallv and the
+# classic ordering, at 64 and 128 ranks (bench/sim/README.md, "CSS
+# schedules"; it builds its own benchmark with smpicc).
+bench-sim-css:
+	@bench/sim/css/run.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \

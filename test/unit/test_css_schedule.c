@@ -685,6 +685,127 @@ static void test_edges_and_limits(void **state)
     cm_css_sched_free(s);
 }
 
+/* ---- nodes: several ranks per node ---- */
+
+/* Same peers in every step: the schedules are identical. */
+static void assert_same_sched(const cm_css_sched_t *a, const cm_css_sched_t *b)
+{
+    assert_int_equal(cm_css_sched_nsteps(a), cm_css_sched_nsteps(b));
+    for (int k = 0; k < cm_css_sched_nsteps(a); k++)
+        for (int u = 0; u < cm_css_sched_nsenders(a); u++)
+            assert_int_equal(cm_css_sched_peer(a, k, u), cm_css_sched_peer(b, k, u));
+}
+
+static void test_nodes(void **state)
+{
+    (void)state;
+    uint64_t st = 77;
+    uint64_t *b = malloc(64 * 64 * sizeof *b), node[64], one[64], own[64];
+    assert_non_null(b);
+    double gain = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        int per = 1 + below(&st, 8), n = per * (2 + below(&st, 7));
+        int density = 10 + below(&st, 91);
+        for (int i = 0; i < n * n; i++)
+            b[i] = below(&st, 100) < density ? 1 + next(&st) % 1000000 : 0;
+        for (int i = 0; i < n; i++) {
+            node[i] = UINT64_C(0xabc) * (uint64_t)(i / per) + 5;   /* any labels */
+            one[i] = 42;
+            own[i] = (uint64_t)i * 7;
+        }
+        cm_error_t err = { "" };
+        cm_css_sched_t *g = cm_css_sched_general(n, b, &err);
+        cm_css_sched_t *s = cm_css_sched_general_nodes(n, b, node, &err);
+        cm_css_sched_t *s2 = cm_css_sched_general_nodes(n, b, node, &err);
+        if (!g || !s || !s2)
+            fail_msg("n %d: %s", n, err.msg);
+        check_schedule(s, b, 1);
+        assert_same_sched(s, s2);                 /* deterministic */
+        assert_int_equal(cm_css_sched_nsteps(s), max_degree(n, n, b, 1));
+        /* never worse than the plain colouring in either model */
+        double gn, sn, gm, sm;
+        assert_int_equal(cm_css_sched_cost_nodes(g, b, node, 0, 1, &gn, &err), 0);
+        assert_int_equal(cm_css_sched_cost_nodes(s, b, node, 0, 1, &sn, &err), 0);
+        assert_int_equal(cm_css_sched_cost(g, b, 0, 1, &gm, &err), 0);
+        assert_int_equal(cm_css_sched_cost(s, b, 0, 1, &sm, &err), 0);
+        assert_true(sn <= gn && sm <= gm);
+        gain += gn > 0 ? sn / gn : 1;
+        /* one node for all, or one per rank: the plain colouring */
+        cm_css_sched_t *t = cm_css_sched_general_nodes(n, b, one, &err);
+        assert_non_null(t);
+        assert_same_sched(t, g);
+        cm_css_sched_free(t);
+        t = cm_css_sched_general_nodes(n, b, own, &err);
+        assert_non_null(t);
+        assert_same_sched(t, g);
+        cm_css_sched_free(t);
+        /* with one node per rank, the node model is the message model */
+        double c1, c2;
+        assert_int_equal(cm_css_sched_cost_nodes(g, b, NULL, 1e-6, 1e9, &c1, &err), 0);
+        assert_int_equal(cm_css_sched_cost(g, b, 1e-6, 1e9, &c2, &err), 0);
+        assert_true(c1 == c2);
+        assert_int_equal(cm_css_classic_cost_nodes(n, b, own, 1e-6, 1e9, &c1, &err), 0);
+        assert_int_equal(cm_css_classic_cost(n, n, b, 1, 1e-6, 1e9, &c2, &err), 0);
+        assert_true(fabs(c1 - c2) <= 1e-12 * c2);
+        cm_css_sched_free(g);
+        cm_css_sched_free(s);
+        cm_css_sched_free(s2);
+    }
+    print_message("nodes: node-model cost %.3f of the plain colouring's on average\n",
+                  gain / 200);
+    /* a hand case: 2 nodes of 2 ranks (0, 1 | 2, 3), each rank sends 10 to
+     * every other rank: 3 steps, 4 messages per node link, so one step
+     * carries 20 on it; the plain colouring (one length: any steps do)
+     * happens to make that two steps, 20 + 20 + 10 (the two ranks of a
+     * node exchanging in the same step); balanced, 20 + 10 + 10 */
+    uint64_t h[16] = { 0, 10, 10, 10, 10, 0, 10, 10, 10, 10, 0, 10, 10, 10, 10, 0 };
+    uint64_t lab[4] = { 9, 9, 3, 3 };
+    cm_error_t err = { "" };
+    cm_css_sched_t *s = cm_css_sched_general_nodes(4, h, lab, &err);
+    cm_css_sched_t *g = cm_css_sched_general(4, h, &err);
+    assert_non_null(s);
+    assert_non_null(g);
+    check_schedule(s, h, 1);
+    double c, cg;
+    assert_int_equal(cm_css_sched_cost_nodes(s, h, lab, 0, 1, &c, &err), 0);
+    assert_int_equal(cm_css_sched_cost_nodes(g, h, lab, 0, 1, &cg, &err), 0);
+    print_message("nodes: hand case %.0f, plain colouring %.0f\n", c, cg);
+    assert_true(c == 40 && c <= cg);
+    cm_css_sched_free(g);
+    /* arguments */
+    assert_int_equal(cm_css_sched_cost_nodes(NULL, h, lab, 0, 1, &c, &err), -1);
+    assert_int_equal(cm_css_sched_cost_nodes(s, h, lab, -1, 1, &c, &err), -1);
+    assert_int_equal(cm_css_classic_cost_nodes(0, h, lab, 0, 1, &c, &err), -1);
+    assert_int_equal(cm_css_classic_cost_nodes(4, NULL, lab, 0, 1, &c, &err), -1);
+    cm_css_sched_free(s);
+    assert_true(cm_css_node_label("n1") == cm_css_node_label("n1"));
+    assert_true(cm_css_node_label("n1") != cm_css_node_label("n2"));
+    free(b);
+}
+
+static void test_nearly_uniform(void **state)
+{
+    (void)state;
+    uint64_t b[9] = { 5, 100, 100, 100, 7, 100, 100, 100, 0 };
+    assert_true(cm_css_nearly_uniform(3, b));      /* the diagonal is ignored */
+    b[1] = 105;                                    /* 5 % above the smallest */
+    assert_true(cm_css_nearly_uniform(3, b));
+    b[1] = 106;
+    assert_false(cm_css_nearly_uniform(3, b));
+    b[1] = 100;
+    b[2] = 0;                                      /* not dense */
+    assert_false(cm_css_nearly_uniform(3, b));
+    uint64_t z[4] = { 3, 0, 0, 3 };                /* nothing to send */
+    assert_true(cm_css_nearly_uniform(2, z));
+    /* block -> cyclic(48) at 64 ranks (bench/sim/css): 65,280 and 65,664 */
+    uint64_t *d = malloc(64 * 64 * sizeof *d);
+    assert_non_null(d);
+    for (int i = 0; i < 64 * 64; i++)
+        d[i] = i % 3 ? 65280 : 65664;
+    assert_true(cm_css_nearly_uniform(64, d));
+    free(d);
+}
+
 /* ---- the model on a few larger cases ---- */
 
 static void test_cost_ratios(void **state)
@@ -740,6 +861,8 @@ int main(void)
         cmocka_unit_test(test_forced_methods),
         cmocka_unit_test(test_edges_and_limits),
         cmocka_unit_test(test_cost_ratios),
+        cmocka_unit_test(test_nodes),
+        cmocka_unit_test(test_nearly_uniform),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -26,13 +26,16 @@
  *   --density P     irregular: probability that a pair carries data (0.25)
  *   --seed S        irregular: the generator's seed (1)
  *   --reps R        timed repetitions per variant (3), after --warmup W (1)
- *   --variants LIST which of library,classic,css to run (all; the others
+ *   --variants LIST which of library,classic,css,general,nodes to run (all;
+ *                   the others print as nan)
  *                   print as nan)
  *   --fattree C:L:BW:R  also print the fluid bounds of the exchange and of
  *                   the schedule's steps on a fat tree of C cores per node,
  *                   L nodes per leaf, links of BW bytes/s (after SMPI's
  *                   bandwidth factor), uplinks oversubscribed R:1, block
  *                   placement (fattree_bounds): BOUND NAME NP ALL STEPS
+ *                   STEPS_GENERAL STEPS_NODES (the steps of css, general
+ *                   and nodes)
  *   --build-everywhere  every rank builds the schedule under SMPI too
  *                   (default there: rank 0 builds it for all, build_shared)
  *   -h              this text
@@ -51,6 +54,12 @@
  *            region, see build_shared); the local part copied;
  *            per step one Irecv from cm_css_sched_source and one Isend to
  *            cm_css_sched_peer, Waitall per step
+ *   general  the same with the overlay's schedule (ovl_css.c): the colouring
+ *            of the n x n byte matrix every rank gathers
+ *            (cm_css_sched_general), for the redistributions too
+ *   nodes    the same with the overlay's node-aware colouring
+ *            (cm_css_sched_general_nodes, the ranks' nodes from
+ *            MPI_Get_processor_name as in the overlay)
  *
  * Checking.  The sender's data are values derived from (sender, receiver,
  * index): for the redistributions the loop index i of the element (which
@@ -65,7 +74,9 @@
  * Output (rank 0): one "css_bench:" line describing the exchange and the
  * schedule, then
  *   RESULT NAME NP T_LIBRARY T_CLASSIC T_CSS STEPS METHOD AVG_PAIR_BYTES
- * (times in seconds).
+ *          T_GENERAL T_NODES ASIDE
+ * (times in seconds; ASIDE 1 when the overlay passes the exchange to the
+ * library, cm_css_nearly_uniform).
  */
 #include <mpi.h>
 #include <math.h>
@@ -76,8 +87,9 @@
 
 #include "css_schedule.h"
 
-enum { V_LIBRARY, V_CLASSIC, V_CSS, NVARIANTS };
-static const char *const variant_name[NVARIANTS] = { "library", "classic", "css" };
+enum { V_LIBRARY, V_CLASSIC, V_CSS, V_GENERAL, V_NODES, NVARIANTS };
+static const char *const variant_name[NVARIANTS] = { "library", "classic", "css", "general",
+                                                     "nodes" };
 
 typedef struct exch {
     int n, me;
@@ -91,6 +103,10 @@ typedef struct exch {
     long long stot, rtot;
     uint64_t *cnt;          /* matrix exchanges: n x n element counts */
     cm_css_sched_t *sched;
+    /* the overlay's schedules (ovl_css.c): the colouring of the byte
+     * matrix every rank gathers, without and with the ranks' nodes */
+    cm_css_sched_t *general, *nodes;
+    int aside;              /* the overlay passes it to the library */
     int share;              /* one schedule for all ranks (build_shared) */
     long errors;
 } exch_t;
@@ -285,12 +301,12 @@ static void pair_stats(const cm_css_sched_t *s, int n, double *avg, uint64_t *ma
  * one address space, and building is host time, not simulated time, so the
  * result is the same; only the wall time differs (a dense block-cyclic
  * schedule takes about a second to build at 128 ranks, 128 times over). */
-static cm_css_sched_t *build_shared(exch_t *e, const uint64_t *bytes)
+static cm_css_sched_t *build_shared(exch_t *e, const uint64_t *bytes, const uint64_t *node)
 {
     cm_css_sched_t *s = NULL;
     cm_error_t err;
     if (!e->share || e->me == 0) {
-        s = bytes ? cm_css_sched_general(e->n, bytes, &err)
+        s = bytes ? cm_css_sched_general_nodes(e->n, bytes, node, &err)
                   : cm_css_sched_redistribution(&e->r, &err);
         if (!s) {
             printf("ERROR rank %d: %s: %s\n", e->me,
@@ -336,7 +352,7 @@ static void setup_redist(exch_t *e, int64_t sb, int64_t ss, int64_t so, int64_t 
     e->r.count = probe;
     e->r.src_block = sb > 0 ? sb : (probe + n - 1) / n;
     e->r.dst_block = db > 0 ? db : (probe + n - 1) / n;
-    cm_css_sched_t *s = build_shared(e, NULL);
+    cm_css_sched_t *s = build_shared(e, NULL, NULL);
     double avg;
     uint64_t mx, mn;
     long pairs;
@@ -350,7 +366,7 @@ static void setup_redist(exch_t *e, int64_t sb, int64_t ss, int64_t so, int64_t 
         e->r.src_block = (e->r.count + n - 1) / n;
     if (db <= 0)
         e->r.dst_block = (e->r.count + n - 1) / n;
-    e->sched = build_shared(e, NULL);
+    e->sched = build_shared(e, NULL, NULL);
 
     /* this rank's messages, by walking its own elements */
     int64_t *cur = xcalloc((size_t)n, sizeof *cur);
@@ -402,7 +418,7 @@ static void setup_matrix(exch_t *e, int irregular, long long pair, double densit
     uint64_t *bytes = xcalloc((size_t)n * (size_t)n, sizeof *bytes);
     for (size_t k = 0; k < (size_t)n * (size_t)n; k++)
         bytes[k] = e->cnt[k] * 8;
-    e->sched = build_shared(e, bytes);
+    e->sched = build_shared(e, bytes, NULL);
     free(bytes);
     for (int j = 0; j < n; j++) {
         e->scnt[j] = (int)e->cnt[(size_t)e->me * n + j];
@@ -416,7 +432,41 @@ static void setup_matrix(exch_t *e, int irregular, long long pair, double densit
             e->sbuf[e->sdis[j] + k] = matrix_value(n, e->me, j, k);
 }
 
-/* ---- the three ways ------------------------------------------------------ */
+/* What the overlay (ovl_css.c) builds for this exchange: every rank's row
+ * of send bytes gathered into the n x n matrix, each rank's node label
+ * gathered beside it (a hash of MPI_Get_processor_name, as the overlay's),
+ * the step-aside test, and the colouring without and with the nodes. */
+static void setup_overlay(exch_t *e)
+{
+    int n = e->n, len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    MPI_Get_processor_name(name, &len);
+    uint64_t mine = cm_css_node_label(name);
+    uint64_t *row = xcalloc((size_t)n, sizeof *row);
+    uint64_t *bytes = xcalloc((size_t)n * (size_t)n, sizeof *bytes);
+    uint64_t *node = xcalloc((size_t)n, sizeof *node);
+    for (int j = 0; j < n; j++)
+        row[j] = (uint64_t)e->scnt[j] * 8;
+    /* under SMPI only rank 0 builds (build_shared): a gather is enough, and
+     * an allgather of n^2 messages costs the simulator as much as the
+     * exchange itself */
+    if (e->share) {
+        MPI_Gather(row, n, MPI_UINT64_T, bytes, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        MPI_Gather(&mine, 1, MPI_UINT64_T, node, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    } else {
+        MPI_Allgather(row, n, MPI_UINT64_T, bytes, n, MPI_UINT64_T, MPI_COMM_WORLD);
+        MPI_Allgather(&mine, 1, MPI_UINT64_T, node, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    }
+    e->aside = cm_css_nearly_uniform(n, bytes);
+    MPI_Bcast(&e->aside, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    e->general = build_shared(e, bytes, NULL);
+    e->nodes = build_shared(e, bytes, node);
+    free(row);
+    free(bytes);
+    free(node);
+}
+
+/* ---- the ways ------------------------------------------------------------ */
 
 #define TAG_CLASSIC 301
 #define TAG_CSS 302
@@ -452,12 +502,12 @@ static void run_classic(exch_t *e)
     }
 }
 
-static void run_css(exch_t *e)
+static void run_css(exch_t *e, const cm_css_sched_t *s)
 {
-    int me = e->me, steps = cm_css_sched_nsteps(e->sched);
+    int me = e->me, steps = cm_css_sched_nsteps(s);
     local_copy(e);
     for (int k = 0; k < steps; k++) {
-        int from = cm_css_sched_source(e->sched, k, me), to = cm_css_sched_peer(e->sched, k, me);
+        int from = cm_css_sched_source(s, k, me), to = cm_css_sched_peer(s, k, me);
         int nr = 0;
         MPI_Request rq[2];
         if (from >= 0)
@@ -473,12 +523,12 @@ static void run_css(exch_t *e)
 
 /* The schedule must move exactly this rank's messages: each partner with
  * data once, nothing else. */
-static void check_schedule(exch_t *e)
+static void check_schedule(exch_t *e, const cm_css_sched_t *s)
 {
-    int n = e->n, me = e->me, steps = cm_css_sched_nsteps(e->sched);
+    int n = e->n, me = e->me, steps = cm_css_sched_nsteps(s);
     int *sent = xcalloc((size_t)n, sizeof *sent), *got = xcalloc((size_t)n, sizeof *got);
     for (int k = 0; k < steps; k++) {
-        int to = cm_css_sched_peer(e->sched, k, me), from = cm_css_sched_source(e->sched, k, me);
+        int to = cm_css_sched_peer(s, k, me), from = cm_css_sched_source(s, k, me);
         if (to >= 0)
             sent[to]++;
         if (from >= 0)
@@ -533,7 +583,9 @@ static double time_variant(exch_t *e, int variant, int warmup, int reps)
         switch (variant) {
         case V_LIBRARY: run_library(e); break;
         case V_CLASSIC: run_classic(e); break;
-        default: run_css(e); break;
+        case V_CSS: run_css(e, e->sched); break;
+        case V_GENERAL: run_css(e, e->general); break;
+        default: run_css(e, e->nodes); break;
         }
         double dt = MPI_Wtime() - t0, mx = 0;
         MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -563,19 +615,19 @@ static const char *method_name(cm_css_method_t m)
  * in a model where flows share links and nothing else (SMPI's).  *steps:
  * the same per step of the schedule, summed -- what a schedule whose steps
  * are separated costs at least.  Both exclude latency. */
-static void fattree_bounds(const exch_t *e, int cores, int per_leaf, double bw, double oversub,
-                           double *all, double *steps)
+static void fattree_bounds(const exch_t *e, const cm_css_sched_t *s, int cores, int per_leaf,
+                           double bw, double oversub, double *all, double *steps)
 {
     int n = e->n, nodes = (n + cores - 1) / cores, leaves = (nodes + per_leaf - 1) / per_leaf;
     double unitb = e->redist ? 8.0 : 1.0, up = per_leaf * bw / oversub;
     double *load = xcalloc((size_t)(2 * nodes + 2 * leaves), sizeof *load);
-    int nsteps = cm_css_sched_nsteps(e->sched);
+    int nsteps = cm_css_sched_nsteps(s);
     *all = *steps = 0;
     for (int k = -1; k < nsteps; k++) {   /* k = -1: the whole exchange */
         memset(load, 0, (size_t)(2 * nodes + 2 * leaves) * sizeof *load);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
-                if (k >= 0 && cm_css_sched_peer(e->sched, k, i) != j)
+                if (k >= 0 && cm_css_sched_peer(s, k, i) != j)
                     continue;
                 double b = (double)cm_css_sched_size(e->sched, i, j) * unitb;
                 int a = i / cores, c = j / cores;
@@ -622,7 +674,7 @@ int main(int argc, char **argv)
     long long pair = 256 * 1024;
     double density = 0.25;
     uint64_t seed = 1;
-    int reps = 3, warmup = 1, bad = 0, want[NVARIANTS] = { 1, 1, 1 };
+    int reps = 3, warmup = 1, bad = 0, want[NVARIANTS] = { 1, 1, 1, 1, 1 };
     int ft_cores = 0, ft_per_leaf = 0;
     double ft_bw = 0, ft_oversub = 0;
     for (int i = 1; i < argc && !bad; i++) {
@@ -660,7 +712,10 @@ int main(int argc, char **argv)
             want[V_LIBRARY] = strstr(v, "library") != NULL;
             want[V_CLASSIC] = strstr(v, "classic") != NULL;
             want[V_CSS] = strstr(v, "css") != NULL;
-            bad = !want[V_LIBRARY] && !want[V_CLASSIC] && !want[V_CSS];
+            want[V_GENERAL] = strstr(v, "general") != NULL;
+            want[V_NODES] = strstr(v, "nodes") != NULL;
+            bad = !want[V_LIBRARY] && !want[V_CLASSIC] && !want[V_CSS] && !want[V_GENERAL] &&
+                  !want[V_NODES];
             i++;
         } else if (a[0] != '-' && !what) {
             what = a;
@@ -708,9 +763,12 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    check_schedule(&e);
+    setup_overlay(&e);
+    check_schedule(&e, e.sched);
+    check_schedule(&e, e.general);
+    check_schedule(&e, e.nodes);
 
-    double t[NVARIANTS] = { NAN, NAN, NAN };
+    double t[NVARIANTS] = { NAN, NAN, NAN, NAN, NAN };
     for (int v = 0; v < NVARIANTS; v++)
         if (want[v])
             t[v] = time_variant(&e, v, warmup, reps);
@@ -740,17 +798,22 @@ int main(int argc, char **argv)
                cm_css_sched_nsteps(e.sched), deg, reps, warmup);
         if (errs)
             printf("ERROR %ld wrong or missing elements in all\n", errs);
-        printf("RESULT %s %d %.9g %.9g %.9g %d %s %.0f\n", e.name, n, t[V_LIBRARY], t[V_CLASSIC],
-               t[V_CSS], cm_css_sched_nsteps(e.sched), method_name(cm_css_sched_method(e.sched)),
-               avg * unitb);
+        printf("RESULT %s %d %.9g %.9g %.9g %d %s %.0f %.9g %.9g %d\n", e.name, n, t[V_LIBRARY],
+               t[V_CLASSIC], t[V_CSS], cm_css_sched_nsteps(e.sched),
+               method_name(cm_css_sched_method(e.sched)), avg * unitb, t[V_GENERAL],
+               t[V_NODES], e.aside);
         if (ft_cores > 0) {
-            double all, steps;
-            fattree_bounds(&e, ft_cores, ft_per_leaf, ft_bw, ft_oversub, &all, &steps);
-            printf("BOUND %s %d %.9g %.9g\n", e.name, n, all, steps);
+            double all, steps, gen, nod;
+            fattree_bounds(&e, e.sched, ft_cores, ft_per_leaf, ft_bw, ft_oversub, &all, &steps);
+            fattree_bounds(&e, e.general, ft_cores, ft_per_leaf, ft_bw, ft_oversub, &all, &gen);
+            fattree_bounds(&e, e.nodes, ft_cores, ft_per_leaf, ft_bw, ft_oversub, &all, &nod);
+            printf("BOUND %s %d %.9g %.9g %.9g %.9g\n", e.name, n, all, steps, gen, nod);
         }
         fflush(stdout);
     }
     free_shared(&e, e.sched);
+    free_shared(&e, e.general);
+    free_shared(&e, e.nodes);
     free(e.sbuf);
     free(e.rbuf);
     free(e.cnt);

@@ -13,7 +13,12 @@
 # with 1e-5 SimGrid 3.32 aborts in the library's MPI_Alltoallv at 128 ranks
 # under the eager model ("Cannot saturate more a constraint that has no
 # active element"); in the runs compared that completed with both, the
-# times were the same to 9 digits.  Writes OUTDIR/css.csv and
+# times were the same to 9 digits.  Each run also times what the overlay
+# (src/profiles/overlay/ovl_css.c) runs for the exchange: the colouring of
+# the gathered byte matrix without nodes ("general", the overlay before
+# node awareness) and with them ("nodes"), and the overlay's choice
+# ("overlay": the library when cm_css_nearly_uniform says it steps aside,
+# else "nodes").  Writes OUTDIR/css.csv and
 # OUTDIR/bounds.csv (default OUTDIR: bench/sim/results/css/), one log per
 # run in OUTDIR/logs/, and prints the tables.
 #
@@ -94,7 +99,7 @@ start=$(date +%s)
 # ---- build: the benchmark with the schedule sources compiled in ---------
 ovl=$root/src/profiles/overlay
 smpicc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$root/src/core" -I"$ovl" -o "$work/css_bench" \
-    "$here/css_bench.c" "$ovl/css_sched.c" "$ovl/css_redist.c" "$ovl/css_general.c" \
+    "$here/css_bench.c" "$ovl/css_sched.c" "$ovl/css_redist.c" "$ovl/css_general.c" "$ovl/css_nodes.c" \
     "$root/src/core/error.c" -lm >"$work/build.log" 2>&1 ||
     die "smpicc failed: $(tail -n 5 "$work/build.log")"
 
@@ -175,14 +180,18 @@ if grep -q "^ERROR" "$log"; then
 fi
 r=$(grep "^RESULT " "$log" | tail -n 1)
 [ -n "$r" ] || { echo "css/run.sh: $e $np $p $m: no RESULT line (see $log)" >&2; exit 1; }
+# the overlay: the library when it steps aside, else its node-aware schedule
 echo "$r" | awk -v e="$e" -v p="$p" -v m="$m" "{
-    printf \"%s,%d,%s,%s,%.9g,%.9g,%.9g,%.6f,%.6f\\n\", e, \$3, p, m, \$4, \$5, \$6, \$6 / \$4, \$6 / \$5
+    ovl = \$12 ? \$4 : \$11
+    printf \"%s,%d,%s,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.9g,%.9g,%d,%.9g,%.6f,%.6f,%.6f\\n\",
+        e, \$3, p, m, \$4, \$5, \$6, \$6 / \$4, \$6 / \$5, \$10, \$11, \$12, ovl,
+        ovl / \$4, ovl / \$5, \$11 / \$10
 }" >"$work/rows/$e.$np.$p.$m.csv"
 b=$(grep "^BOUND " "$log" | tail -n 1)
 if [ -n "$b" ]; then
     echo "$r $b" | awk -v e="$e" -v p="$p" -v m="$m" "{
-        printf \"%s,%d,%s,%s,%.9g,%.9g,%.6f,%.6f,%.6f\\n\", e, \$3, p, m, \$13, \$14,
-            \$4 / \$13, \$6 / \$14, \$14 / \$13
+        printf \"%s,%d,%s,%s,%.9g,%.9g,%.6f,%.6f,%.6f\\n\", e, \$3, p, m, \$16, \$17,
+            \$4 / \$16, \$6 / \$17, \$17 / \$16
     }" >"$work/rows/$e.$np.$p.$m.bound"
 fi
 echo "  $e $np $p $m: $(( $(date +%s) - t0 )) s"
@@ -192,20 +201,12 @@ xargs -P "$jobs" -L 1 sh -c "$one" sh <"$jobsfile" || die "some runs failed"
 # ---- CSV (in the order of the job list, the exchanges' order) and table --
 csv=$out/css.csv
 {
-    echo "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic"
+    echo "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic,t_general_s,t_nodes_s,aside,t_overlay_s,overlay_library,overlay_classic,nodes_general"
     for np in 64 128; do
         for e in $exchanges; do
             for f in "$work/rows/$e.$np".*.csv; do
                 if [ -f "$f" ]; then cat "$f"; fi
             done
-            # uniform: what the overlay runs (it steps aside: the library)
-            if [ "$e" = uniform ]; then
-                for f in "$work/rows/uniform.$np".*.csv; do
-                    [ -f "$f" ] || continue
-                    awk -F, -v OFS=, '{ $1 = "uniform-aside"; $7 = $5
-                        $8 = sprintf("%.6f", 1); $9 = sprintf("%.6f", $5 / $6); print }' "$f"
-                done
-            fi
         done
     done
 } >"$csv.tmp"
@@ -226,19 +227,22 @@ bcsv=$out/bounds.csv
 mv "$bcsv.tmp" "$bcsv"
 
 awk -F, 'NR > 1 {
-    printf "%-16s %4d %-15s %-8s %10.4f %10.4f %10.4f %8.3f %8.3f\n", $1, $2, $3, $4,
-        $5 * 1e3, $6 * 1e3, $7 * 1e3, $8, $9 }
-    NR == 1 { printf "%-16s %4s %-15s %-8s %10s %10s %10s %8s %8s\n", "exchange", "np",
-        "platform", "model", "t_lib_ms", "t_cls_ms", "t_css_ms", "css/lib", "css/cls" }' "$csv"
+    printf "%-16s %4d %-15s %-8s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f\n", $1, $2,
+        $3, $4, $5 * 1e3, $6 * 1e3, $7 * 1e3, $10 * 1e3, $11 * 1e3, $13 * 1e3, $8, $14, $16 }
+    NR == 1 { printf "%-16s %4s %-15s %-8s %9s %9s %9s %9s %9s %9s %7s %7s %7s\n", "exchange", "np",
+        "platform", "model", "lib_ms", "cls_ms", "css_ms", "gen_ms", "nodes_ms", "ovl_ms",
+        "css/lib", "ovl/lib", "nod/gen" }' "$csv"
 echo
-# Per exchange: the range of the two ratios over platforms and models.
-awk -F, 'NR > 1 {
-        k = $1; if (!(k in n)) { order[++no] = k; lo1[k] = hi1[k] = $8; lo2[k] = hi2[k] = $9 }
-        n[k]++; if ($8 < lo1[k]) lo1[k] = $8; if ($8 > hi1[k]) hi1[k] = $8
-        if ($9 < lo2[k]) lo2[k] = $9; if ($9 > hi2[k]) hi2[k] = $9 }
-    END { printf "%-16s %5s %19s %19s\n", "exchange", "runs", "css/library", "css/classic"
-        for (i = 1; i <= no; i++) { k = order[i]
-            printf "%-16s %5d %8.3f .. %6.3f %8.3f .. %6.3f\n", k, n[k], lo1[k], hi1[k], lo2[k], hi2[k] } }' "$csv"
+# Per exchange: the range of the ratios over platforms and models.
+awk -F, 'function upd(i, v) { if (!((k, i) in lo) || v < lo[k, i]) lo[k, i] = v
+        if (!((k, i) in hi) || v > hi[k, i]) hi[k, i] = v }
+    NR > 1 { k = $1; if (!(k in n)) order[++no] = k; n[k]++
+        upd(1, $8); upd(2, $9); upd(3, $14); upd(4, $15); upd(5, $16) }
+    END { printf "%-16s %5s %15s %15s %15s %15s %15s\n", "exchange", "runs", "css/library",
+            "css/classic", "overlay/library", "overlay/classic", "nodes/general"
+        for (i = 1; i <= no; i++) { k = order[i]; printf "%-16s %5d", k, n[k]
+            for (c = 1; c <= 5; c++) printf " %6.3f..%6.3f", lo[k, c], hi[k, c]
+            printf "\n" } }' "$csv"
 echo
 # Per exchange: how close each way is to its fluid bound.
 awk -F, 'NR > 1 {

@@ -38,6 +38,9 @@
 /* Edges visited by the pair improvement, in all: a few seconds at most. */
 #define KEMPE_BUDGET (UINT64_C(1) << 26)
 #define KEMPE_ROUNDS 8
+/* Work of the node pass (edges and nodes visited): well under a second
+ * (a dense exchange among 256 ranks reaches it in the first round). */
+#define NODES_BUDGET (UINT64_C(1) << 25)
 
 typedef struct edge {
     uint64_t w;
@@ -257,6 +260,187 @@ static void improve(colouring_t *g, kempe_t *k)
     }
 }
 
+/* ---- the node pass ----
+ *
+ * Where several ranks share a node, a step's time is that of its busiest
+ * node link (css_nodes.c), not of its longest message.  The same exchanges
+ * of alternating components between two colours a and b keep the
+ * colouring proper and the number of steps; here a component is exchanged
+ * when that does not make the two steps' longest messages longer (the
+ * seed's goal, and what the improvement above reached, stays first) and
+ * lowers max(a) + max(b) in the node model, or keeps it and spreads every
+ * node's load more evenly over the two steps (the sum over nodes of
+ * max(load in a, load in b), for outgoing and incoming bytes): a node
+ * whose load is even over the steps leaves room for the others under the
+ * step's maximum.  Balancing the nodes alone, letting the longest messages
+ * grow, was slower in the judge (bench/sim/README.md, "CSS schedules").
+ * Greedy, component by component; integers only, so that every rank
+ * builds the same schedule. */
+
+/* The pair of steps being improved, in the node model: an edge whose ends
+ * are on one node counts by its length (shared memory), the others load
+ * the two nodes' links. */
+typedef struct nodes {
+    const int32_t *idx;   /* [nsend] node of each rank (square schedules) */
+    int nn, nsend;
+    uint64_t *load;       /* [4][nn]: out in a, out in b, in in a, in in b */
+    uint64_t inside[2];   /* the largest message inside a node, a and b */
+    uint64_t top[2];      /* the largest message, a and b */
+} nodes_t;
+
+/* The colour of edge ei among (a = 0, b = 1) as the pass has it. */
+static int side_of(const colouring_t *g, const kempe_t *k, int ei, int a)
+{
+    return (g->col[ei] == a ? 0 : 1) ^ k->flip[ei];
+}
+
+static int is_inside(const colouring_t *g, const nodes_t *q, int ei)
+{
+    return q->idx[g->e[ei].u] == q->idx[g->e[ei].v - q->nsend];
+}
+
+/* Add (@p add 1) or remove (0) edge ei's bytes on colour side c. */
+static void load_edge(const colouring_t *g, nodes_t *q, int ei, int c, int add)
+{
+    int x = q->idx[g->e[ei].u], y = q->idx[g->e[ei].v - q->nsend];
+    uint64_t w = g->e[ei].w;
+    uint64_t *o = &q->load[(size_t)c * (size_t)q->nn + (size_t)x];
+    uint64_t *i = &q->load[(size_t)(2 + c) * (size_t)q->nn + (size_t)y];
+    if (add) {
+        *o += w;
+        *i += w;
+    } else {
+        *o -= w;
+        *i -= w;
+    }
+}
+
+/* The longest message of each side, and the longest inside a node. */
+static void tops_of(const colouring_t *g, const kempe_t *k, nodes_t *q, int npair, int a)
+{
+    q->inside[0] = q->inside[1] = q->top[0] = q->top[1] = 0;
+    for (int i = 0; i < npair; i++) {
+        int ei = k->pair[i], c = side_of(g, k, ei, a);
+        uint64_t w = g->e[ei].w;
+        if (is_inside(g, q, ei) && w > q->inside[c])
+            q->inside[c] = w;
+        if (w > q->top[c])
+            q->top[c] = w;
+    }
+}
+
+/* max(a) + max(b) in the node model, and the spread of the loads. */
+static void nodes_eval(const nodes_t *q, uint64_t *obj, uint64_t *spread)
+{
+    const uint64_t *oa = q->load, *ob = oa + q->nn, *ia = ob + q->nn, *ib = ia + q->nn;
+    uint64_t ma = q->inside[0], mb = q->inside[1], sp = 0;
+    for (int x = 0; x < q->nn; x++) {
+        ma = oa[x] > ma ? oa[x] : ma;
+        ma = ia[x] > ma ? ia[x] : ma;
+        mb = ob[x] > mb ? ob[x] : mb;
+        mb = ib[x] > mb ? ib[x] : mb;
+        sp += (oa[x] > ob[x] ? oa[x] : ob[x]) + (ia[x] > ib[x] ? ia[x] : ib[x]);
+    }
+    *obj = ma + mb;
+    *spread = sp;
+}
+
+/* Exchange the two colours of the component in k->comp[len] in the pass's
+ * view (loads and flip flags). */
+static void nodes_toggle(const colouring_t *g, kempe_t *k, nodes_t *q, int len, int a)
+{
+    for (int j = 0; j < len; j++) {
+        int ej = k->comp[j];
+        if (!is_inside(g, q, ej)) {
+            int c = side_of(g, k, ej, a);
+            load_edge(g, q, ej, c, 0);
+            load_edge(g, q, ej, 1 - c, 1);
+        }
+        k->flip[ej] ^= 1;
+    }
+}
+
+static int nodes_pair(colouring_t *g, kempe_t *k, nodes_t *q, int a, int b, int stamp)
+{
+    int n = edges_of(g, k, a, k->pair);
+    n += edges_of(g, k, b, k->pair + n);
+    k->visited += (uint64_t)k->side + (uint64_t)n + 4 * (uint64_t)q->nn;
+    if (n == 0)
+        return 0;
+    memset(q->load, 0, 4 * (size_t)q->nn * sizeof *q->load);
+    for (int i = 0; i < n; i++) {
+        int ei = k->pair[i];
+        k->flip[ei] = 0;
+        if (!is_inside(g, q, ei))
+            load_edge(g, q, ei, side_of(g, k, ei, a), 1);
+    }
+    tops_of(g, k, q, n, a);
+    uint64_t obj, spread, tops = q->top[0] + q->top[1];
+    nodes_eval(q, &obj, &spread);
+    int changed = 0;
+    for (int i = 0; i < n; i++) {
+        if (k->mark[k->pair[i]] == stamp)
+            continue;
+        int len = component(g, k, k->pair[i], a, b, stamp);
+        nodes_toggle(g, k, q, len, a);
+        tops_of(g, k, q, n, a);
+        uint64_t o2, s2;
+        nodes_eval(q, &o2, &s2);
+        k->visited += (uint64_t)len + (uint64_t)q->nn + (uint64_t)n;
+        /* the message lengths first (the seed's goal), then the nodes */
+        if (q->top[0] + q->top[1] <= tops && (o2 < obj || (o2 == obj && s2 < spread))) {
+            obj = o2;
+            spread = s2;
+            tops = q->top[0] + q->top[1];
+            changed = 1;
+        } else {
+            nodes_toggle(g, k, q, len, a);
+            tops_of(g, k, q, n, a);
+            k->visited += (uint64_t)len + (uint64_t)n;
+        }
+    }
+    if (!changed)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (k->flip[k->pair[i]])
+            unplace(g, k->pair[i]);
+    for (int i = 0; i < n; i++)
+        if (k->flip[k->pair[i]]) {
+            k->flip[k->pair[i]] = 0;
+            place(g, k->pair[i], g->col[k->pair[i]] == a ? b : a);
+        }
+    return 1;
+}
+
+static int improve_nodes(colouring_t *g, kempe_t *k, const int32_t *idx, int nn, int nsend,
+                         cm_error_t *err)
+{
+    nodes_t q = { idx, nn, nsend, calloc(4 * (size_t)nn, sizeof *q.load), { 0, 0 }, { 0, 0 } };
+    if (!q.load)
+        return cm_error_set(err, "css: out of memory for %d nodes", nn);
+    int stamp = 0;
+    k->visited = 0;
+    /* the pair improvement stamped the marks up to some value: start over */
+    memset(k->mark, 0, (size_t)(g->ne ? g->ne : 1) * sizeof *k->mark);
+    for (int round = 0; round < KEMPE_ROUNDS; round++) {
+        int changed = 0;
+        for (int a = 0; a < g->deg && k->visited <= NODES_BUDGET; a++)
+            for (int b = a + 1; b < g->deg && k->visited <= NODES_BUDGET; b++) {
+                if (stamp == INT32_MAX) {
+                    memset(k->mark, 0, (size_t)g->ne * sizeof *k->mark);
+                    stamp = 0;
+                }
+                changed |= nodes_pair(g, k, &q, a, b, ++stamp);
+            }
+        if (!changed || k->visited > NODES_BUDGET)
+            break;
+    }
+    for (int ei = 0; ei < g->ne; ei++)
+        k->flip[ei] = 0;
+    free(q.load);
+    return 0;
+}
+
 /* ---- the schedule ---- */
 
 static void colouring_free(colouring_t *g, kempe_t *k)
@@ -357,6 +541,12 @@ static int write_back(cm_css_sched_t *s, colouring_t *g, cm_error_t *err)
 
 int cm_css_colour(cm_css_sched_t *s, int skip_diag, cm_error_t *err)
 {
+    return cm_css_colour_nodes(s, skip_diag, NULL, 0, err);
+}
+
+int cm_css_colour_nodes(cm_css_sched_t *s, int skip_diag, const int32_t *idx, int nn,
+                        cm_error_t *err)
+{
     int nv = s->nsend + s->nrecv, deg = 0;
     int32_t *degree = calloc((size_t)nv, sizeof *degree);
     if (!degree)
@@ -381,7 +571,10 @@ int cm_css_colour(cm_css_sched_t *s, int skip_diag, cm_error_t *err)
         for (int ei = 0; ei < g.ne; ei++)
             colour_one(&g, ei);
         improve(&g, &k);
-        rc = write_back(s, &g, err);
+        if (idx && s->nsend == s->nrecv)
+            rc = improve_nodes(&g, &k, idx, nn, s->nsend, err);
+        if (rc == 0)
+            rc = write_back(s, &g, err);
     }
     colouring_free(&g, &k);
     return rc;
@@ -425,6 +618,12 @@ int cm_css_improve(cm_css_sched_t *s, int skip_diag, cm_error_t *err)
 
 cm_css_sched_t *cm_css_sched_general(int n, const uint64_t *bytes, cm_error_t *err)
 {
+    return cm_css_sched_general_nodes(n, bytes, NULL, err);
+}
+
+cm_css_sched_t *cm_css_sched_general_nodes(int n, const uint64_t *bytes, const uint64_t *node,
+                                           cm_error_t *err)
+{
     if (n < 1 || (uint64_t)n * (uint64_t)n > CM_CSS_MAX_CELLS) {
         cm_error_set(err, "css: %d ranks: expected 1 to 4096 (at most %d pairs)", n,
                      CM_CSS_MAX_CELLS);
@@ -439,9 +638,23 @@ cm_css_sched_t *cm_css_sched_general(int n, const uint64_t *bytes, cm_error_t *e
         return NULL;
     memcpy(s->size, bytes, (size_t)n * (size_t)n * sizeof *s->size);
     s->method = CM_CSS_GENERAL;
-    if (cm_css_colour(s, 1, err) || cm_css_sched_verify(s, 1, err)) {
+    /* the node pass only where some node has two ranks or more and there
+     * are two nodes or more: otherwise its model is the message lengths'
+     * (a failure is an error, never a schedule built without the pass:
+     * ranks building it together must get the same one) */
+    int32_t *idx = node ? malloc((size_t)n * sizeof *idx) : NULL;
+    int nn = idx ? cm_css_node_index(n, node, idx) : node ? -1 : 0;
+    if (nn < 0)
+        cm_error_set(err, "css: out of memory for %d node labels", n);
+    else if (nn <= 1 || nn >= n) {
+        free(idx);
+        idx = NULL;
+    }
+    if (nn < 0 || cm_css_colour_nodes(s, 1, idx, nn, err) || cm_css_sched_verify(s, 1, err)) {
+        free(idx);
         cm_css_sched_free(s);
         return NULL;
     }
+    free(idx);
     return s;
 }

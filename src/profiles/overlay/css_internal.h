@@ -62,6 +62,21 @@ uint64_t cm_css_gcd(uint64_t a, uint64_t b);
  *  size (off the diagonal when @p skip_diag), steps = the maximum degree. */
 int cm_css_colour(cm_css_sched_t *s, int skip_diag, cm_error_t *err);
 
+/** cm_css_colour(), then the steps balanced per node (css_general.c's node
+ *  pass) when @p idx is not NULL: @p idx[r] the node (0 .. @p nn - 1) of
+ *  rank r, for a square schedule. */
+int cm_css_colour_nodes(cm_css_sched_t *s, int skip_diag, const int32_t *idx, int nn,
+                        cm_error_t *err);
+
+/** Node indices from labels (css_nodes.c): @p idx[r] in 0 .. N - 1, equal
+ *  for equal labels, numbered in increasing label order (so the same on
+ *  every rank that has the same labels); returns N, or -1 out of memory.
+ *  @p label NULL: one node per rank. */
+int cm_css_node_index(int n, const uint64_t *label, int32_t *idx);
+
+/** The checks of the cost model's arguments (css_sched.c). */
+int cm_css_check_model(double latency, double bandwidth, double *cost, cm_error_t *err);
+
 /** Improve the steps of @p s in place by css_general.c's exchanges of
  *  alternating paths between pairs of steps (never more steps, never a
  *  larger sum of step maxima). */

@@ -209,7 +209,7 @@ int cm_css_sched_period(const cm_css_sched_t *s, cm_css_period_t *out)
     return 0;
 }
 
-static int check_model(double latency, double bandwidth, double *cost, cm_error_t *err)
+int cm_css_check_model(double latency, double bandwidth, double *cost, cm_error_t *err)
 {
     if (!cost)
         return cm_error_set(err, "css cost: no place for the result");
@@ -226,7 +226,7 @@ int cm_css_sched_cost(const cm_css_sched_t *s, const uint64_t *bytes, double lat
 {
     if (!s)
         return cm_error_set(err, "css cost: no schedule");
-    if (check_model(latency, bandwidth, cost, err))
+    if (cm_css_check_model(latency, bandwidth, cost, err))
         return -1;
     const uint64_t *b = bytes ? bytes : s->size;
     double t = 0;
@@ -252,7 +252,7 @@ int cm_css_classic_cost(int nsend, int nrecv, const uint64_t *bytes, int local_d
                             "pairs", nsend, nrecv, CM_CSS_MAX_PROCS, CM_CSS_MAX_CELLS);
     if (!bytes)
         return cm_error_set(err, "css classic cost: no byte table");
-    if (check_model(latency, bandwidth, cost, err))
+    if (cm_css_check_model(latency, bandwidth, cost, err))
         return -1;
     int n = nsend > nrecv ? nsend : nrecv;
     double t = 0;
@@ -270,6 +270,23 @@ int cm_css_classic_cost(int nsend, int nrecv, const uint64_t *bytes, int local_d
     }
     *cost = t;
     return 0;
+}
+
+int cm_css_nearly_uniform(int n, const uint64_t *bytes)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            uint64_t w = bytes[(size_t)i * (size_t)n + (size_t)j];
+            if (i == j)
+                continue;
+            lo = w < lo ? w : lo;
+            hi = w > hi ? w : hi;
+        }
+    if (hi == 0)
+        return 1;   /* nothing to send (or n = 1) */
+    /* integers only: every rank decides the same (the overlay relies on it) */
+    return lo > 0 && hi - lo <= lo / CM_CSS_UNIFORM_TOL;
 }
 
 static uint64_t step_max(const cm_css_sched_t *s, int k)

@@ -20,7 +20,8 @@
  *
  * Files: css_sched.c (the schedule object, accessors, cost model),
  * css_redist.c (the block-cyclic construction), css_general.c (the
- * colouring); css_internal.h is what they share.
+ * colouring), css_nodes.c (the node model: loads per node and step);
+ * css_internal.h is what they share.
  *
  * Conventions as in clustermap.h: opaque handle, caller-owned inputs (never
  * kept: the schedule copies what it needs), cm_error_t last, NULL or -1 on
@@ -151,6 +152,40 @@ cm_css_sched_t *cm_css_sched_redistribution(const cm_css_redist_t *r, cm_error_t
  *  cm_css_sched_free(). */
 cm_css_sched_t *cm_css_sched_general(int n, const uint64_t *bytes, cm_error_t *err);
 
+/** The schedule of cm_css_sched_general(), with the steps then rearranged
+ *  for the network links of nodes that several ranks share: @p node[i] is
+ *  a label of rank i's node (any value; ranks with equal labels share a
+ *  node and its link), or NULL for one node per rank (the same schedule as
+ *  cm_css_sched_general()).  Within each step the bytes that every node
+ *  sends off node, receives from off node and moves inside itself are
+ *  balanced (exchanges of alternating paths between pairs of steps, as for
+ *  message lengths: the number of steps stays the least possible, and no
+ *  step's longest message grows), so that a one-to-one step does not put
+ *  eight flows on one node's link while another's idles.  Never costlier
+ *  than cm_css_sched_general()'s schedule in either cost model.  Time:
+ *  that of cm_css_sched_general() plus well under a second (a work
+ *  budget).  Every rank that builds it from the same bytes and labels
+ *  gets the same schedule. */
+cm_css_sched_t *cm_css_sched_general_nodes(int n, const uint64_t *bytes, const uint64_t *node,
+                                           cm_error_t *err);
+
+/** A node label for cm_css_sched_general_nodes() from the name of the
+ *  node a rank runs on (MPI_Get_processor_name): a 64-bit FNV-1a hash, so
+ *  equal names give equal labels everywhere. */
+uint64_t cm_css_node_label(const char *name);
+
+/** Whether the square exchange @p bytes (n x n) is nearly uniform: no
+ *  off-diagonal entry is 0 and the largest is at most CM_CSS_UNIFORM_TOL
+ *  (1/20) above the smallest, or every off-diagonal entry is 0.  For such
+ *  an exchange every schedule has n - 1 steps, as the classic ordering, and
+ *  each step lasts at least the smallest message, so a schedule can save
+ *  at most 1 - min / max (under 5 %) of the classic ordering's modelled
+ *  time: less than what running separate steps costs against an MPI
+ *  library's own algorithm (bench/sim/README.md, "CSS schedules"). */
+int cm_css_nearly_uniform(int n, const uint64_t *bytes);
+/** The tolerance of cm_css_nearly_uniform(): max - min <= min / this. */
+#define CM_CSS_UNIFORM_TOL 20
+
 /** Release @p s; NULL is a no-op. */
 void cm_css_sched_free(cm_css_sched_t *s);
 
@@ -197,6 +232,19 @@ int cm_css_sched_period(const cm_css_sched_t *s, cm_css_period_t *out);
  *  finite.  Returns 0 and sets *cost, or -1. */
 int cm_css_sched_cost(const cm_css_sched_t *s, const uint64_t *bytes, double latency,
                       double bandwidth, double *cost, cm_error_t *err);
+
+/** The model of cm_css_sched_cost() with nodes: a step costs latency plus
+ *  the largest, over nodes, of the bytes the node sends off node, receives
+ *  from off node, and of its largest message inside the node, over the
+ *  bandwidth.  @p node as for cm_css_sched_general_nodes() (NULL: one node
+ *  per rank, which is cm_css_sched_cost()); a square schedule only. */
+int cm_css_sched_cost_nodes(const cm_css_sched_t *s, const uint64_t *bytes, const uint64_t *node,
+                            double latency, double bandwidth, double *cost, cm_error_t *err);
+
+/** The same node model for the classic ordering of the square exchange
+ *  @p bytes (n x n, the diagonal a local copy). */
+int cm_css_classic_cost_nodes(int n, const uint64_t *bytes, const uint64_t *node,
+                              double latency, double bandwidth, double *cost, cm_error_t *err);
 
 /** The same model for the classic ordering of the exchange @p bytes
  *  (@p nsend x @p nrecv, row-major): with n = max(nsend, nrecv), step k

@@ -12,11 +12,21 @@
  * Which exchanges.  Passed through to PMPI_Alltoallv unchanged, and counted
  * by reason (ovl_text.h): intercommunicators, MPI_IN_PLACE, communicators
  * of 1 or more than OVL_MAX_RANKS ranks (all decided locally, the same on
- * every rank); and, decided with the other ranks, uniform exchanges (every
- * off-diagonal byte count equal: the library's own algorithm is tuned for
- * those, the overlay steps aside), exchanges whose schedule is not faster
- * than the classic (rank + k) mod n ordering in the cost model of
- * css_schedule.h (OVL_LATENCY, OVL_BANDWIDTH), and any failure on any rank.
+ * every rank); and, decided with the other ranks, nearly uniform exchanges
+ * (cm_css_nearly_uniform: every off-diagonal byte count non-zero and the
+ * largest at most 5 % above the smallest; a schedule could save at most
+ * that against the classic ordering, less than separate steps lose against
+ * the library's own algorithm, which is tuned for these: the overlay steps
+ * aside), exchanges whose schedule is not faster than the classic
+ * (rank + k) mod n ordering in the node model of css_schedule.h
+ * (OVL_LATENCY, OVL_BANDWIDTH), and any failure on any rank.
+ *
+ * Nodes.  Ranks that share a node share its network link, so the schedule
+ * is built for the nodes (cm_css_sched_general_nodes): each rank's node
+ * label (a hash of its processor name, taken once at setup) travels as the
+ * last entry of its row in the allgather below, so every rank builds the
+ * schedule from the same matrix and the same labels, with no collective of
+ * its own.
  *
  * Agreement.  Every decision that a rank could take differently from the
  * others (its counts differ from the cached ones, an allocation failed, a
@@ -35,9 +45,9 @@
  * freed by ovl_css_teardown): a private duplicate of the communicator, so
  * that no receive of the program (MPI_ANY_SOURCE, MPI_ANY_TAG) can match the
  * overlay's messages, and up to OVL_KEEP entries (least recently used
- * replaced first) of this rank's row of send bytes, its hash, the verdict
- * and the schedule, so that call sites alternating between a few exchanges
- * each keep theirs.
+ * replaced first) of this rank's row of send bytes (and its node label),
+ * its hash, the verdict and the schedule, so that call sites alternating
+ * between a few exchanges each keep theirs.
  *
  * The overlay's messages are PMPI calls: the profiler's wrappers never see
  * them, and it records the MPI_Alltoallv itself as it always does.
@@ -74,7 +84,8 @@ typedef struct entry {
     int verdict;            /* V_NONE: an empty slot */
     uint64_t used;          /* the cache's clock at its last use (LRU) */
     uint64_t hash;          /* of row, to compare rows quickly */
-    uint64_t *row;          /* [n] the bytes this rank sends to each rank */
+    uint64_t *row;          /* [n + 1] the bytes this rank sends to each
+                             * rank, then its node label */
     cm_css_sched_t *sched;  /* V_SCHEDULE: the schedule, else NULL */
 } entry_t;
 
@@ -106,6 +117,7 @@ static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static cache_t *reg_head;
 static ovl_css_stats_t stats;   /* atomic adds: calls may come from threads */
+static uint64_t node_label;     /* this rank's node (cm_css_node_label) */
 
 /* ------------------------------------------------------------ cache -- */
 
@@ -150,6 +162,15 @@ static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
 
 int ovl_css_setup(void)
 {
+    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    int len = 0;
+    /* local, no collective: a rank that fails has the label of "", which
+     * only makes its node look different from its neighbours' */
+    if (PMPI_Get_processor_name(name, &len) != MPI_SUCCESS || len < 0 ||
+        len > MPI_MAX_PROCESSOR_NAME)
+        len = 0;
+    name[len] = '\0';
+    node_label = cm_css_node_label(name);
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_delete, &keyval,
                                    NULL) == MPI_SUCCESS ? 0 : -1;
 }
@@ -214,12 +235,12 @@ static int keep(int n)
     return n > OVL_KEEP_LARGE ? 1 : OVL_KEEP;
 }
 
-/* FNV-1a over the bytes of @p row[n]. */
+/* FNV-1a over the bytes of @p row[n + 1]. */
 static uint64_t row_hash(const uint64_t *row, int n)
 {
     const unsigned char *p = (const unsigned char *)row;
     uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < (size_t)n * sizeof *row; i++)
+    for (size_t i = 0; i < ((size_t)n + 1) * sizeof *row; i++)
         h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
 }
@@ -247,7 +268,8 @@ static int agree(MPI_Comm comm, int *v, int k)
     return PMPI_Allreduce(MPI_IN_PLACE, v, k, MPI_INT, MPI_MIN, comm);
 }
 
-/* This rank's row of send bytes into @p row[n], and the extents into @p a;
+/* This rank's row of send bytes into @p row[n] and its node label into
+ * row[n], and the extents into @p a;
  * -1 on anything PMPI_Alltoallv should report itself (a negative count, a
  * null datatype), so that the call falls back and it does. */
 static int prepare(call_t *a, uint64_t *row)
@@ -265,34 +287,40 @@ static int prepare(call_t *a, uint64_t *row)
             return -1;
         row[j] = (uint64_t)a->scounts[j] * (uint64_t)size;
     }
+    row[a->n] = node_label;
     return 0;
 }
 
-/* Whether every off-diagonal entry of @p mat[n x n] is the same. */
-static int uniform(int n, const uint64_t *mat)
-{
-    uint64_t first = mat[1];   /* n >= 2: entry (0, 1) */
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            if (i != j && mat[(size_t)i * (size_t)n + (size_t)j] != first)
-                return 0;
-    return 1;
-}
-
-/* The verdict on the exchange @p mat[n x n], and in *out its schedule when
- * that is V_SCHEDULE; -1 when the schedule cannot be built here. */
-static int analyse(int n, const uint64_t *mat, cm_css_sched_t **out)
+/* The verdict on the exchange @p mat (n rows of n + 1: the bytes each
+ * rank sends, then its node label; compacted in place into the n x n byte
+ * matrix), and in *out its schedule when that is V_SCHEDULE; -1 when the
+ * schedule cannot be built here.  A function of @p mat alone: every rank
+ * reaches the same verdict and schedule. */
+static int analyse(int n, uint64_t *mat, cm_css_sched_t **out)
 {
     double mine = 0, classic = 0;
     *out = NULL;
-    if (uniform(n, mat))
+    uint64_t *node = malloc((size_t)n * sizeof *node);
+    if (!node)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        node[i] = mat[(size_t)i * ((size_t)n + 1) + (size_t)n];
+        memmove(&mat[(size_t)i * (size_t)n], &mat[(size_t)i * ((size_t)n + 1)],
+                (size_t)n * sizeof *mat);
+    }
+    if (cm_css_nearly_uniform(n, mat)) {
+        free(node);
         return V_UNIFORM;
-    cm_css_sched_t *s = cm_css_sched_general(n, mat, NULL);
-    if (!s || cm_css_sched_cost(s, mat, OVL_LATENCY, OVL_BANDWIDTH, &mine, NULL) ||
-        cm_css_classic_cost(n, n, mat, 1, OVL_LATENCY, OVL_BANDWIDTH, &classic, NULL)) {
+    }
+    cm_css_sched_t *s = cm_css_sched_general_nodes(n, mat, node, NULL);
+    if (!s ||
+        cm_css_sched_cost_nodes(s, mat, node, OVL_LATENCY, OVL_BANDWIDTH, &mine, NULL) ||
+        cm_css_classic_cost_nodes(n, mat, node, OVL_LATENCY, OVL_BANDWIDTH, &classic, NULL)) {
+        free(node);
         cm_css_sched_free(s);
         return -1;
     }
+    free(node);
     if (!(mine < classic)) {
         cm_css_sched_free(s);
         return V_SLOWER;
@@ -308,14 +336,14 @@ static int analyse(int n, const uint64_t *mat, cm_css_sched_t **out)
 static int learn(call_t *a, cache_t *c, uint64_t **row, entry_t **out)
 {
     int n = a->n, rc;
-    uint64_t *mat = malloc((size_t)n * (size_t)n * sizeof *mat);
+    uint64_t *mat = malloc((size_t)n * ((size_t)n + 1) * sizeof *mat);
     int v[3] = { mat != NULL, 0, 0 };
     *out = NULL;
     if ((rc = agree(a->comm, v, 1)) != MPI_SUCCESS || !v[0]) {
         free(mat);
         return rc;
     }
-    rc = PMPI_Allgather(*row, n, MPI_UINT64_T, mat, n, MPI_UINT64_T, a->comm);
+    rc = PMPI_Allgather(*row, n + 1, MPI_UINT64_T, mat, n + 1, MPI_UINT64_T, a->comm);
     if (rc != MPI_SUCCESS) {
         free(mat);
         return rc;
@@ -365,7 +393,7 @@ static int learn(call_t *a, cache_t *c, uint64_t **row, entry_t **out)
 static int decide(call_t *a, cache_t **cache, entry_t **out)
 {
     int n = a->n, rc;
-    uint64_t *row = malloc((size_t)n * sizeof *row);
+    uint64_t *row = malloc(((size_t)n + 1) * sizeof *row);
     cache_t *c = row && prepare(a, row) == 0 ? cache_of(a->comm, n) : NULL;
     uint64_t h = c ? row_hash(row, n) : 0;
     /* v[0]: this rank can go on; v[1 + k]: its row is the one of slot k */
@@ -373,7 +401,7 @@ static int decide(call_t *a, cache_t **cache, entry_t **out)
     for (int k = 0; c && k < keep(n); k++) {
         const entry_t *e = &c->e[k];
         v[1 + k] = e->verdict != V_NONE && e->hash == h &&
-                   memcmp(e->row, row, (size_t)n * sizeof *row) == 0;
+                   memcmp(e->row, row, ((size_t)n + 1) * sizeof *row) == 0;
     }
     *out = NULL;
     *cache = c;
