@@ -233,6 +233,8 @@ $(BUILD)/test/test_ovl_config: test/unit/test_ovl_config.c $(call obj,$(OVL_TEXT
 	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_ivl: test/unit/test_ovl_ivl.c $(call obj,src/profiles/overlay/ovl_ivl.c) $(UNIT_LIBS)
 	$(UNIT_LINK)
+$(BUILD)/test/test_ovl_trace: test/unit/test_ovl_trace.c $(call obj,src/profiles/overlay/ovl_trace.c) $(UNIT_LIBS)
+	$(UNIT_LINK)
 
 $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
 	@mkdir -p $(dir $@)

@@ -7,14 +7,19 @@ with CLUSTERMAP_OVERLAY=tnbc as without the library, on 4 and 8 ranks;
 tnbc_edges checks the send buffer overwritten at once, pages touched at
 once (faults), a receive buffer sharing its pages with live data, calls
 back to back with a message in between, Allgather and Bcast, a call still
-pending at MPI_Finalize; css,tnbc runs both; the profiler records the same
-matrix with tnbc as without.'
+pending at MPI_Finalize; tnbc_fallback mixes ranks that run the calls
+blocking (a datatype tnbc cannot take) with ranks that leave them pending; css,tnbc runs both; the profiler records the same
+matrix with tnbc as without; the trace mode writes one file per rank with
+the order the program reads in (tnbc_order), and runs with those traces as
+priorities (or with a missing, mismatching or corrupt one) give the same
+checksums.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
 . "$SHARNESS_TEST_DIRECTORY/lib/overlay.sh"
 
 TNBC="-x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_VERBOSE=1"
+unset CLUSTERMAP_OVERLAY_TRACE CLUSTERMAP_OVERLAY_PRIO
 
 # tnbc_line FILE PREFIX: FILE holds one well-formed tnbc verbose line
 # starting with PREFIX after "rank 0: ".
@@ -29,8 +34,8 @@ expect_transpose='3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 M
 expect_isort='8 calls (4 MPI_Alltoall, 4 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 4 passed through (4 small), '
 expect_redist='4 calls (0 MPI_Alltoall, 4 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 0 passed through, '
 
-test_expect_success 'build the mini-applications (C and Fortran) and tnbc_edges' '
-    for p in mini_transpose mini_isort mini_redist tnbc_edges; do
+test_expect_success 'build the mini-applications (C and Fortran) and the tnbc_* programs' '
+    for p in mini_transpose mini_isort mini_redist tnbc_edges tnbc_order tnbc_fallback; do
         prof_cc $p || return 1
     done &&
     for p in mini_transpose mini_isort mini_redist; do
@@ -60,6 +65,15 @@ for np in 4 8; do
         ! grep -E ', 0 page faults, ' said.edges.$np
     "
 done
+
+test_expect_success 'tnbc_fallback, 5 ranks: ranks with a datatype tnbc cannot take run the same sub-messages blocking beside pending ones' '
+    plain 5 fallback ./tnbc_fallback &&
+    grep -x "tnbc_fallback: ok" out.fallback.5 &&
+    overlay 5 fallback $TNBC ./tnbc_fallback &&
+    ! grep ERROR ovl.fallback.5 &&
+    grep -x "tnbc_fallback: ok" ovl.fallback.5 &&
+    tnbc_line said.fallback.5 "3 calls (1 MPI_Alltoall, 1 MPI_Alltoallv, 1 MPI_Allgather, 0 MPI_Bcast), 3 passed through (3 datatype), "
+'
 
 test_expect_success 'css,tnbc: mini_isort, the same checksum, both lines (Alltoallv by css)' '
     overlay 4 both -x CLUSTERMAP_OVERLAY=css,tnbc -x CLUSTERMAP_OVERLAY_VERBOSE=1 ./mini_isort &&
@@ -92,6 +106,101 @@ test_expect_success 'profiler + tnbc: mini_isort, the same matrix as the profile
     cat prof.both/part.*.txt | grep -E "^(p2p|coll) " | sort >rows.both &&
     test -s rows.alone &&
     test_cmp rows.alone rows.both
+'
+
+# trace_ok PREFIX NP KEYRE: PREFIX.0 .. PREFIX.<NP-1> are traces, each
+# with at least one site line whose key matches KEYRE, and nothing else.
+trace_ok() {
+    r=0
+    while test $r -lt $2; do
+        test -f "$1.$r" &&
+        head -n 1 "$1.$r" | grep -qx "clustermap-tnbc-trace 1" &&
+        grep -Eq "^site $3\+0x[0-9a-f]+ (alltoall|alltoallv|allgather) $2 $r [1-9][0-9]*( [0-9]+)+\$" "$1.$r" &&
+        ! grep -Ev "^(#|site |clustermap-tnbc-trace 1\$)" "$1.$r" ||
+        { echo "bad trace $1.$r:"; cat "$1.$r"; return 1; }
+        r=$((r + 1))
+    done
+    ! test -e "$1.$2"
+}
+
+for np in 4 8; do
+    test_expect_success "trace: tnbc_order, $np ranks: one file per rank, the order the program reads in, the same checksum" "
+        plain $np order ./tnbc_order &&
+        overlay $np trorder $TNBC -x CLUSTERMAP_OVERLAY_TRACE=ord$np ./tnbc_order &&
+        same_sum out.order.$np ovl.trorder.$np &&
+        trace_ok ord$np $np tnbc_order &&
+        last=\$(($np - 1)) &&
+        grep -Ex \"site tnbc_order\\+0x[0-9a-f]+ alltoall $np 0 3 \$(seq -s ' ' \$last -1 1)\" ord$np.0 &&
+        grep -Ex \"site tnbc_order\\+0x[0-9a-f]+ alltoall $np \$last 3 \$(seq -s ' ' \$((\$last - 1)) -1 0)\" ord$np.\$last
+    "
+    test_expect_success "priorities: tnbc_order, $np ranks, with its trace: the same checksum, every call in the trace's order" "
+        overlay $np prorder $TNBC -x CLUSTERMAP_OVERLAY_PRIO=ord$np ./tnbc_order &&
+        same_sum out.order.$np ovl.prorder.$np &&
+        grep -Fx \"clustermap overlay: tnbc: priorities from ord$np.0: 3 of 3 calls in the trace's order\" said.prorder.$np &&
+        test \$(wc -l <said.prorder.$np) = 2
+    "
+done
+
+expect_calls_transpose=3 expect_calls_isort=8 expect_calls_redist=4
+for app in transpose isort redist; do
+    test_expect_success "mini_$app, 4 ranks: traced, then run with its trace: the checksum of the plain run both times" "
+        overlay 4 tr.$app -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_TRACE=tr.$app ./mini_$app &&
+        same_sum out.mini_$app.4 ovl.tr.$app.4 &&
+        test_must_be_empty said.tr.$app.4 &&
+        trace_ok tr.$app 4 mini_$app &&
+        overlay 4 pr.$app $TNBC -x CLUSTERMAP_OVERLAY_PRIO=tr.$app ./mini_$app &&
+        same_sum out.mini_$app.4 ovl.pr.$app.4 &&
+        tnbc_line said.pr.$app.4 \"\$expect_$app\" &&
+        grep -Fx \"clustermap overlay: tnbc: priorities from tr.$app.0: \$expect_calls_$app of \$expect_calls_$app calls in the trace's order\" said.pr.$app.4
+    "
+done
+
+test_expect_success 'mini_isort_f (Fortran), 4 ranks: traced at the program'"'"'s own call sites, then with its trace' '
+    overlay 4 tr.isort_f -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_TRACE=tr.isort_f ./mini_isort_f &&
+    same_sum out.mini_isort.4 ovl.tr.isort_f.4 &&
+    trace_ok tr.isort_f 4 mini_isort_f &&
+    test $(grep -c "^site " tr.isort_f.0) = 2 &&
+    overlay 4 pr.isort_f $TNBC -x CLUSTERMAP_OVERLAY_PRIO=tr.isort_f ./mini_isort_f &&
+    same_sum out.mini_isort.4 ovl.pr.isort_f.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from tr.isort_f.0: 8 of 8 calls in the trace'"'"'s order" said.pr.isort_f.4
+'
+
+test_expect_success 'priorities: another program'"'"'s trace is ignored (one line from rank 0), the same checksum' '
+    overlay 4 mism -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=tr.transpose ./mini_isort &&
+    same_sum out.mini_isort.4 ovl.mism.4 &&
+    echo "clustermap overlay: tnbc: priorities from tr.transpose.0: 0 of 8 calls in the trace'"'"'s order" >expect &&
+    test_cmp expect said.mism.4
+'
+
+test_expect_success 'priorities: the same program on another number of ranks: ignored, the same checksum' '
+    overlay 8 size -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=ord4 ./tnbc_order &&
+    same_sum out.order.8 ovl.size.8 &&
+    echo "clustermap overlay: tnbc: priorities from ord4.0: 0 of 3 calls in the trace'"'"'s order" >expect &&
+    test_cmp expect said.size.8
+'
+
+test_expect_success 'priorities: no trace file: one line from rank 0, the same checksum' '
+    overlay 4 missing -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=none ./mini_transpose &&
+    same_sum out.mini_transpose.4 ovl.missing.4 &&
+    echo "clustermap overlay: tnbc: cannot read the trace none.0: No such file or directory; running without priorities" >expect &&
+    test_cmp expect said.missing.4
+'
+
+test_expect_success 'priorities: a corrupt trace: its file and line named, run without, the same checksum' '
+    for r in 0 1 2 3; do cp ord4.$r bad.$r || return 1; done &&
+    sed -i "3s/ alltoall 4 2 3 / alltoall 4 2 3 9 /" bad.2 &&
+    printf "clustermap-tnbc-trace 1\nsite tnbc_order+0x1 alltoall 4 1\n" >bad.1 &&
+    overlay 4 corrupt -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=bad ./tnbc_order &&
+    same_sum out.order.4 ovl.corrupt.4 &&
+    grep -Fx "clustermap overlay: tnbc: bad trace bad.2:3: fewer peers than the size minus one, or one that is not a rank; running without priorities" said.corrupt.4 &&
+    grep -Fx "clustermap overlay: tnbc: bad trace bad.1:2: a call count that is not a positive number; running without priorities" said.corrupt.4 &&
+    test $(wc -l <said.corrupt.4) = 2
+'
+
+test_expect_success 'trace: a prefix that cannot be written: said, the same checksum, the program ends well' '
+    overlay 4 nowrite -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_TRACE=no/such/dir/tr ./tnbc_order &&
+    same_sum out.order.4 ovl.nowrite.4 &&
+    test $(grep -c "^clustermap overlay: tnbc: cannot write the trace no/such/dir/tr\.[0-3]: No such file or directory\$" said.nowrite.4) = 4
 '
 
 test_done

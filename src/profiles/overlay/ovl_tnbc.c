@@ -31,6 +31,12 @@
  * completion point.  Only the application's threads copy into the
  * program's pages (in the handler or at a completion point); the progress
  * thread never touches them.
+ *
+ * Trace mode and priorities (seed 001, section 5; ovl_tprio.c): the
+ * handler also notes the order in which the blocks are first touched
+ * (note_touch), folded into the call site's record at the completion
+ * point (fold); a call whose site has a traced order posts its
+ * sub-messages in that order (peer_at).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,6 +50,7 @@
 
 #include "ovl.h"
 #include "ovl_ivl.h"
+#include "ovl_trace.h"
 
 OVL_HIDDEN int ovl_tnbc_on;
 CMP_HIDDEN int cmp_ovl_pending;
@@ -58,6 +65,9 @@ typedef struct blk {
     int done;       /* atomic: complete (progress thread, or settle) */
     int placed;     /* already copied into the program's buffer */
     int orig;       /* its index before sorting (launch) */
+    int peer;       /* the rank it comes from (this rank's own block too) */
+    int tpos;       /* atomic, tracing: 0 not touched yet, else 1 + its
+                     * place in the order of first touches (note_touch) */
 } blk_t;
 
 /* One pending call. */
@@ -76,6 +86,9 @@ typedef struct op {
     uint64_t t_ret;        /* cmp_now() at the call's return */
     uint64_t t_done;       /* ... when its last sub-message completed */
     uint64_t waited;       /* ns the program then waited for it (atomic) */
+    ovl_tsite_t *tsite;    /* tracing: the call site it is folded into at
+                            * its completion (ovl_trace.h), else NULL */
+    int ntouch;            /* atomic: blocks touched so far (tracing) */
 } op_t;
 
 static op_t *cur;                 /* the pending call (application thread) */
@@ -176,6 +189,24 @@ static void chain(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
+/* Tracing: the blocks overlapping the page at @p a are touched now; each
+ * not touched before takes the next place in the order of first touches.
+ * Async-signal-safe (the handler calls it): atomics on the call's own
+ * arrays, allocated with it; a block is claimed by compare-and-swap, so
+ * that two threads faulting at once give it one place. */
+static void note_touch(op_t *o, uintptr_t a)
+{
+    for (int k = first_blk(o, a); k < o->nblk &&
+         (uintptr_t)o->blk[k].user < a + pagesz; k++) {
+        int zero = 0;
+        if (o->blk[k].len &&
+            __atomic_compare_exchange_n(&o->blk[k].tpos, &zero, -1, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            ASTORE(&o->blk[k].tpos,
+                   1 + __atomic_fetch_add(&o->ntouch, 1, __ATOMIC_ACQ_REL));
+    }
+}
+
 /* SIGSEGV: a protected page of ours is opened, anything else goes to the
  * handler installed before ours (or the default action).  Async-signal-
  * safe: no lock, no allocation, no MPI. */
@@ -188,6 +219,8 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     if (o && !(progress_started &&
                pthread_equal(pthread_self(), progress_tid))) {
         uint64_t t0 = cmp_now();
+        if (o->tsite)
+            note_touch(o, a & ~(uintptr_t)(pagesz - 1));
         if (open_page(o, (a - o->plo) / pagesz))
             __atomic_add_fetch(&st.faults, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&o->waited, cmp_now() - t0, __ATOMIC_RELAXED);
@@ -283,6 +316,21 @@ static void wait_all(op_t *o)
     pthread_mutex_unlock(&lock);
 }
 
+/* Tracing, at the completion of @p o (no handler inside it any more):
+ * each peer's place in its order of first touches into its site; those
+ * never touched share the place after the last touched one. */
+static void fold(op_t *o)
+{
+    ovl_tsite_t *s = o->tsite;
+    int untouched = ALOAD(&o->ntouch);
+    for (int k = 0; k < o->nblk; k++) {
+        int p = o->blk[k].peer, t = ALOAD(&o->blk[k].tpos);
+        if (p != s->me && p >= 0 && p < s->n)
+            s->sum[p] += (uint64_t)(t > 0 ? t - 1 : untouched);
+    }
+    s->calls++;
+}
+
 void cmp_ovl_settle(void)
 {
     op_t *o = cur;
@@ -300,6 +348,8 @@ void cmp_ovl_settle(void)
     } else {
         fill(o, 0, UINTPTR_MAX);   /* nothing protected: all copied here */
     }
+    if (o->tsite)
+        fold(o);
     uint64_t end = cmp_now(), waited = o->waited + (end - t0);
     uint64_t span = o->t_ret && o->t_done > o->t_ret ? o->t_done - o->t_ret
                                                      : 0;
@@ -312,6 +362,28 @@ void cmp_ovl_settle(void)
 
 /* --------------------------------------------------- the calls -- */
 
+/* The private duplicate is the attribute's value itself, its handle's
+ * bits in the pointer (an MPI_Comm is a pointer in Open MPI, an int in
+ * MPICH): no allocation that could fail on one rank after the collective
+ * PMPI_Comm_dup, leaving that rank on the PMPI collective while the
+ * others post sub-messages on the duplicate. */
+_Static_assert(sizeof(MPI_Comm) <= sizeof(void *),
+               "an MPI_Comm handle fits in an attribute value");
+
+static void *comm_val(MPI_Comm c)
+{
+    void *v = NULL;
+    memcpy(&v, &c, sizeof c);
+    return v;
+}
+
+static MPI_Comm val_comm(void *v)
+{
+    MPI_Comm c;
+    memcpy(&c, &v, sizeof c);
+    return c;
+}
+
 /* The attribute's delete callback: the private duplicate goes with the
  * communicator. */
 static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
@@ -319,15 +391,15 @@ static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
     (void)comm;
     (void)kv;
     (void)extra;
-    MPI_Comm *dup = val;
-    if (*dup != MPI_COMM_NULL)
-        PMPI_Comm_free(dup);
-    free(dup);
+    MPI_Comm dup = val_comm(val);
+    if (dup != MPI_COMM_NULL)
+        PMPI_Comm_free(&dup);
     return MPI_SUCCESS;
 }
 
 /* The private duplicate of @p comm, made at its first call (collective:
- * every rank makes it in the same call); MPI_COMM_NULL when it cannot be. */
+ * every rank makes it in the same call); MPI_COMM_NULL when it cannot be
+ * (a failure of the MPI library itself: PMPI_Comm_dup, or caching it). */
 static MPI_Comm dup_of(MPI_Comm comm)
 {
     void *val = NULL;
@@ -336,23 +408,15 @@ static MPI_Comm dup_of(MPI_Comm comm)
         PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS)
         return MPI_COMM_NULL;
     if (flag)
-        return *(MPI_Comm *)val;
-    MPI_Comm *d = malloc(sizeof *d);
-    MPI_Comm tmp = MPI_COMM_NULL;
-    int rc = PMPI_Comm_dup(comm, &tmp);   /* every rank, even without memory */
-    if (!d || rc != MPI_SUCCESS) {
-        if (tmp != MPI_COMM_NULL)
-            PMPI_Comm_free(&tmp);
-        free(d);
+        return val_comm(val);
+    MPI_Comm d = MPI_COMM_NULL;
+    if (PMPI_Comm_dup(comm, &d) != MPI_SUCCESS)
+        return MPI_COMM_NULL;
+    if (PMPI_Comm_set_attr(comm, keyval, comm_val(d)) != MPI_SUCCESS) {
+        PMPI_Comm_free(&d);
         return MPI_COMM_NULL;
     }
-    *d = tmp;
-    if (PMPI_Comm_set_attr(comm, keyval, d) != MPI_SUCCESS) {
-        PMPI_Comm_free(d);
-        free(d);
-        return MPI_COMM_NULL;
-    }
-    return *d;
+    return d;
 }
 
 /* Contiguous: lb 0 and true lb 0, size == extent == true extent. */
@@ -487,14 +551,6 @@ static int launch(op_t *o)
     return -1;
 }
 
-/* The blocking form of the same sub-messages, straight from and into the
- * program's buffers with its datatypes: for a rank that cannot run the
- * call non-blocking (its datatype, its memory) while the others do. */
-static int direct(int nreq, MPI_Request *req)
-{
-    return PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-}
-
 /* Common entry: the completion point, the figures, the switch. */
 static void enter(int what, uint64_t *t0)
 {
@@ -543,101 +599,152 @@ static int run(op_t *o, uint64_t t0)
     return MPI_SUCCESS;
 }
 
-/* Alltoall and Alltoallv: block j of @p scnt[j] x stype at sdsp[j] (in
- * extents) to rank j, block j of rcnt[j] x rtype at rdsp[j] from it. */
-static int a2a(int what, const void *sbuf, const int *scnt, const MPI_Aint *sdsp,
-               MPI_Datatype stype, void *rbuf, const int *rcnt,
-               const MPI_Aint *rdsp, MPI_Datatype rtype, MPI_Comm d,
-               int n, int me, uint64_t t0)
+/* One side of an exchange: block j is cnt_of(j) elements of @p type at
+ * displacement dsp_of(j) (in extents): the program's arrays for Alltoallv,
+ * else @p count elements at j * @p stride (Alltoall: stride = count;
+ * Allgather's send side: stride 0, the same block to every rank).  No
+ * arrays are built, so that nothing can fail between the call's start and
+ * its sub-messages. */
+typedef struct side {
+    MPI_Datatype type;
+    int count;
+    MPI_Aint stride;
+    const int *counts, *displs;   /* Alltoallv's, else NULL */
+} side_t;
+
+static int cnt_of(const side_t *s, int j)
+{
+    return s->counts ? s->counts[j] : s->count;
+}
+
+static MPI_Aint dsp_of(const side_t *s, int j)
+{
+    return s->counts ? (MPI_Aint)s->displs[j] : (MPI_Aint)j * s->stride;
+}
+
+/* Bytes of block j of @p s, whose type has @p size bytes (contiguous). */
+static size_t len_of(const side_t *s, int j, size_t size)
+{
+    int c = cnt_of(s, j);
+    return (size_t)(c > 0 ? c : 0) * size;
+}
+
+/* The i-th peer (0 <= i < n - 1) to post for: the traced priority order
+ * when there is one (@p ord, ovl_trace.h), else rank order, @p me
+ * skipped. */
+static int peer_at(const int *ord, int i, int me)
+{
+    return ord ? ord[i] : i < me ? i : i + 1;
+}
+
+/* The blocking form of the same sub-messages, straight from and into the
+ * program's buffers with its datatypes: for a rank that cannot run the
+ * call non-blocking (its datatype, its memory) while the others do, so
+ * that their sub-messages still match.  It allocates nothing it cannot do
+ * without: when even the 2n requests cannot be had, it exchanges with one
+ * peer at a time (PMPI_Sendrecv in increasing rank order; two such ranks
+ * never wait for each other in a cycle: the pair (x, y) with the smallest
+ * x, then y, of the unfinished ones is the next pair of both). */
+static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
+                    const side_t *rs, MPI_Comm d, int n, int me)
+{
+    MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
+#define SB(j) ((const char *)sbuf + dsp_of(ss, j) * sext)
+#define RB(j) ((char *)rbuf + dsp_of(rs, j) * rext)
+    int rc = PMPI_Sendrecv(SB(me), cnt_of(ss, me), ss->type, 0, TAG, RB(me),
+                           cnt_of(rs, me), rs->type, 0, TAG, MPI_COMM_SELF,
+                           MPI_STATUS_IGNORE);
+    MPI_Request *r = malloc((size_t)(2 * n) * sizeof *r);
+    int rc2 = MPI_SUCCESS, k = 0;
+    if (r) {
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                PMPI_Irecv(RB(j), cnt_of(rs, j), rs->type, j, TAG, d, &r[k++]);
+        for (int j = 0; j < n; j++)
+            if (j != me)
+                PMPI_Isend(SB(j), cnt_of(ss, j), ss->type, j, TAG, d, &r[k++]);
+        rc2 = PMPI_Waitall(k, r, MPI_STATUSES_IGNORE);
+        free(r);
+    } else {
+        for (int j = 0; j < n; j++)
+            if (j != me) {
+                int e = PMPI_Sendrecv(SB(j), cnt_of(ss, j), ss->type, j, TAG,
+                                      RB(j), cnt_of(rs, j), rs->type, j, TAG,
+                                      d, MPI_STATUS_IGNORE);
+                if (rc2 == MPI_SUCCESS)
+                    rc2 = e;
+            }
+    }
+#undef SB
+#undef RB
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+/* Alltoall and Alltoallv, after begin_call: every other rank's block
+ * received into staging, ours sent from a copy, in the traced priority
+ * order when there is one (ovl_tprio_site). */
+static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
+               const side_t *rs, MPI_Comm d, int n, int me, uint64_t t0)
 {
     size_t ssz = 0, rsz = 0;
-    int ok = contiguous(stype, &ssz) & contiguous(rtype, &rsz);
-    MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
-    op_t *o = op_new(n, 2 * (n - 1));
-    int rc = MPI_SUCCESS, why = -1;
-    (void)what;
+    int ok = contiguous(ss->type, &ssz) & contiguous(rs->type, &rsz);
+    MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
+    op_t *o = ok ? op_new(n, 2 * (n - 1)) : NULL;
+    int rc = MPI_SUCCESS;
     size_t stot = 0, rtot = 0;
     for (int j = 0; j < n; j++)
         if (j != me) {
-            stot += (size_t)(scnt[j] > 0 ? scnt[j] : 0) * ssz;
-            rtot += (size_t)(rcnt[j] > 0 ? rcnt[j] : 0) * rsz;
+            stot += len_of(ss, j, ssz);
+            rtot += len_of(rs, j, rsz);
         }
-    if (o && ok) {
+    if (o) {
         o->scopy = malloc(stot ? stot : 1);
         o->stage = malloc(rtot ? rtot : 1);
-        if (!o->scopy || !o->stage)
-            ok = 0, why = OVL_TP_FALLBACK;
-    } else if (!ok) {
-        why = OVL_TP_DATATYPE;
-    } else {
-        why = OVL_TP_FALLBACK;
     }
-    if (!o || !ok) {
-        /* the same sub-messages, blocking, in the program's buffers */
-        MPI_Request *r = malloc((size_t)(2 * n) * sizeof *r);
-        int k = 0;
-        if (!r) {
-            st.ns += cmp_now() - t0;
-            st.pass[OVL_TP_FALLBACK]++;
-            if (o)
-                op_free(o);
-            return MPI_ERR_NO_MEM;
-        }
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                PMPI_Irecv((char *)rbuf + rdsp[j] * rext, rcnt[j], rtype, j,
-                           TAG, d, &r[k++]);
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                PMPI_Isend((const char *)sbuf + sdsp[j] * sext, scnt[j], stype,
-                           j, TAG, d, &r[k++]);
-        rc = PMPI_Sendrecv((const char *)sbuf + sdsp[me] * sext, scnt[me],
-                           stype, 0, TAG, (char *)rbuf + rdsp[me] * rext,
-                           rcnt[me], rtype, 0, TAG, MPI_COMM_SELF,
-                           MPI_STATUS_IGNORE);
-        int rc2 = direct(k, r);
-        free(r);
+    if (!o || !o->scopy || !o->stage) {
         if (o)
             op_free(o);
-        st.ns += cmp_now() - t0;
-        st.pass[why]++;
-        return rc != MPI_SUCCESS ? rc : rc2;
+        rc = blocking(sbuf, ss, rbuf, rs, d, n, me);
+        leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
+        return rc;
     }
-    /* the send copy, the own block, the receives and the sends */
+    const int *ord = ovl_tprio_site(what, n, me, &o->tsite);
+    /* the receives, the send copy and the sends, then the own block */
     size_t soff = 0, roff = 0;
     int k = 0, b = 0;
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        if (j == me)
-            continue;
-        size_t rl = (size_t)(rcnt[j] > 0 ? rcnt[j] : 0) * rsz;
+    for (int i = 0; i < n - 1 && rc == MPI_SUCCESS; i++) {
+        int j = peer_at(ord, i, me);
+        size_t rl = len_of(rs, j, rsz);
         blk_t *x = &o->blk[b];
-        x->user = (char *)rbuf + rdsp[j] * rext;
+        x->user = (char *)rbuf + dsp_of(rs, j) * rext;
         x->len = rl;
         x->stage = o->stage + roff;
+        x->peer = j;
         o->req_blk[k] = b;
-        rc = PMPI_Irecv(x->stage, rcnt[j], rtype, j, TAG, d, &o->req[k]);
+        rc = PMPI_Irecv(x->stage, cnt_of(rs, j), rs->type, j, TAG, d,
+                        &o->req[k]);
         roff += rl;
         st.bytes += rl;
         k++;
         b++;
     }
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        if (j == me)
-            continue;
-        size_t sl = (size_t)(scnt[j] > 0 ? scnt[j] : 0) * ssz;
-        memcpy(o->scopy + soff, (const char *)sbuf + sdsp[j] * sext, sl);
+    for (int i = 0; i < n - 1 && rc == MPI_SUCCESS; i++) {
+        int j = peer_at(ord, i, me);
+        size_t sl = len_of(ss, j, ssz);
+        memcpy(o->scopy + soff, (const char *)sbuf + dsp_of(ss, j) * sext, sl);
         o->req_blk[k] = -1;
-        rc = PMPI_Isend(o->scopy + soff, scnt[j], stype, j, TAG, d, &o->req[k]);
+        rc = PMPI_Isend(o->scopy + soff, cnt_of(ss, j), ss->type, j, TAG, d,
+                        &o->req[k]);
         soff += sl;
         k++;
     }
     {
-        size_t ml = (size_t)(scnt[me] > 0 ? scnt[me] : 0) * ssz;
-        size_t rl = (size_t)(rcnt[me] > 0 ? rcnt[me] : 0) * rsz;
+        size_t ml = len_of(ss, me, ssz), rl = len_of(rs, me, rsz);
         blk_t *x = &o->blk[b++];
-        x->user = (char *)rbuf + rdsp[me] * rext;
+        x->user = (char *)rbuf + dsp_of(rs, me) * rext;
         x->len = rl < ml ? rl : ml;
-        x->stage = (char *)sbuf + sdsp[me] * sext;   /* not read later */
+        x->stage = (char *)sbuf + dsp_of(ss, me) * sext;   /* not read later */
+        x->peer = me;
         memcpy(x->user, x->stage, x->len);
         x->placed = 1;
         x->done = 1;
@@ -647,46 +754,41 @@ static int a2a(int what, const void *sbuf, const int *scnt, const MPI_Aint *sdsp
     if (rc != MPI_SUCCESS) {
         PMPI_Waitall(k, o->req, MPI_STATUSES_IGNORE);
         op_free(o);
-        st.ns += cmp_now() - t0;
-        st.pass[OVL_TP_FALLBACK]++;
+        leave(NULL, t0, OVL_TP_FALLBACK);
         return rc;
     }
     return run(o, t0);
+}
+
+/* The opening Alltoall and Alltoallv share: the completion point, the
+ * figures, the PMPI collective when the call is passed through, else
+ * a2a.  Nothing is allocated before the sub-messages' fallback is
+ * possible. */
+static int a2a_call(int what, const void *sbuf, const side_t *ss, void *rbuf,
+                    const side_t *rs, MPI_Comm comm)
+{
+    uint64_t t0;
+    int n = 0, me = 0;
+    MPI_Comm d;
+    int why = begin_call(what, comm, sbuf == MPI_IN_PLACE, &t0, &n, &me, &d);
+    if (why < 0)
+        return a2a(what, sbuf, ss, rbuf, rs, d, n, me, t0);
+    int rc = ss->counts
+        ? PMPI_Alltoallv(sbuf, ss->counts, ss->displs, ss->type, rbuf,
+                         rs->counts, rs->displs, rs->type, comm)
+        : PMPI_Alltoall(sbuf, ss->count, ss->type, rbuf, rs->count, rs->type,
+                        comm);
+    leave(NULL, t0, why);
+    return rc;
 }
 
 int ovl_tnbc_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
                       void *rbuf, int rcount, MPI_Datatype rtype,
                       MPI_Comm comm)
 {
-    uint64_t t0;
-    int n = 0, me = 0;
-    MPI_Comm d;
-    int why = begin_call(OVL_T_ALLTOALL, comm, sbuf == MPI_IN_PLACE, &t0, &n, &me, &d);
-    if (why >= 0) {
-        int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-        leave(NULL, t0, why);
-        return rc;
-    }
-    int *cnt = malloc((size_t)(2 * n) * sizeof *cnt);
-    MPI_Aint *dsp = malloc((size_t)(2 * n) * sizeof *dsp);
-    if (!cnt || !dsp) {
-        /* the others run the sub-messages: so must this rank */
-        free(cnt);
-        free(dsp);
-        leave(NULL, t0, OVL_TP_FALLBACK);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int j = 0; j < n; j++) {
-        cnt[j] = scount;
-        cnt[n + j] = rcount;
-        dsp[j] = (MPI_Aint)j * scount;
-        dsp[n + j] = (MPI_Aint)j * rcount;
-    }
-    int rc = a2a(OVL_T_ALLTOALL, sbuf, cnt, dsp, stype, rbuf, cnt + n, dsp + n,
-                 rtype, d, n, me, t0);
-    free(cnt);
-    free(dsp);
-    return rc;
+    side_t ss = { stype, scount, scount, NULL, NULL };
+    side_t rs = { rtype, rcount, rcount, NULL, NULL };
+    return a2a_call(OVL_T_ALLTOALL, sbuf, &ss, rbuf, &rs, comm);
 }
 
 int ovl_tnbc_alltoallv(const void *sbuf, const int *scounts,
@@ -694,29 +796,9 @@ int ovl_tnbc_alltoallv(const void *sbuf, const int *scounts,
                        const int *rcounts, const int *rdispls,
                        MPI_Datatype rtype, MPI_Comm comm)
 {
-    uint64_t t0;
-    int n = 0, me = 0;
-    MPI_Comm d;
-    int why = begin_call(OVL_T_ALLTOALLV, comm, sbuf == MPI_IN_PLACE, &t0, &n, &me, &d);
-    if (why >= 0) {
-        int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                                rdispls, rtype, comm);
-        leave(NULL, t0, why);
-        return rc;
-    }
-    MPI_Aint *dsp = malloc((size_t)(2 * n) * sizeof *dsp);
-    if (!dsp) {
-        leave(NULL, t0, OVL_TP_FALLBACK);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int j = 0; j < n; j++) {
-        dsp[j] = sdispls[j];
-        dsp[n + j] = rdispls[j];
-    }
-    int rc = a2a(OVL_T_ALLTOALLV, sbuf, scounts, dsp, stype, rbuf, rcounts,
-                 dsp + n, rtype, d, n, me, t0);
-    free(dsp);
-    return rc;
+    side_t ss = { stype, 0, 0, scounts, sdispls };
+    side_t rs = { rtype, 0, 0, rcounts, rdispls };
+    return a2a_call(OVL_T_ALLTOALLV, sbuf, &ss, rbuf, &rs, comm);
 }
 
 int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
@@ -734,7 +816,7 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
     }
     size_t ssz = 0, rsz = 0;
     int ok = contiguous(stype, &ssz) & contiguous(rtype, &rsz);
-    MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
+    MPI_Aint rext = extent_of(rtype);
     size_t sl = (size_t)(scount > 0 ? scount : 0) * ssz;
     size_t rl = (size_t)(rcount > 0 ? rcount : 0) * rsz;
     op_t *o = ok ? op_new(n, 2 * (n - 1)) : NULL;
@@ -743,48 +825,31 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
         o->stage = malloc(rl * (size_t)(n - 1) + 1);
     }
     if (!o || !o->scopy || !o->stage) {
-        why = ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE;
+        side_t ss = { stype, scount, 0, NULL, NULL };   /* one block, to all */
+        side_t rs = { rtype, rcount, rcount, NULL, NULL };
         if (o)
             op_free(o);
-        MPI_Request *r = malloc((size_t)(2 * n) * sizeof *r);
-        if (!r) {
-            leave(NULL, t0, OVL_TP_FALLBACK);
-            return MPI_ERR_NO_MEM;
-        }
-        int k = 0;
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                PMPI_Irecv((char *)rbuf + (MPI_Aint)j * rcount * rext, rcount,
-                           rtype, j, TAG, d, &r[k++]);
-        for (int j = 0; j < n; j++)
-            if (j != me)
-                PMPI_Isend(sbuf, scount, stype, j, TAG, d, &r[k++]);
-        int rc = PMPI_Sendrecv(sbuf, scount, stype, 0, TAG,
-                               (char *)rbuf + (MPI_Aint)me * rcount * rext,
-                               rcount, rtype, 0, TAG, MPI_COMM_SELF,
-                               MPI_STATUS_IGNORE);
-        int rc2 = direct(k, r);
-        free(r);
-        leave(NULL, t0, why);
-        return rc != MPI_SUCCESS ? rc : rc2;
+        int rc = blocking(sbuf, &ss, rbuf, &rs, d, n, me);
+        leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
+        return rc;
     }
+    const int *ord = ovl_tprio_site(OVL_T_ALLGATHER, n, me, &o->tsite);
     memcpy(o->scopy, sbuf, sl);
     int k = 0, b = 0, rc = MPI_SUCCESS;
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        if (j == me)
-            continue;
+    for (int i = 0; i < n - 1 && rc == MPI_SUCCESS; i++) {
+        int j = peer_at(ord, i, me);
         blk_t *x = &o->blk[b];
         x->user = (char *)rbuf + (MPI_Aint)j * rcount * rext;
         x->len = rl;
         x->stage = o->stage + (size_t)b * rl;
+        x->peer = j;
         o->req_blk[k] = b;
         rc = PMPI_Irecv(x->stage, rcount, rtype, j, TAG, d, &o->req[k++]);
         st.bytes += rl;
         b++;
     }
-    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-        if (j == me)
-            continue;
+    for (int i = 0; i < n - 1 && rc == MPI_SUCCESS; i++) {
+        int j = peer_at(ord, i, me);
         o->req_blk[k] = -1;
         rc = PMPI_Isend(o->scopy, scount, stype, j, TAG, d, &o->req[k++]);
     }
@@ -792,11 +857,11 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
     x->user = (char *)rbuf + (MPI_Aint)me * rcount * rext;
     x->len = rl < sl ? rl : sl;
     x->stage = o->scopy;
+    x->peer = me;
     memcpy(x->user, o->scopy, x->len);
     x->placed = x->done = 1;
     o->nblk = b;
     o->nreq = k;
-    (void)sext;
     if (rc != MPI_SUCCESS) {
         PMPI_Waitall(k, o->req, MPI_STATUSES_IGNORE);
         op_free(o);
@@ -833,7 +898,7 @@ int ovl_tnbc_bcast(void *buf, int count, MPI_Datatype type, int root,
         MPI_Request r;
         int rc = PMPI_Ibcast(buf, count, type, root, d, &r);
         if (rc == MPI_SUCCESS)
-            rc = direct(1, &r);
+            rc = PMPI_Wait(&r, MPI_STATUS_IGNORE);
         leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
         return rc;
     }
@@ -894,6 +959,9 @@ int ovl_tnbc_setup(void)
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_delete, &keyval,
                                 NULL) != MPI_SUCCESS)
         return -1;
+    int wr = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    ovl_tprio_start(wr);
     if (!handler_set) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -917,6 +985,7 @@ void ovl_tnbc_teardown(void)
         pthread_join(progress_tid, NULL);
         progress_started = 0;
     }
+    ovl_tprio_finish();   /* local: each rank its own file */
     /* the duplicates go with their communicators' attributes: that of
      * MPI_COMM_WORLD here (only if it has one: deleting an absent
      * attribute is an error, fatal on MPI_COMM_WORLD); those of the

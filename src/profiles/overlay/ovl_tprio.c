@@ -1,0 +1,157 @@
+/*
+ * ovl_tprio.c -- the tnbc overlay's trace mode and priorities (seed 001,
+ * section 5; ovl_trace.h; docs/overlays.md, "Trace and priorities").
+ *
+ *   CLUSTERMAP_OVERLAY_TRACE=PREFIX  record, per call site, the order in
+ *                                    which the program first touches the
+ *                                    sub-messages it received; each rank
+ *                                    writes PREFIX.<world rank> at
+ *                                    MPI_Finalize (local: no collective)
+ *   CLUSTERMAP_OVERLAY_PRIO=PREFIX   read PREFIX.<world rank> at MPI_Init
+ *                                    and post the sub-messages of a known
+ *                                    site in that order
+ *
+ * The call site's key is the first return address on the stack outside
+ * this library and outside Open MPI's own libraries (libmpi*: the Fortran
+ * bindings), as "<module file name>+0x<offset from the module's load
+ * base>": the same for every run of the same binary, whatever the
+ * address-space randomisation and the path it is started by.  Everything
+ * here runs on the application thread, outside the SIGSEGV handler.
+ */
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovl.h"
+#include "ovl_trace.h"
+
+static ovl_trace_t rec;       /* this run's record (tracing) */
+static ovl_trace_t prio;      /* the priorities read (PRIO) */
+static char rec_path[4096];   /* "" when not tracing */
+static char prio_path[4096];  /* the trace read */
+static int prio_on;           /* a trace was read */
+static uint64_t prio_calls;   /* calls seen since, ... */
+static uint64_t prio_found;   /* ... of them at a site of the trace */
+static int say_rank = -1;     /* world rank */
+static int site_failed;       /* a site could not be recorded: said once */
+
+/* PREFIX.<rank> into @p out; 0, or -1 when too long. */
+static int rank_file(char *out, size_t n, const char *prefix, int rank)
+{
+    return snprintf(out, n, "%s.%d", prefix, rank) < (int)n ? 0 : -1;
+}
+
+void ovl_tprio_start(int world_rank)
+{
+    const char *tp = getenv("CLUSTERMAP_OVERLAY_TRACE");
+    const char *pp = getenv("CLUSTERMAP_OVERLAY_PRIO");
+    char path[4096], err[4400];
+    say_rank = world_rank;
+    if (tp && *tp && rank_file(rec_path, sizeof rec_path, tp, world_rank)) {
+        rec_path[0] = '\0';
+        if (world_rank == 0)
+            ovl_say("tnbc: CLUSTERMAP_OVERLAY_TRACE: name too long; "
+                    "not tracing\n");
+    }
+    if (!pp || !*pp)
+        return;
+    if (rank_file(path, sizeof path, pp, world_rank)) {
+        if (world_rank == 0)
+            ovl_say("tnbc: CLUSTERMAP_OVERLAY_PRIO: name too long; running "
+                    "without priorities\n");
+        return;
+    }
+    strcpy(prio_path, path);
+    int rc = ovl_trace_load(&prio, path, err, sizeof err);
+    if (rc == -1)   /* a bad file: every rank that has one names it */
+        ovl_say("tnbc: bad trace %s; running without priorities\n", err);
+    else if (rc == -2 && world_rank == 0)   /* one line, not one per rank */
+        ovl_say("tnbc: cannot read the trace %s; running without "
+                "priorities\n", err);
+    prio_on = rc == 0;
+}
+
+/* The module of @p pc: its file name (without directories) and base. */
+static int module_of(void *pc, const char **name, uintptr_t *base)
+{
+    Dl_info di;
+    if (!dladdr(pc, &di) || !di.dli_fbase)
+        return -1;
+    const char *f = di.dli_fname ? di.dli_fname : "";
+    const char *slash = strrchr(f, '/');
+    *name = slash ? slash + 1 : f;
+    *base = (uintptr_t)di.dli_fbase;
+    return 0;
+}
+
+/* The key of the program's call site into @p key (OVL_TRACE_KEYMAX):
+ * "?" when no frame outside this library and libmpi* is found. */
+static void site_key(char *key)
+{
+    void *pc[24];
+    const char *self_name;
+    uintptr_t self = 0, base;
+    int n = backtrace(pc, 24);
+    strcpy(key, "?");
+    if (module_of((void *)ovl_tprio_site, &self_name, &self) != 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        const char *name;
+        if (module_of(pc[i], &name, &base) != 0 || base == self ||
+            strncmp(name, "libmpi", 6) == 0)
+            continue;
+        char *k = key;
+        int w = snprintf(k, OVL_TRACE_KEYMAX, "%.96s+0x%lx", *name ? name : "?",
+                         (unsigned long)((uintptr_t)pc[i] - base));
+        /* a key is one blank-free printable token in the file */
+        for (int c = 0; c < w && k[c]; c++)
+            if ((unsigned char)k[c] < 0x21 || (unsigned char)k[c] > 0x7e)
+                k[c] = '?';
+        return;
+    }
+}
+
+const int *ovl_tprio_site(int coll, int n, int me, ovl_tsite_t **recp)
+{
+    char key[OVL_TRACE_KEYMAX];
+    *recp = NULL;
+    if ((!rec_path[0] && !prio_on) || !ovl_trace_coll_name(coll))
+        return NULL;
+    site_key(key);
+    if (rec_path[0]) {
+        *recp = ovl_trace_add(&rec, key, coll, n, me);
+        if (!*recp && !site_failed && say_rank == 0) {
+            site_failed = 1;
+            ovl_say("tnbc: out of memory for the trace; some calls not "
+                    "traced\n");
+        }
+    }
+    /* another site, size or rank than the trace's: rank order */
+    ovl_tsite_t *p = prio_on ? ovl_trace_find(&prio, key, coll, n, me) : NULL;
+    prio_calls += prio_on;
+    prio_found += p != NULL;
+    return p ? p->order : NULL;
+}
+
+void ovl_tprio_finish(void)
+{
+    char err[4400];
+    ovl_config_t cfg;
+    ovl_config_parse(NULL, getenv("CLUSTERMAP_OVERLAY_VERBOSE"), &cfg);
+    /* rank 0's one line about the trace read: when asked to speak, or
+     * when some call found no site in it (another binary, other sizes);
+     * each rank's own figures */
+    if (prio_on && say_rank == 0 && (cfg.verbose || prio_found < prio_calls))
+        ovl_say("tnbc: priorities from %s: %llu of %llu calls in the "
+                "trace's order\n", prio_path, (unsigned long long)prio_found,
+                (unsigned long long)prio_calls);
+    if (rec_path[0] && ovl_trace_write(&rec, rec_path, err, sizeof err) != 0)
+        ovl_say("tnbc: cannot write the trace %s\n", err);
+    rec_path[0] = '\0';
+    prio_on = 0;
+    prio_calls = prio_found = 0;
+    ovl_trace_free(&rec);
+    ovl_trace_free(&prio);
+}

@@ -1,0 +1,351 @@
+/*
+ * ovl_trace.c -- the touch-order table of the tnbc overlay and its file
+ * (ovl_trace.h; the format in docs/overlays.md, "Trace and priorities"):
+ *
+ *   clustermap-tnbc-trace 1
+ *   # comments and blank lines anywhere
+ *   site KEY COLLECTIVE N ME CALLS PEER...
+ *
+ * one "site" line per call site, with exactly N - 1 distinct PEERs in
+ * [0, N) other than ME, the first touched first.  The parser is strict: a
+ * trace steers only the order of the sub-messages, never their content,
+ * but a file that is not what this code wrote is more likely a wrong file
+ * than a right one, and the user is told which line is wrong.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ovl_trace.h"
+
+static const char *const coll_name[] = { "alltoall", "alltoallv",
+                                         "allgather" };
+#define NCOLL (int)(sizeof coll_name / sizeof coll_name[0])
+
+const char *ovl_trace_coll_name(int coll)
+{
+    return coll >= 0 && coll < NCOLL ? coll_name[coll] : NULL;
+}
+
+ovl_tsite_t *ovl_trace_find(const ovl_trace_t *t, const char *key, int coll,
+                            int n, int me)
+{
+    for (int i = 0; i < t->nsite; i++) {
+        ovl_tsite_t *s = t->site[i];
+        if (s->coll == coll && s->n == n && s->me == me &&
+            strcmp(s->key, key) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+static void site_free(ovl_tsite_t *s)
+{
+    if (!s)
+        return;
+    free(s->sum);
+    free(s->order);
+    free(s);
+}
+
+ovl_tsite_t *ovl_trace_add(ovl_trace_t *t, const char *key, int coll, int n,
+                           int me)
+{
+    ovl_tsite_t *s = ovl_trace_find(t, key, coll, n, me);
+    if (s)
+        return s;
+    if (!ovl_trace_coll_name(coll) || n < 2 || n > OVL_TRACE_NMAX ||
+        me < 0 || me >= n || strlen(key) >= OVL_TRACE_KEYMAX)
+        return NULL;
+    if (t->nsite == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 8;
+        ovl_tsite_t **v = realloc(t->site, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        t->site = v;
+        t->cap = cap;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->sum = calloc((size_t)n, sizeof *s->sum);
+    s->order = malloc((size_t)(n - 1) * sizeof *s->order);
+    if (!s->sum || !s->order) {
+        site_free(s);
+        return NULL;
+    }
+    strcpy(s->key, key);
+    s->coll = coll;
+    s->n = n;
+    s->me = me;
+    ovl_trace_order(s);
+    t->site[t->nsite++] = s;
+    return s;
+}
+
+void ovl_trace_order(ovl_tsite_t *s)
+{
+    /* insertion by sum, stable in rank order: n is a communicator's size
+     * and this runs once per site at MPI_Finalize */
+    int k = 0;
+    for (int j = 0; j < s->n; j++) {
+        if (j == s->me)
+            continue;
+        int i = k++;
+        while (i > 0 && s->sum[s->order[i - 1]] > s->sum[j]) {
+            s->order[i] = s->order[i - 1];
+            i--;
+        }
+        s->order[i] = j;
+    }
+}
+
+void ovl_trace_free(ovl_trace_t *t)
+{
+    for (int i = 0; i < t->nsite; i++)
+        site_free(t->site[i]);
+    free(t->site);
+    memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------ parsing -- */
+
+typedef struct cursor {
+    const char *p, *end;   /* the rest of the current line */
+} cursor_t;
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The next blank-separated token of the line: its start and length in
+ * *tok, *len; 0 at the end of the line. */
+static int token(cursor_t *c, const char **tok, size_t *len)
+{
+    while (c->p < c->end && blank(*c->p))
+        c->p++;
+    const char *s = c->p;
+    while (c->p < c->end && !blank(*c->p))
+        c->p++;
+    *tok = s;
+    *len = (size_t)(c->p - s);
+    return *len > 0;
+}
+
+/* A decimal in [0, max] as the next token; -1 when absent or not one. */
+static long long number(cursor_t *c, long long max)
+{
+    const char *s;
+    size_t len;
+    long long v = 0;
+    if (!token(c, &s, &len) || len > 19)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+        if (v > max)
+            return -1;
+    }
+    return v;
+}
+
+static int fail(char *err, size_t errn, const char *name, int line,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int fail(char *err, size_t errn, const char *name, int line,
+                const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, errn, "%s:%d: %s", name, line, what);
+    return -1;
+}
+
+/* One "site" line after its first word, into @p t; NULL, or the reason
+ * it is wrong. */
+static const char *site_line(ovl_trace_t *t, cursor_t *c)
+{
+    const char *s;
+    size_t len;
+    char key[OVL_TRACE_KEYMAX];
+    int coll = -1;
+    if (!token(c, &s, &len))
+        return "a site line without its key";
+    if (len >= sizeof key)
+        return "a key longer than 127 bytes";
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
+            return "a key with a character that is not printable";
+    memcpy(key, s, len);
+    key[len] = '\0';
+    if (!token(c, &s, &len))
+        return "a site line without its collective";
+    for (int k = 0; k < NCOLL; k++)
+        if (strlen(coll_name[k]) == len && memcmp(coll_name[k], s, len) == 0)
+            coll = k;
+    if (coll < 0)
+        return "an unknown collective (alltoall, alltoallv, allgather)";
+    long long n = number(c, OVL_TRACE_NMAX);
+    if (n < 2)
+        return "a communicator size that is not a number from 2 to 16777216";
+    long long me = number(c, n - 1);
+    if (me < 0)
+        return "a rank that is not a number below the size";
+    if (number(c, (long long)1 << 62) < 1)
+        return "a call count that is not a positive number";
+    if (ovl_trace_find(t, key, coll, (int)n, (int)me))
+        return "the same site twice";
+    ovl_tsite_t *st = ovl_trace_add(t, key, coll, (int)n, (int)me);
+    if (!st)
+        return "out of memory";
+    /* sum[] marks the peers seen: the order as read is the order kept */
+    for (int i = 0; i < n - 1; i++) {
+        long long j = number(c, n - 1);
+        if (j < 0)
+            return "fewer peers than the size minus one, or one that is "
+                   "not a rank";
+        if (j == me || st->sum[j])
+            return "a peer twice, or the rank itself";
+        st->sum[j] = 1;
+        st->order[i] = (int)j;
+    }
+    if (token(c, &s, &len))
+        return "more peers than the size minus one";
+    memset(st->sum, 0, (size_t)n * sizeof *st->sum);
+    st->calls = 0;   /* the order is what was read; nothing recorded */
+    return NULL;
+}
+
+int ovl_trace_parse(ovl_trace_t *t, const char *text, size_t len,
+                    const char *name, char *err, size_t errn)
+{
+    const char *p = text, *end = text + len;
+    int line = 0, header = 0;
+    if (memchr(text, '\0', len))
+        return fail(err, errn, name, 1, "not a text file (a NUL byte)");
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        cursor_t c = { p, nl ? nl : end };
+        const char *s;
+        size_t tl;
+        line++;
+        p = nl ? nl + 1 : end;
+        if (!token(&c, &s, &tl) || *s == '#')
+            continue;
+        if (!header) {
+            cursor_t h = { s, c.end };
+            while (h.end > h.p && blank(h.end[-1]))
+                h.end--;
+            if ((size_t)(h.end - h.p) != strlen(OVL_TRACE_MAGIC) ||
+                memcmp(h.p, OVL_TRACE_MAGIC, strlen(OVL_TRACE_MAGIC)) != 0) {
+                ovl_trace_free(t);
+                return fail(err, errn, name, line,
+                            "not a tnbc trace (expected \"" OVL_TRACE_MAGIC
+                            "\")");
+            }
+            header = 1;
+            continue;
+        }
+        const char *why = tl == 4 && memcmp(s, "site", 4) == 0
+                              ? site_line(t, &c)
+                              : "a line that is not a site";
+        if (why) {
+            ovl_trace_free(t);
+            return fail(err, errn, name, line, "%s", why);
+        }
+    }
+    if (!header)
+        return fail(err, errn, name, line ? line : 1,
+                    "empty (expected \"" OVL_TRACE_MAGIC "\")");
+    return 0;
+}
+
+/* ------------------------------------------------------ the file -- */
+
+int ovl_trace_load(ovl_trace_t *t, const char *path, char *err, size_t errn)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        snprintf(err, errn, "%s: %s", path, strerror(e));
+        return -2;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    int rc = 0;
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap)
+            break;
+        if (cap >= OVL_TRACE_MAXFILE) {
+            snprintf(err, errn, "%s: longer than %u bytes", path,
+                     OVL_TRACE_MAXFILE);
+            rc = -1;
+            break;
+        }
+        char *nb = realloc(buf, 2 * cap);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (!buf) {
+        snprintf(err, errn, "%s: out of memory", path);
+        rc = -1;
+    } else if (!rc && ferror(f)) {
+        snprintf(err, errn, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    fclose(f);
+    if (!rc)
+        rc = ovl_trace_parse(t, buf, len, path, err, errn);
+    free(buf);
+    return rc;
+}
+
+int ovl_trace_write(ovl_trace_t *t, const char *path, char *err, size_t errn)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
+        (int)sizeof tmp) {
+        snprintf(err, errn, "%s: %s", path, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {   /* named as the user named it, not by the temporary */
+        snprintf(err, errn, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, OVL_TRACE_MAGIC "\n"
+               "# site KEY COLLECTIVE N ME CALLS PEER... (first touched "
+               "first; docs/overlays.md)\n");
+    for (int i = 0; i < t->nsite; i++) {
+        ovl_tsite_t *s = t->site[i];
+        if (!s->calls)
+            continue;
+        ovl_trace_order(s);
+        fprintf(f, "site %s %s %d %d %llu", s->key, coll_name[s->coll], s->n,
+                s->me, (unsigned long long)s->calls);
+        for (int k = 0; k < s->n - 1; k++)
+            fprintf(f, " %d", s->order[k]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errn, "%s: %s", path, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,106 @@
+/*
+ * ovl_trace.h -- the tnbc overlay's touch-order traces (seed 001, section
+ * 5; docs/overlays.md, "Trace and priorities"): per call site, the order
+ * in which the program first touched the sub-messages it received, kept
+ * in a table, written to and read from one text file per rank.
+ *
+ * A call site is a key (the program's return address relative to its
+ * module, ovl_tprio.c), a collective (OVL_T_*), the communicator's size n
+ * and the rank's rank in it.  Recording adds, for every traced call, each
+ * peer's position in the touch order (0 for the sub-message touched
+ * first; those never touched share the position after the last touched);
+ * the priority order is the peers sorted by the sum of their positions
+ * (the mean, as every peer of a site has the same number of calls), ties
+ * by rank.
+ *
+ * Plain C, no MPI: also linked into test/unit/test_ovl_trace.c.  Nothing
+ * here is async-signal-safe: the handler only marks the pending call's
+ * blocks (ovl_tnbc.c); the table is changed by the application thread.
+ */
+#ifndef CM_OVL_TRACE_H
+#define CM_OVL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ovl_text.h"
+
+#define OVL_TRACE_MAGIC   "clustermap-tnbc-trace 1"
+#define OVL_TRACE_KEYMAX  128        /* bytes of a key, with its NUL */
+#define OVL_TRACE_NMAX    (1 << 24)  /* the largest communicator read */
+#define OVL_TRACE_MAXFILE (64u << 20) /* bytes: a longer file is refused */
+
+typedef struct ovl_tsite {
+    char key[OVL_TRACE_KEYMAX];   /* no blank, printable */
+    int coll;                     /* OVL_T_ALLTOALL ... OVL_T_ALLGATHER */
+    int n, me;                    /* communicator size, this rank's rank */
+    uint64_t calls;               /* traced calls folded in */
+    uint64_t *sum;                /* [n]: per peer, its positions summed */
+    int *order;                   /* [n - 1]: the peers, first touched
+                                   * first (ovl_trace_order, or read) */
+} ovl_tsite_t;
+
+typedef struct ovl_trace {
+    int nsite, cap;
+    ovl_tsite_t **site;
+} ovl_trace_t;
+
+/* The collective's word in a trace file ("alltoall", "alltoallv",
+ * "allgather"), NULL for one that is never traced (MPI_Bcast). */
+OVL_HIDDEN const char *ovl_trace_coll_name(int coll);
+
+/* The site (key, coll, n, me) of @p t, or NULL. */
+OVL_HIDDEN ovl_tsite_t *ovl_trace_find(const ovl_trace_t *t, const char *key,
+                                       int coll, int n, int me);
+
+/* The site (key, coll, n, me) of @p t, added (no calls, sums 0, order by
+ * rank) when absent; NULL when memory fails or an argument is out of
+ * range (n < 2, me outside [0, n), key too long). */
+OVL_HIDDEN ovl_tsite_t *ovl_trace_add(ovl_trace_t *t, const char *key,
+                                      int coll, int n, int me);
+
+/* Recompute s->order from s->sum (peers by sum, ties by rank). */
+OVL_HIDDEN void ovl_trace_order(ovl_tsite_t *s);
+
+/* Parse the text of a trace file (@p text, @p len bytes, named @p name in
+ * messages) into @p t (empty before).  0, or -1 with t emptied and
+ * "<name>:<line>: <what>" in @p err (size @p errn). */
+OVL_HIDDEN int ovl_trace_parse(ovl_trace_t *t, const char *text, size_t len,
+                               const char *name, char *err, size_t errn);
+
+/* Read and parse the file @p path into @p t (empty before).  0; -2 when
+ * it cannot be opened (missing, unreadable: "<path>: <errno text>" in
+ * @p err); -1 when it is bad (the parser's message, or "<path>: <errno
+ * text>" for a read error, "<path>: longer than ..."). */
+OVL_HIDDEN int ovl_trace_load(ovl_trace_t *t, const char *path, char *err,
+                              size_t errn);
+
+/* Write @p t (the orders recomputed) to @p path, through a temporary file
+ * renamed over it.  0, or -1 with "<path>: <errno text>" in @p err. */
+OVL_HIDDEN int ovl_trace_write(ovl_trace_t *t, const char *path, char *err,
+                               size_t errn);
+
+/* Free every site; @p t is then empty. */
+OVL_HIDDEN void ovl_trace_free(ovl_trace_t *t);
+
+/* ovl_tprio.c (libclustermap-prof.so only): the trace mode and the
+ * priorities of the tnbc overlay, driven by CLUSTERMAP_OVERLAY_TRACE and
+ * CLUSTERMAP_OVERLAY_PRIO. */
+
+/* At MPI_Init (ovl_tnbc_setup): read the environment, load this rank's
+ * priorities (rank @p world_rank of MPI_COMM_WORLD).  Local, never fails:
+ * a bad file is reported (its name and line) and ignored. */
+OVL_HIDDEN void ovl_tprio_start(int world_rank);
+
+/* At a tnbc call about to post its sub-messages (application thread): the
+ * site to record the call's touch order into (*rec, NULL when not
+ * tracing) and the priority order of its peers (the result: n - 1 ranks,
+ * NULL for rank order). */
+OVL_HIDDEN const int *ovl_tprio_site(int coll, int n, int me,
+                                     ovl_tsite_t **rec);
+
+/* At MPI_Finalize (ovl_tnbc_teardown): write this rank's trace when
+ * tracing, free everything. */
+OVL_HIDDEN void ovl_tprio_finish(void);
+
+#endif /* CM_OVL_TRACE_H */

@@ -1,0 +1,232 @@
+/* test_ovl_trace.c -- the tnbc overlay's touch-order traces
+ * (src/profiles/overlay/ovl_trace.h): the table (sites found and added,
+ * the priority order from the summed places, ties by rank), the parser on
+ * good files and on every kind of bad line (the right line number, the
+ * table left empty), and a write / load round trip. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "overlay/ovl_trace.h"
+
+static int parse(ovl_trace_t *t, const char *text, char *err, size_t n)
+{
+    memset(t, 0, sizeof *t);
+    err[0] = '\0';
+    return ovl_trace_parse(t, text, strlen(text), "tr.0", err, n);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    ovl_trace_t t = { 0 };
+    ovl_tsite_t *s = ovl_trace_add(&t, "a.out+0x10", OVL_T_ALLTOALL, 4, 1);
+    assert_non_null(s);
+    /* rank order before anything is recorded, the rank itself left out */
+    assert_int_equal(s->order[0], 0);
+    assert_int_equal(s->order[1], 2);
+    assert_int_equal(s->order[2], 3);
+    assert_ptr_equal(ovl_trace_add(&t, "a.out+0x10", OVL_T_ALLTOALL, 4, 1), s);
+    assert_ptr_equal(ovl_trace_find(&t, "a.out+0x10", OVL_T_ALLTOALL, 4, 1), s);
+    /* another collective, size, rank or key is another site */
+    assert_null(ovl_trace_find(&t, "a.out+0x10", OVL_T_ALLTOALLV, 4, 1));
+    assert_null(ovl_trace_find(&t, "a.out+0x10", OVL_T_ALLTOALL, 5, 1));
+    assert_null(ovl_trace_find(&t, "a.out+0x10", OVL_T_ALLTOALL, 4, 2));
+    assert_null(ovl_trace_find(&t, "a.out+0x11", OVL_T_ALLTOALL, 4, 1));
+    /* out of range: refused */
+    assert_null(ovl_trace_add(&t, "k", OVL_T_BCAST, 4, 0));
+    assert_null(ovl_trace_add(&t, "k", OVL_T_ALLTOALL, 1, 0));
+    assert_null(ovl_trace_add(&t, "k", OVL_T_ALLTOALL, 4, 4));
+    char big[OVL_TRACE_KEYMAX + 1];
+    memset(big, 'k', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_null(ovl_trace_add(&t, big, OVL_T_ALLTOALL, 4, 0));
+    /* two calls: 3 touched first then 0 (2 never), then 0 then 3 */
+    s->sum[3] += 0, s->sum[0] += 1, s->sum[2] += 2;
+    s->sum[0] += 0, s->sum[3] += 1, s->sum[2] += 2;
+    s->calls = 2;
+    ovl_trace_order(s);
+    assert_int_equal(s->order[0], 0);   /* a tie with 3: by rank */
+    assert_int_equal(s->order[1], 3);
+    assert_int_equal(s->order[2], 2);
+    s->sum[3] = 0;
+    ovl_trace_order(s);
+    assert_int_equal(s->order[0], 3);
+    assert_int_equal(s->order[1], 0);
+    for (int i = 0; i < 40; i++) {   /* growth of the table */
+        char key[32];
+        snprintf(key, sizeof key, "m+0x%x", i);
+        assert_non_null(ovl_trace_add(&t, key, OVL_T_ALLGATHER, 2, 0));
+    }
+    assert_int_equal(t.nsite, 41);
+    ovl_trace_free(&t);
+    assert_int_equal(t.nsite, 0);
+    assert_null(t.site);
+}
+
+static void test_parse_good(void **state)
+{
+    (void)state;
+    ovl_trace_t t;
+    char err[256];
+    const char *text =
+        "# a comment before the header\n"
+        "\n"
+        OVL_TRACE_MAGIC "  \r\n"
+        "# site KEY COLLECTIVE N ME CALLS PEER...\n"
+        "site mini_transpose+0x1a2b alltoall 4 2 3 3 1 0\r\n"
+        "   \t\n"
+        "site\tlibx.so+0x10\tallgather 2 1 7 0\n"
+        "site mini_isort+0x99 alltoallv 3 0 1 2 1";   /* no final newline */
+    assert_int_equal(parse(&t, text, err, sizeof err), 0);
+    assert_int_equal(t.nsite, 3);
+    ovl_tsite_t *s = ovl_trace_find(&t, "mini_transpose+0x1a2b",
+                                    OVL_T_ALLTOALL, 4, 2);
+    assert_non_null(s);
+    assert_int_equal(s->order[0], 3);
+    assert_int_equal(s->order[1], 1);
+    assert_int_equal(s->order[2], 0);
+    s = ovl_trace_find(&t, "libx.so+0x10", OVL_T_ALLGATHER, 2, 1);
+    assert_non_null(s);
+    assert_int_equal(s->order[0], 0);
+    s = ovl_trace_find(&t, "mini_isort+0x99", OVL_T_ALLTOALLV, 3, 0);
+    assert_non_null(s);
+    assert_int_equal(s->order[0], 2);
+    assert_int_equal(s->order[1], 1);
+    ovl_trace_free(&t);
+    /* a header alone: no site, no error */
+    assert_int_equal(parse(&t, OVL_TRACE_MAGIC "\n", err, sizeof err), 0);
+    assert_int_equal(t.nsite, 0);
+    ovl_trace_free(&t);
+}
+
+/* @p body after a good header and one good site: refused at @p line
+ * with a message holding @p what, the table left empty. */
+static void bad(const char *body, int line, const char *what)
+{
+    char text[1024], err[256], want[64];
+    ovl_trace_t t;
+    snprintf(text, sizeof text, "%s\nsite a+0x1 alltoall 3 0 1 2 1\n%s",
+             OVL_TRACE_MAGIC, body);
+    assert_int_equal(parse(&t, text, err, sizeof err), -1);
+    snprintf(want, sizeof want, "tr.0:%d: ", line);
+    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, what))
+        fail_msg("%s: got \"%s\", want \"%s...%s\"", body, err, want, what);
+    assert_int_equal(t.nsite, 0);
+    assert_null(t.site);
+}
+
+static void test_parse_bad(void **state)
+{
+    (void)state;
+    char err[256];
+    ovl_trace_t t;
+    /* the header */
+    assert_int_equal(parse(&t, "", err, sizeof err), -1);
+    assert_string_equal(err, "tr.0:1: empty (expected \"" OVL_TRACE_MAGIC
+                             "\")");
+    assert_int_equal(parse(&t, "# only a comment\n\n", err, sizeof err), -1);
+    assert_non_null(strstr(err, "tr.0:2: empty"));
+    assert_int_equal(parse(&t, "clustermap-tnbc-trace 2\n", err, sizeof err),
+                     -1);
+    assert_string_equal(err, "tr.0:1: not a tnbc trace (expected \""
+                             OVL_TRACE_MAGIC "\")");
+    assert_int_equal(parse(&t, "\n\nsite a+0x1 alltoall 2 0 1 1\n", err,
+                           sizeof err), -1);
+    assert_non_null(strstr(err, "tr.0:3: not a tnbc trace"));
+    char nul[] = OVL_TRACE_MAGIC "\nsite\0";
+    memset(&t, 0, sizeof t);
+    assert_int_equal(ovl_trace_parse(&t, nul, sizeof nul - 1, "tr.0", err,
+                                     sizeof err), -1);
+    assert_non_null(strstr(err, "a NUL byte"));
+    /* the lines (line 3 is the one after the good site) */
+    bad("sites a+0x2 alltoall 3 0 1 2 1\n", 3, "not a site");
+    bad("site\n", 3, "without its key");
+    bad("site a+0x2\n", 3, "without its collective");
+    bad("site a+0x2 bcast 3 0 1 2 1\n", 3, "unknown collective");
+    bad("site a+0x2 Alltoall 3 0 1 2 1\n", 3, "unknown collective");
+    bad("site a+0x2 alltoall 1 0 1\n", 3, "communicator size");
+    bad("site a+0x2 alltoall 16777217 0 1 2\n", 3, "communicator size");
+    bad("site a+0x2 alltoall x 0 1 2\n", 3, "communicator size");
+    bad("site a+0x2 alltoall 3 3 1 0 1\n", 3, "rank that is not");
+    bad("site a+0x2 alltoall 3 -1 1 0 1\n", 3, "rank that is not");
+    bad("site a+0x2 alltoall 3 0 0 1 2\n", 3, "call count");
+    bad("site a+0x2 alltoall 3 0 1x 1 2\n", 3, "call count");
+    bad("site a+0x2 alltoall 3 0 99999999999999999999 1 2\n", 3,
+        "call count");
+    bad("site a+0x2 alltoall 3 0 1 1\n", 3, "fewer peers");
+    bad("site a+0x2 alltoall 3 0 1 1 3\n", 3, "fewer peers");
+    bad("site a+0x2 alltoall 3 0 1 1 1\n", 3, "a peer twice");
+    bad("site a+0x2 alltoall 3 0 1 0 1\n", 3, "a peer twice, or the rank");
+    bad("site a+0x2 alltoall 3 0 1 1 2 0\n", 3, "more peers");
+    bad("site a+0x1 alltoall 3 0 1 2 1\n", 3, "the same site twice");
+    bad("\n# fine\nsite a+0x2 alltoall 3 0 1 2\n", 5, "fewer peers");
+    bad("site a+0x2 alltoall 3 0 1 2 1\nsite \xff+0x1 alltoall 3 0 1 1 2\n",
+        4, "not printable");
+    char body[300] = "site ";
+    memset(body + 5, 'k', 200);
+    strcpy(body + 205, " alltoall 3 0 1 1 2\n");
+    bad(body, 3, "longer than 127");
+}
+
+static void test_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_ovl_trace.XXXXXX", path[256], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/tr.3", dir);
+    ovl_trace_t t = { 0 }, u = { 0 };
+    /* missing: -2, naming the file */
+    assert_int_equal(ovl_trace_load(&u, path, err, sizeof err), -2);
+    assert_non_null(strstr(err, path));
+    ovl_tsite_t *s = ovl_trace_add(&t, "prog+0x40", OVL_T_ALLTOALLV, 5, 3);
+    assert_non_null(s);
+    s->sum[4] = 0, s->sum[2] = 3, s->sum[0] = 6, s->sum[1] = 6;
+    s->calls = 3;
+    /* a site with no call recorded is not written */
+    assert_non_null(ovl_trace_add(&t, "prog+0x50", OVL_T_ALLTOALL, 5, 3));
+    assert_int_equal(ovl_trace_write(&t, path, err, sizeof err), 0);
+    assert_int_equal(ovl_trace_load(&u, path, err, sizeof err), 0);
+    assert_int_equal(u.nsite, 1);
+    ovl_tsite_t *r = ovl_trace_find(&u, "prog+0x40", OVL_T_ALLTOALLV, 5, 3);
+    assert_non_null(r);
+    int want[] = { 4, 2, 0, 1 };
+    assert_memory_equal(r->order, want, sizeof want);
+    ovl_trace_free(&u);
+    /* a corrupt copy: refused, its name and line in the message */
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("site prog+0x60 alltoall 5 3 1 0 1 2\n", f);
+    fclose(f);
+    assert_int_equal(ovl_trace_load(&u, path, err, sizeof err), -1);
+    char want_err[300];
+    snprintf(want_err, sizeof want_err, "%s:4: fewer peers", path);
+    assert_true(strncmp(err, want_err, strlen(want_err)) == 0);
+    assert_int_equal(u.nsite, 0);
+    /* not writable: -1 naming it */
+    snprintf(path, sizeof path, "%s/no/such/dir/tr.0", dir);
+    assert_int_equal(ovl_trace_write(&t, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/no/such/dir/tr.0"));
+    ovl_trace_free(&t);
+    snprintf(path, sizeof path, "%s/tr.3", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_parse_good),
+        cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
