@@ -126,6 +126,10 @@ $(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
 $(BUILD)/obj/src/profiles/overlay/ovl_%.o: src/profiles/overlay/ovl_%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/core -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
+# ovl_agree.c declares the few PMIx types it uses (forky has no
+# libpmix-dev) and checks them against <pmix_common.h> where it is found.
+PMIX_CFLAGS := $(shell $(PKG) --cflags pmix 2>/dev/null)
+$(BUILD)/obj/src/profiles/overlay/ovl_agree.o: CFLAGS += $(PMIX_CFLAGS)
 
 $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)

@@ -225,6 +225,10 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
         if (parse_int0(v, 1000, &c->guard_recheck) < 0)
             return cm_error_set(err, "guard_recheck=: expected an integer in [0, 1000], "
                                 "got '%s'", v);
+    } else if (!strcmp(key, "overlay")) {
+        if (cmp_overlay_parse(v, &c->overlay) < 0)
+            return cm_error_set(err, "overlay=: expected none, css, tnbc or css,tnbc, "
+                                "got '%s'", v);
     } else if (!strcmp(key, "topo_cache")) {
         if (parse_int0(v, 86400, &c->topo_cache) < 0)
             return cm_error_set(err, "topo_cache=: expected seconds in [0, 86400], "
@@ -236,7 +240,7 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                             "level_bandwidths, prof_lib, place_lib, prof_dir, profile, "
                             "ingest_timeout, max_tasks, bind, bind_max_tasks, mpirun, mpirun_dir, "
                             "loglevel, guard, "
-                            "guard_window, guard_probe, guard_recheck, topo_cache)",
+                            "guard_window, guard_probe, guard_recheck, topo_cache, overlay)",
                             key);
     }
     return 0;

@@ -77,14 +77,31 @@ static int make_dir_child(void *p)
     return !ok;
 }
 
-/* The mode of the job: sbatch's --mapping, else plugstack's default=. */
-static cmp_mode_t job_mode(spank_t sp, const cmp_config_t *c)
+/* The request of the job: sbatch's --mapping, else plugstack's default=
+ * (mode off when the value does not parse). */
+static void job_request(spank_t sp, const cmp_config_t *c, cmp_request_t *r)
 {
     char value[CMP_SPEC_MAX];
-    cmp_request_t r;
+    memset(r, 0, sizeof *r);
     if (spank_getenv(sp, CMP_OPTION_ENV, value, sizeof value) != ESPANK_SUCCESS)
-        return c->default_mode;
-    return cmp_request_parse(value, &r, NULL) < 0 ? CMP_MODE_OFF : r.mode;
+        r->mode = c->default_mode;
+    else if (cmp_request_parse(value, r, NULL) < 0) {
+        memset(r, 0, sizeof *r);
+        r->mode = CMP_MODE_OFF;
+    }
+}
+
+/* The job's overlays for its mpirun runs (overlay_step.c). */
+static void mark_overlay(spank_t sp, const cmp_config_t *c, const cmp_request_t *r)
+{
+    char spec[32], mark[CMP_PATH_MAX + 64];
+    unsigned bits = cmp_overlay_bits(c, r);
+    if (!bits)
+        return;
+    cmp_overlay_spec(bits, spec, sizeof spec);
+    snprintf(mark, sizeof mark, "%s %d %s", spec, r->verbose ? 1 : 0, c->prof_lib);
+    if (spank_setenv(sp, CMP_ENV_MPIRUN_OVERLAY, mark, 1) != ESPANK_SUCCESS)
+        spank_unsetenv(sp, CMP_ENV_MPIRUN_OVERLAY);
 }
 
 void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
@@ -97,7 +114,9 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
     if (!c->mpirun || spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
         stepid != SLURM_BATCH_SCRIPT)
         return;
-    cmp_mode_t mode = job_mode(sp, c);
+    cmp_request_t req;
+    job_request(sp, c, &req);
+    cmp_mode_t mode = req.mode;
     if (mode != CMP_MODE_CLUSTER && mode != CMP_MODE_BLOCK && mode != CMP_MODE_CYCLIC &&
         mode != CMP_MODE_PROFILE)
         return;   /* profile: Slurm's layout in the rank file, the run profiled */
@@ -137,6 +156,7 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
         spank_setenv(sp, "PATH", path, 1);
     }
     cmp_debug("job %u: mpirun's rank files in %s", jobid, batch.dir);
+    mark_overlay(sp, c, &req);
     batch.jobid = jobid;
     batch.store[0] = '\0';
     struct stat st;

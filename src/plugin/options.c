@@ -57,6 +57,12 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
             out->noprofile = 1;
         } else if (l == 4 && !strncmp(p, "pack", 4)) {
             out->pack = 1;
+        } else if (l == 3 && !strncmp(p, "css", 3)) {
+            out->overlay |= CMP_OVL_CSS;
+        } else if (l == 7 && !strncmp(p, "overlap", 7)) {
+            out->overlay |= CMP_OVL_TNBC;
+        } else if (l == 9 && !strncmp(p, "nooverlay", 9)) {
+            out->nooverlay = 1;
         } else if (l > 5 && !strncmp(p, "name=", 5)) {
             if (!valid_name(p + 5, l - 5))
                 return cm_error_set(err, "--mapping: name=: expected 1..%d printable "
@@ -66,12 +72,37 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
             out->name[l - 5] = '\0';
         } else {
             return cm_error_set(err, "--mapping: unknown modifier '%.*s' (expected "
-                                "name=<profile>, verbose, noprofile or pack)",
+                                "name=<profile>, verbose, noprofile, pack, css, "
+                                "overlap or nooverlay)",
                                 (int)(l > 64 ? 64 : l), p);
         }
         p += l;
     }
+    if (out->nooverlay && out->overlay)
+        return cm_error_set(err, "--mapping: nooverlay contradicts css/overlap");
     return 0;
+}
+
+int cmp_overlay_parse(const char *v, unsigned *out)
+{
+    static const struct { const char *v; unsigned bits; } ok[] = {
+        { "none", 0 }, { "css", CMP_OVL_CSS }, { "tnbc", CMP_OVL_TNBC },
+        { "css,tnbc", CMP_OVL_CSS | CMP_OVL_TNBC },
+        { "tnbc,css", CMP_OVL_CSS | CMP_OVL_TNBC },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (!strcmp(v, ok[i].v)) {
+            *out = ok[i].bits;
+            return 0;
+        }
+    return -1;
+}
+
+void cmp_overlay_spec(unsigned bits, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s", (bits & CMP_OVL_CSS) ? "css" : "",
+             (bits & CMP_OVL_CSS) && (bits & CMP_OVL_TNBC) ? "," : "",
+             (bits & CMP_OVL_TNBC) ? "tnbc" : "");
 }
 
 const char cmp_help_text[] =
@@ -99,6 +130,11 @@ const char cmp_help_text[] =
 "  pack       allow more tasks on a node than Slurm would run there (and\n"
 "             so fewer nodes); by default every node keeps the number of\n"
 "             tasks of Slurm's own layout and only the ranks move\n"
+"  css        run MPI_Alltoallv by contention-free schedules (the css\n"
+"             overlay of libclustermap-prof.so, docs/overlays.md)\n"
+"  overlap    let MPI_Alltoall(v), MPI_Allgather and MPI_Bcast return\n"
+"             before their data arrived (the tnbc overlay)\n"
+"  nooverlay  no overlay, not even the administrator's default\n"
 "\n"
 "Given to sbatch or salloc, the option applies to every srun in the job;\n"
 "an srun option overrides it.  Steps with one task, steps given -w, -m or\n"

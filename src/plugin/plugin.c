@@ -89,7 +89,8 @@ static int mapping_cb(int val, const char *optarg, int remote)
 static struct spank_option mapping_option = {
     "mapping", "mode[,modifier...]",
     "clustermap task placement: cluster, profile, block, cyclic or off, "
-    "modifiers name=NAME, verbose, noprofile, pack (--mapping=help explains)",
+    "modifiers name=NAME, verbose, noprofile, pack, css, overlap, nooverlay "
+    "(--mapping=help explains)",
     1, 0, mapping_cb
 };
 
@@ -102,6 +103,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         cmp_srun_step(&cfg);
     else if (ok && spank_context() == S_CTX_REMOTE) {
         cmp_profile_step_init(sp, &cfg);   /* root, before the tasks exist */
+        cmp_overlay_step_init(sp, &cfg);   /* after: one preload for both */
         cmp_mpirun_batch_init(sp, &cfg);   /* the batch step's mpirun */
     }
     return 0;

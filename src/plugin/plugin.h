@@ -47,7 +47,22 @@ typedef struct cmp_request {
     int verbose;
     int noprofile;
     int pack;         /* may run more tasks on a node than Slurm would */
+    unsigned overlay; /* css, overlap: CMP_OVL_* the step runs */
+    int nooverlay;    /* nooverlay: not even plugstack's overlay= */
 } cmp_request_t;
+
+/* The communication overlays of libclustermap-prof.so (docs/overlays.md)
+ * a step may ask for: the same bits and names as CLUSTERMAP_OVERLAY's. */
+#define CMP_OVL_CSS  1u   /* --mapping=...,css;     overlay=css */
+#define CMP_OVL_TNBC 2u   /* --mapping=...,overlap; overlay=tnbc */
+
+/** plugstack's overlay=: none, css, tnbc, css,tnbc (either order).  0 with
+ *  *@p out, or -1. */
+int cmp_overlay_parse(const char *v, unsigned *out);
+
+/** The CLUSTERMAP_OVERLAY value of @p bits ("css", "tnbc", "css,tnbc",
+ *  "" for none) into @p buf. */
+void cmp_overlay_spec(unsigned bits, char *buf, size_t size);
 
 /** Parse a --mapping value.  0, or -1 with @p err naming what is wrong. */
 int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err);
@@ -113,6 +128,8 @@ typedef struct cmp_config {
                                       placed runs (0 never) */
     int topo_cache;                /* topo_cache=SECONDS the switches are kept
                                       between sruns (0 never) */
+    unsigned overlay;              /* overlay=none|css|tnbc|css,tnbc: the
+                                      steps' overlays without a modifier */
 } cmp_config_t;
 
 /** Defaults (documented in docs/admin-guide.md). */
@@ -291,6 +308,9 @@ cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t 
 #define CMP_ENV_MPIRUN_STAGE    "CLUSTERMAP_MPIRUN_STAGE"    /* this mpirun's
                                                                parts, in it */
 #define CMP_MPIRUN_STAGE_PREFIX ".mpirun."                   /* + <jobid>.XXXXXX */
+#define CMP_ENV_MPIRUN_OVERLAY  "CLUSTERMAP_MPIRUN_OVERLAY"  /* "<spec> <verbose>
+                                                               <prof_lib>"
+                                                               (overlay_step.c) */
 #define CMP_ENV_MPIRUN_SHARED   "CLUSTERMAP_MPIRUN_SHARED"   /* cores every rank
                                                                shares, 0: one
                                                                core each */
@@ -413,6 +433,14 @@ cmp_plan_fn cmp_place_plan_v2;
  *  left to Slurm gets its line (cmp_fallback). */
 void cmp_srun_step(const cmp_config_t *c);
 
+/** srun: mark the step with the overlays it runs (CMP_ENV_OVERLAY) --
+ *  @p r's modifiers, else plugstack's overlay= -- for every node to
+ *  preload them (overlay_step.c).  Independent of placement: a step left
+ *  to Slurm runs them too. */
+void cmp_overlay_mark(const cmp_config_t *c, const cmp_request_t *r);
+/** The overlays of a step or job that asked @p r. */
+unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r);
+
 /** srun's end: remove the hostfile written by cmp_srun_step, and keep
  *  the placement's record for `clustermap explain` (the step id is known
  *  by now). */
@@ -435,6 +463,9 @@ int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run,
 #define CMP_ENV_FALLBACK  "CLUSTERMAP_FALLBACK"     /* why the step is left to
                                                        Slurm: logged once by
                                                        slurmstepd (log.c) */
+#define CMP_ENV_OVERLAY   "CLUSTERMAP_STEP_OVERLAY" /* "<spec> <verbose>": the
+                                                       overlays to preload
+                                                       (overlay_step.c) */
 #define CMP_OPTION_ENV    "SLURM_SPANK__SLURM_SPANK_OPTION_clustermap_mapping"
 
 /* ---- logging (log.c) ---- */

@@ -21,6 +21,13 @@ void cmp_bind_task(spank_t sp, const cmp_config_t *c);
  *  library; on failure the node's tasks run unprofiled (logged). */
 void cmp_profile_step_init(spank_t sp, const cmp_config_t *c);
 
+/** slurm_spank_init of a step (remote, root), after
+ *  cmp_profile_step_init: when srun marked the step with overlays, preload
+ *  the library and set CLUSTERMAP_OVERLAY for the tasks; on failure the
+ *  node's tasks run without (logged), and the overlays' agreement turns
+ *  them off on every rank (docs/overlays.md). */
+void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c);
+
 /** slurm_spank_user_init of a step: drop srun's hostfile variables, which
  *  only srun's host can use. */
 void cmp_profile_user_init(spank_t sp, const cmp_config_t *c);

@@ -58,6 +58,7 @@ static void clear_markers(void)
     unsetenv(CMP_ENV_RUN);
     unsetenv(CMP_ENV_VERBOSE);
     unsetenv(CMP_ENV_FALLBACK);
+    unsetenv(CMP_ENV_OVERLAY);
 }
 
 /* What srun will launch, and where it may. */
@@ -674,7 +675,13 @@ void cmp_srun_step(const cmp_config_t *c)
             return;
         }
     }
-    if (!read_request(c, &s))
+    int todo = read_request(c, &s);
+    /* The overlays, whatever becomes of the placement; not for the srun
+     * that starts mpirun's daemons (docs/overlays.md: mpirun needs them
+     * by hand). */
+    if (args_ok && !cmp_srun_is_mpirun(&s.sa))
+        cmp_overlay_mark(c, &s.req);
+    if (!todo)
         return;
     const char *why = args_ok ? left_to_slurm(&s.sa, buf, sizeof buf) : err.msg;
     if (why) {

@@ -377,6 +377,44 @@ static int run_and_record(const char *real, char **av, const char *stage)
     return code;
 }
 
+/* The job's overlays (CLUSTERMAP_MPIRUN_OVERLAY, set by the batch step:
+ * src/plugin/overlay_step.c) as -x options put first on @p args: the
+ * overlay's variables and, unless stage() preloads it already, the
+ * library.  @p args itself when there are none.  The library checks the
+ * value and agrees with the other ranks (docs/overlays.md). */
+static char **with_overlay(int argc, char **args)
+{
+    static char x_ovl[64], x_verbose[] = "CLUSTERMAP_OVERLAY_VERBOSE=1",
+                x_from[] = "CLUSTERMAP_OVERLAY_FROM=plugin", x_lib[3 * CMP_PATH_MAX];
+    const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY), *old = getenv("LD_PRELOAD");
+    char spec[32], *add[8], **out;
+    int verbose = 0, at = 0, n = 0;
+    if (!m || sscanf(m, "%31s %d %n", spec, &verbose, &at) < 2 || m[at] != '/' ||
+        strspn(spec, "abcdefghijklmnopqrstuvwxyz,") != strlen(spec))
+        return args;
+    snprintf(x_ovl, sizeof x_ovl, "CLUSTERMAP_OVERLAY=%s", spec);
+    add[n++] = "-x";
+    add[n++] = x_ovl;
+    add[n++] = "-x";
+    add[n++] = x_from;
+    if (verbose) {
+        add[n++] = "-x";
+        add[n++] = x_verbose;
+    }
+    if (!x_preload[0]) {
+        snprintf(x_lib, sizeof x_lib, "LD_PRELOAD=%s%s%s", m + at,
+                 old && *old ? ":" : "", old && *old ? old : "");
+        add[n++] = "-x";
+        add[n++] = x_lib;
+    }
+    if (!(out = calloc((size_t)argc + (size_t)n + 1, sizeof *out)))
+        return args;   /* without the overlay, on every rank */
+    out[0] = args[0];
+    memcpy(out + 1, add, (size_t)n * sizeof *add);
+    memcpy(out + 1 + n, args + 1, (size_t)argc * sizeof *args);   /* and NULL */
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     char real[CMP_PATH_MAX], buf[512], buf2[32];
@@ -400,10 +438,15 @@ int main(int argc, char **argv)
         setenv(CMP_ENV_MPIRUN_WHY, why, 1);
         setenv(CMP_ENV_MPIRUN_PID, buf2, 1);
     }
+    int nargs = argc;
+    if (run_argv)
+        while (run_argv[nargs])
+            nargs++;
+    char **args = with_overlay(nargs, run_argv ? run_argv : argv);
     const char *stage_dir = getenv(CMP_ENV_MPIRUN_STAGE);
     if (stage_dir && run_argv)
-        return run_and_record(real, run_argv, stage_dir);
-    execv(real, run_argv ? run_argv : argv);
+        return run_and_record(real, args, stage_dir);
+    execv(real, args);
     fprintf(stderr, "clustermap: %s: %s\n", real, strerror(errno));
     return 126;
 }

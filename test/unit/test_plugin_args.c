@@ -49,6 +49,39 @@ static void test_request(void **state)
     assert_string_equal(cmp_mode_name(CMP_MODE_CYCLIC), "cyclic");
 }
 
+/* The overlays: --mapping's css / overlap / nooverlay, plugstack's
+ * overlay=, and the CLUSTERMAP_OVERLAY value they become. */
+static void test_overlay(void **state)
+{
+    (void)state;
+    cmp_request_t r;
+    cmp_config_t c;
+    cm_error_t err;
+    unsigned bits = 99;
+    char spec[32];
+    assert_int_equal(cmp_request_parse("cluster,overlap,css,verbose", &r, &err), 0);
+    assert_int_equal(r.overlay, CMP_OVL_CSS | CMP_OVL_TNBC);
+    assert_int_equal(r.verbose, 1);
+    assert_int_equal(cmp_request_parse("block,css", &r, &err), 0);
+    assert_int_equal(r.overlay, CMP_OVL_CSS);
+    assert_int_equal(cmp_request_parse("cluster,css,nooverlay", &r, &err), -1);
+    assert_non_null(strstr(err.msg, "nooverlay"));
+    cmp_config_init(&c);
+    assert_int_equal(c.overlay, 0);
+    char *args[] = { "overlay=tnbc,css" };
+    assert_int_equal(cmp_config_parse(&c, 1, args, &err), 0);
+    assert_int_equal(c.overlay, CMP_OVL_CSS | CMP_OVL_TNBC);
+    char *bad[] = { "overlay=fast" };
+    assert_int_equal(cmp_config_parse(&c, 1, bad, &err), -1);
+    assert_non_null(strstr(err.msg, "overlay=: expected none, css, tnbc or css,tnbc"));
+    assert_int_equal(cmp_overlay_parse("none", &bits), 0);
+    assert_int_equal(bits, 0);
+    cmp_overlay_spec(CMP_OVL_CSS | CMP_OVL_TNBC, spec, sizeof spec);
+    assert_string_equal(spec, "css,tnbc");
+    cmp_overlay_spec(CMP_OVL_TNBC, spec, sizeof spec);
+    assert_string_equal(spec, "tnbc");
+}
+
 static void test_config(void **state)
 {
     (void)state;
@@ -383,6 +416,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request),
         cmocka_unit_test(test_config),
+        cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_srun_args),
         cmocka_unit_test(test_mpirun_launch),
         cmocka_unit_test(test_het_step),

@@ -12,11 +12,16 @@
  *
  *  ovl_state.c   the switch (ovl_css_on), set up at MPI_Init, the report
  *                at MPI_Finalize
+ *  ovl_agree.c   every rank runs the overlays or none does: PMIx keys
+ *                (PMIx_Init interposed) carried by MPI_Init's own fence,
+ *                no collective of ours
  *  ovl_css.c     MPI_Alltoallv by contention-free schedules (seed 003,
  *                css_schedule.h), cached per communicator
  *  ovl_tnbc.c    MPI_Alltoall(v), MPI_Allgather, MPI_Bcast returning
  *                before their data arrived (seed 001), pages protected
- *                until complete; ovl_ivl.c the protected ranges
+ *                until complete; ovl_ivl.c the protected ranges;
+ *                ovl_tprio.c its trace and priorities (call sites, the
+ *                files), ovl_trace.c their table and file format
  *  ovl_config.c, ovl_report.c   the text (ovl_text.h)
  */
 #ifndef CM_OVL_H
@@ -35,11 +40,23 @@ extern OVL_HIDDEN int ovl_css_on;
  * granted on every rank); set at MPI_Init, cleared at MPI_Finalize. */
 extern OVL_HIDDEN int ovl_tnbc_on;
 
-/* The thread level the init wrappers ask PMPI for, given the program's
- * @p required: MPI_THREAD_MULTIPLE when CLUSTERMAP_OVERLAY names tnbc
- * (its progress thread calls MPI), else @p required.  The wrappers report
- * to the program min(required, granted). */
-OVL_HIDDEN int ovl_thread_level(int required);
+/* Called by the init wrappers (C and Fortran) before PMPI init: note
+ * the overlays asked for (ovl_agree_want) and return the thread level
+ * to ask PMPI for, given the program's @p required: MPI_THREAD_MULTIPLE
+ * when CLUSTERMAP_OVERLAY names tnbc (its progress thread calls MPI),
+ * else @p required.  The wrappers report to the program min(required,
+ * granted).  May be called twice (MPI_INIT runs as MPI_INIT_THREAD). */
+OVL_HIDDEN int ovl_pre_init(int required);
+
+/* ovl_agree.c: before PMPI init, note the overlays CLUSTERMAP_OVERLAY
+ * asks for, which the interposed PMIx_Init then puts under a PMIx key of
+ * this rank when the MPI library starts its PMIx client. */
+OVL_HIDDEN void ovl_agree_want(void);
+/* ovl_agree.c: after PMPI init, the overlays of @p want this rank may run:
+ * @p want when every rank of MPI_COMM_WORLD (@p size) published the same,
+ * else 0 on every rank, with one line from the lowest rank that published.
+ * Local: reads what MPI_Init's fence brought, never waits. */
+OVL_HIDDEN unsigned ovl_agree(unsigned want, int rank, int size);
 
 /* Called by the init wrappers after a successful PMPI init (any language),
  * with the level PMPI granted: read the environment, print rank 0's note

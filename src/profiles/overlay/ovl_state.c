@@ -26,9 +26,10 @@ void ovl_say(const char *fmt, ...)
     va_end(ap);
 }
 
-int ovl_thread_level(int required)
+int ovl_pre_init(int required)
 {
     ovl_config_t cfg;
+    ovl_agree_want();
     ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"), NULL, &cfg);
     return (cfg.on & OVL_TNBC) ? MPI_THREAD_MULTIPLE : required;
 }
@@ -36,15 +37,21 @@ int ovl_thread_level(int required)
 void ovl_start(int granted)
 {
     ovl_config_t cfg;
+    int size = 1;
     if (world_rank >= 0)   /* MPI_Init and MPI_Init_thread, both called */
         return;
     ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"),
                      getenv("CLUSTERMAP_OVERLAY_VERBOSE"), &cfg);
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS)
         world_rank = 0;   /* cannot happen after a successful init */
+    if (PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
+        size = 1;
     if (world_rank == 0 && cfg.note[0])
         ovl_say("%s\n", cfg.note);
     verbose = cfg.verbose;
+    /* Before anything of the overlays' runs, the allreduce below
+     * included: every rank has the library, or the overlays are off. */
+    cfg.on = ovl_agree(cfg.on, world_rank, size);
     /* The attribute may fail to be made on some rank: the calls then find
      * no cache there and fall back together (ovl_css.c), so the switch
      * itself stays what the environment says on every rank. */

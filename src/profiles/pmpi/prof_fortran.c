@@ -102,7 +102,7 @@ static void init_thread_f(F *required, F *provided, F *ierr);
 static void init_f(F *ierr)
 {
     static void (*fp)(F *);
-    if (ovl_thread_level(MPI_THREAD_SINGLE) != MPI_THREAD_SINGLE) {
+    if (ovl_pre_init(MPI_THREAD_SINGLE) != MPI_THREAD_SINGLE) {
         F req = MPI_THREAD_SINGLE, prov = 0;
         init_thread_f(&req, &prov, ierr);
         return;
@@ -129,7 +129,7 @@ static void init_thread_f(F *required, F *provided, F *ierr)
         *ierr = MPI_ERR_INTERN;
         return;
     }
-    F want = ovl_thread_level(*required), got = 0;
+    F want = ovl_pre_init(*required), got = 0;
     if (want < *required)
         want = *required;
     fp(&want, &got, ierr);

@@ -7,14 +7,17 @@
  * The tnbc overlay needs MPI_THREAD_MULTIPLE (its progress thread calls
  * MPI while the program runs): when it is asked for, PMPI is asked for
  * that level, the program is told the level it asked for capped by what
- * was granted, and the overlay is told what was granted.
+ * was granted, and the overlay is told what was granted.  Before PMPI
+ * init, ovl_pre_init also notes the overlays asked for: the library's
+ * PMIx_Init publishes them during PMPI init, for the agreement that every
+ * rank runs them (src/profiles/overlay/ovl_agree.c).
  */
 #include "prof.h"
 #include "ovl.h"
 
 int MPI_Init(int *argc, char ***argv)
 {
-    int want = ovl_thread_level(MPI_THREAD_SINGLE), got = MPI_THREAD_SINGLE;
+    int want = ovl_pre_init(MPI_THREAD_SINGLE), got = MPI_THREAD_SINGLE;
     int rc = want == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
                                        : PMPI_Init_thread(argc, argv, want, &got);
     if (rc == MPI_SUCCESS) {
@@ -26,7 +29,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int want = ovl_thread_level(required), got = MPI_THREAD_SINGLE;
+    int want = ovl_pre_init(required), got = MPI_THREAD_SINGLE;
     int rc = PMPI_Init_thread(argc, argv, want > required ? want : required,
                               &got);
     if (rc == MPI_SUCCESS) {

@@ -1,4 +1,4 @@
-# overlay.sh -- what the overlay tests (t0610 css, t0611 tnbc) share:
+# overlay.sh -- what the overlay tests (t0110 css, t0111 tnbc) share:
 # running a program with and without libclustermap-prof.so and comparing
 # the mini-applications' checksums (docs/overlays.md).  Source after
 # lib/prof.sh (mpi_run, prof_run).

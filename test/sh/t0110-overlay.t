@@ -6,7 +6,7 @@ the same checksum with and without LD_PRELOAD=libclustermap-prof.so
 CLUSTERMAP_OVERLAY=css, on 4 and 8 ranks (oversubscribed); the verbose
 line says what was scheduled and what was passed through; bad values of
 CLUSTERMAP_OVERLAY are refused in one line and change nothing (tnbc:
-t0611);
+t0111);
 the profiler records the same matrix with the overlay as without.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
