@@ -101,18 +101,7 @@ int main(int argc, char **argv)
         else if (kind == TN_ALLGATHER || me == 0)
             memset(kind == TN_BCAST ? rbuf : sbuf, 0xa5, b < 64 ? b : 64);
         tn_curc(curc);
-        if (kind == TN_BCAST) {
-            if (me != 0) {
-                tn_touch(&cl, 0);
-                tn_check(rbuf, b, it, 0, 0);
-            }
-        } else {
-            for (int p = 0; p < n; p++) {
-                tn_touch(&cl, p);
-                tn_check(rbuf + (size_t)p * slot, b, it, p,
-                         kind == TN_A2A ? me : 0);
-            }
-        }
+        tn_touch_check_all(&cl, it, b, slot);
         tn_coll_finish(&cl);
         tn_st.total = tn_now() - start;
         char label[32];

@@ -16,23 +16,30 @@
  * side, 9 for 512).  Flops are charged at the platform's core speed (10 Gf
  * on the ft8 platforms), the judge's convention.  --iters iterations (FT
  * class C does 20; 2 by default, for the simulator's wall time), one timed
- * region.  Checks every received block (ERROR, exit 1).
+ * region.  Checks every received block (ERROR, exit 1).  --read rotated:
+ * the third FFT takes the blocks in the order rank+1, rank+2, ... instead
+ * (not FT: a what-if for the priorities, README); --prio order|waves post
+ * the sub-messages in the order of the reads.
  */
 #include "tnbc.h"
 
 int main(int argc, char **argv)
 {
-    double bytes = 524288, iters = 2, log2n = 9, fpp = 5, evolve = 8;
+    double bytes = 524288, iters = 2, log2n = 9, fpp = 5, evolve = 8, rd = 0;
+    static const char *const reads[] = {"rank", "rotated", NULL};
     struct tn_opt opt[] = {
         {"bytes", &bytes, "bytes per pair (a multiple of 4096)", NULL},
         {"iters", &iters, "iterations timed", NULL},
         {"log2n", &log2n, "log2 of the grid's side (FFT length)", NULL},
         {"flops-per-point", &fpp, "FFT flops per point per log2 step", NULL},
         {"evolve", &evolve, "flops per point of the evolve step", NULL},
+        {"read", &rd, "order of the third FFT over the received blocks: rank"
+         " (0, 1, ..., as FT) or rotated (rank+1, rank+2, ...: a what-if)",
+         reads},
     };
     tn_init(&argc, &argv, "ft_like",
             "FFT-like: local FFTs, Alltoall transpose, FFT on the received"
-            " blocks in order.", opt, 5);
+            " blocks in order.", opt, 6);
     size_t b = (size_t)bytes;
     if (b < TN_PAGE || b % TN_PAGE || bytes > 1 << 30)
         tn_die("--bytes must be a multiple of 4096:", "");
@@ -43,6 +50,11 @@ int main(int argc, char **argv)
         displ[p] = (size_t)p * b;
     }
     char *sbuf = tn_alloc((size_t)n, b), *rbuf = tn_alloc((size_t)n, b);
+    /* the order of the first touches (--prio order|waves post in it) */
+    int *order = malloc((size_t)n * sizeof *order);
+    for (int k = 0; k < n; k++)
+        order[k] = rd > 0 ? (me + 1 + k) % n : k;
+    tn_prio_order = order;
     double points = (double)n * (double)b / 16.0;
     double pre = points * (evolve + fpp * 2 * log2n);
     double per_block = (double)b / 16.0 * fpp * log2n;
@@ -55,7 +67,8 @@ int main(int argc, char **argv)
             tn_fill(sbuf + (size_t)p * b, b, it, me, p);
         struct tn_coll cl;
         tn_coll_start(&cl, TN_A2A, sbuf, count, displ, rbuf, count, displ, 0);
-        for (int p = 0; p < n; p++) {
+        for (int k = 0; k < n; k++) {
+            int p = order[k];
             tn_touch(&cl, p);
             tn_check(rbuf + (size_t)p * b, b, it, p, me);
             tn_crc_flops(per_block);
@@ -69,5 +82,6 @@ int main(int argc, char **argv)
     tn_free(sbuf, (size_t)n, b);
     tn_free(rbuf, (size_t)n, b);
     free(count);
+    free(order);
     return tn_finish();
 }

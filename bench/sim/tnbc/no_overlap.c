@@ -57,18 +57,7 @@ int main(int argc, char **argv)
         struct tn_coll cl;
         tn_coll_start(&cl, kind, sbuf, count, kind == TN_A2A ? displ : zero,
                       rbuf, count, kind == TN_BCAST ? zero : displ, 0);
-        if (kind == TN_BCAST) {
-            if (me != 0) {
-                tn_touch(&cl, 0);
-                tn_check(rbuf, b, it, 0, 0);
-            }
-        } else {
-            for (int p = 0; p < n; p++) {
-                tn_touch(&cl, p);
-                tn_check(rbuf + (size_t)p * b, b, it, p,
-                         kind == TN_A2A ? me : 0);
-            }
-        }
+        tn_touch_check_all(&cl, it, b, b);
         tn_coll_finish(&cl);
     }
     tn_st.total = tn_now() - start;

@@ -7,7 +7,7 @@
 #
 #   bench/sim/tnbc/run.sh [--out DIR] [--work DIR] [--jobs N]
 #                         [--platforms LIST] [--eager LIST|all|none]
-#                         [--no-extras] [--quick]
+#                         [--no-extras] [--quick] [--prio-only]
 #
 #   --out DIR        table.txt, tnbc.csv and the runs' logs (default
 #                    bench/sim/tnbc/results)
@@ -26,6 +26,11 @@
 #                    (progress thread on the core, unaligned buffers, skewed
 #                    IS, faster copies)
 #   --quick          first platform only, no eager runs, no extras
+#   --prio-only      only ft_like and is_like, blocking and tnbc under the
+#                    four --prio orders (none, order, waves, window), on
+#                    every platform, default model, plus ft_like with
+#                    rotated reads on the first platform (4 x 10 + 5 = 45
+#                    simulations: the priorities table of the README)
 #
 # CSV columns: app,np,platform,model,t_blocking_s,t_tnbc_s,gain_pct,
 # hidden_pct,t_overlap_model_s (definitions in the README section).
@@ -36,7 +41,7 @@ me=tnbc/run.sh
 die() { echo "$me: $*" >&2; exit 1; }
 usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
-out=$here/results work='' keep=0 jobs=${JOBS:-2} extras=1 quick=0
+out=$here/results work='' keep=0 jobs=${JOBS:-2} extras=1 quick=0 prio_only=0
 platforms=ft8-100g-2to1,ft8-100g-4to1,ft8-25g-2to1,ft8-25g-4to1
 eager=ft8-100g-2to1
 while [ $# -gt 0 ]; do
@@ -44,6 +49,7 @@ while [ $# -gt 0 ]; do
         -h|--help) usage; exit 0 ;;
         --no-extras) extras=0; shift; continue ;;
         --quick) quick=1; shift; continue ;;
+        --prio-only) prio_only=1; shift; continue ;;
         --out|--work|--jobs|--platforms|--eager)
             [ $# -ge 2 ] || die "$1 expects a value" ;;
         *) die "unknown option '$1' (try --help)" ;;
@@ -68,6 +74,9 @@ case $eager in
 esac
 if [ "$quick" = 1 ]; then
     platforms=$first eager='' extras=0
+fi
+if [ "$prio_only" = 1 ]; then
+    eager='' extras=0
 fi
 for p in $platforms $eager; do
     [ -f "$sim/platforms/$p.spec" ] || die "no platform $sim/platforms/$p.spec"
@@ -118,8 +127,41 @@ done
 : >"$work/rows"
 job() { echo "$1|$2|$3|$4|$5|$6|$7" >>"$work/jobs"; }
 row() { echo "$1|$2|$3|$4|$5" >>"$work/rows"; }
+# the overlay's priority mode (--prio order) and the seed's per-node rule
+# as waves (--prio waves), against the same blocking runs
+add_prio() {   # PLATFORM MODEL
+    pl=$1 m=$2 t=$1.$2
+    for o in order waves window; do
+        job "$t.ft.$o" "$pl" "$m" ft_like tnbc "--prio $o" ""
+        row "ft_like-prio-$o" "$pl" "$m" "$t.ft.b:default" "$t.ft.$o:default"
+        job "$t.is.$o" "$pl" "$m" is_like tnbc "--prio $o" ""
+        row "is_like-prio-$o" "$pl" "$m" "$t.is.b:nas" "$t.is.$o:nas"
+    done
+}
+# what if FT read its blocks in a rotated order (rank+1, rank+2, ...)
+add_rotated() {   # PLATFORM
+    pl=$1 t=$1.default
+    job "$t.ftr.b" "$pl" default ft_like blocking "--read rotated" ""
+    job "$t.ftr.t" "$pl" default ft_like tnbc "--read rotated" ""
+    row ft_like-rotated "$pl" default "$t.ftr.b:default" "$t.ftr.t:default"
+    for o in order waves window; do
+        job "$t.ftr.$o" "$pl" default ft_like tnbc "--read rotated --prio $o" ""
+        row "ft_like-rotated-prio-$o" "$pl" default "$t.ftr.b:default" "$t.ftr.$o:default"
+    done
+}
 add_common() {   # PLATFORM MODEL [noIS]
     pl=$1 m=$2 t=$1.$2
+    if [ "$prio_only" = 1 ]; then
+        for a in ft is; do
+            prog=${a}_like c=default
+            [ $a = is ] && c=nas
+            job "$t.$a.b" "$pl" "$m" $prog blocking "" ""
+            job "$t.$a.t" "$pl" "$m" $prog tnbc "" ""
+            row $prog "$pl" "$m" "$t.$a.b:$c" "$t.$a.t:$c"
+        done
+        add_prio "$pl" "$m"
+        return
+    fi
     job "$t.a2a.b" "$pl" "$m" a2a_micro blocking "" ""
     job "$t.a2a.t" "$pl" "$m" a2a_micro tnbc "" ""
     for f in 0.25x 0.5x 1x 2x; do
@@ -141,6 +183,8 @@ add_common() {   # PLATFORM MODEL [noIS]
 }
 for p in $platforms; do
     add_common "$p" default
+    [ "$prio_only" = 1 ] && continue
+    add_prio "$p" default
     # the overlay also swaps the MPI library's pairwise Alltoall for an
     # all-at-once schedule: the same program, blocking, with SMPI's linear one
     job "$p.default.no-alltoall.lin" "$p" default no_overlap blocking "--coll alltoall" \
@@ -153,6 +197,9 @@ done
 for p in $eager; do
     add_common "$p" eager noIS   # is_like: the slowest to simulate (below)
 done
+if [ "$extras" = 1 ] || [ "$prio_only" = 1 ]; then
+    add_rotated "$first"
+fi
 if [ "$extras" = 1 ]; then
     t=$first.default
     job "$t.a2a.toc" "$first" default a2a_micro tnbc "--factor 1 --thread-on-core 1" ""
@@ -185,8 +232,10 @@ END
 cfg=
 [ "$m" = eager ] && cfg=--cfg=smpi/async-small-thresh:65536
 t0=$(date +%s)
+tm=   # the simulator's peak RSS, when GNU time is there
+[ -x /usr/bin/time ] && tm="/usr/bin/time -o $work/runs/$id.rss -f %M"
 # shellcheck disable=SC2086
-if ! smpirun -np 64 -platform "$work/plat/$pl/platform.xml" -hostfile "$work/plat/$pl/block.hosts" \
+if ! $tm smpirun -np 64 -platform "$work/plat/$pl/platform.xml" -hostfile "$work/plat/$pl/block.hosts" \
         --cfg=smpi/simulate-computation:no --cfg=smpi/test:0 $cfg $extra --log=root.thres:warning \
         "$work/bin/$prog" "$mode" $args </dev/null >"$work/runs/$id.out" 2>&1; then
     echo "tnbc/run.sh: $id failed:" >&2; tail -n 5 "$work/runs/$id.out" >&2; exit 1
@@ -194,7 +243,9 @@ fi
 if grep -q ERROR "$work/runs/$id.out" || ! grep -q '^RESULT' "$work/runs/$id.out"; then
     echo "tnbc/run.sh: $id: wrong data or no result:" >&2; grep ERROR "$work/runs/$id.out" | head -n 3 >&2; exit 1
 fi
-echo "  $id: $(( $(date +%s) - t0 )) s"
+rss=
+[ -s "$work/runs/$id.rss" ] && rss=", peak RSS $(( $(tail -n 1 "$work/runs/$id.rss") / 1024 )) MiB"
+echo "  $id: $(( $(date +%s) - t0 )) s$rss"
 EOF
 chmod +x "$work/one.sh"
 mkdir -p "$work/runs"

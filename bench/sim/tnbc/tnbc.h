@@ -26,6 +26,11 @@
  *                     hardware thread: its time is not charged to the rank
  *                     (--thread-on-core 1: no thread, the application
  *                     copies each block itself at its first touch).
+ *   --prio            the order of the sub-messages: none (the overlay as
+ *                     first written), order (its trace/priority mode,
+ *                     ovl_tprio.c: receives and sends posted in first-touch
+ *                     order), waves (order, and one rank per node sending
+ *                     at a time: the seed's per-node rule); see TN_PRIO_*.
  *   tn_touch(peer)    the application's first touch of a peer's block:
  *                     copied already -> free; noticed but not yet copied ->
  *                     wait for the thread; still in flight -> a fault: the
@@ -96,6 +101,8 @@ struct tn_params {
     double thread_on_core;      /* 1: no progress thread: copies at the touch */
     double poll_us;             /* progress thread's wake-up period */
     double copy_chunks;         /* send copy and Isends in this many pieces */
+    double prio;                /* TN_PRIO_*: sub-message order (seed, section 5) */
+    double window;              /* --prio window: receives posted at a time */
     double ref_total;           /* blocking run's total (run.sh passes it) */
     double ref_comm;            /* blocking run's T_comm */
 };
@@ -103,10 +110,39 @@ struct tn_params {
 static struct tn_params tn_par = {
     .copy_bw = 5e9, .fault_us = 5.0, .page_us = 0.05,
     .align_malloc = 0, .thread_on_core = 0, .poll_us = 500, .copy_chunks = 8,
+    .prio = 0, .window = 8,
     .ref_total = 0, .ref_comm = 0,
 };
 
 static int tn_rank, tn_size, tn_mode;
+
+/*
+ * --prio (alltoall and alltoallv only; see tn_coll_start):
+ *   none   the overlay as first written: receives in rank order, sends in
+ *          the order rank+1, rank+2, ... (default);
+ *   order  the overlay's priority mode (ovl_tprio.c): receives, then sends,
+ *          posted in the order the program first touches the blocks (the
+ *          trace's order; tn_prio_order, rank order unless the program
+ *          says otherwise), all at once;
+ *   waves  order, plus the seed's per-node rule modelled as waves: on each
+ *          node the ranks send one at a time, in rank order; a rank posts
+ *          its sends once the previous rank on its node has completed all
+ *          of its own (a 0-byte token on the node), the first at once.
+ *          Receives are all posted in the call, as before.
+ *   window order, but each rank keeps at most --window receives posted,
+ *          the next in first-touch order posted as one completes; SMPI
+ *          starts a message of 64 KiB or more only once its receive is
+ *          posted (rendezvous), so the window paces the transfers to the
+ *          reads (not what the overlay does: a what-if for the seed's
+ *          "sub-messages read first are sent first").
+ */
+enum { TN_PRIO_NONE = 0, TN_PRIO_ORDER = 1, TN_PRIO_WAVES = 2, TN_PRIO_WINDOW = 3 };
+static const char *const tn_prio_names[] = {"none", "order", "waves", "window", NULL};
+static int tn_node_prev = -1, tn_node_next = -1;   /* neighbours on the node */
+/* The order in which the program first touches its peers' blocks (what the
+ * overlay's trace would record): n peers, the rank itself among them
+ * (skipped); NULL: rank order, the order of ft_like and is_like. */
+static const int *tn_prio_order;
 static MPI_Comm tn_comm = MPI_COMM_NULL;   /* the overlay's private duplicate */
 
 static inline void tn_overlay_comm(void)
@@ -152,6 +188,11 @@ static inline void tn_usage(const char *summary, const struct tn_opt *o, int n)
            "poll-us", tn_par.poll_us);
     printf("  --%-16s send copy and Isends in this many pieces (default %g)\n",
            "copy-chunks", tn_par.copy_chunks);
+    printf("  --%-16s sub-message order: none, order (first-touch order),"
+           " waves (order + one rank per node sends at a time) (default"
+           " none; window: a what-if, see tnbc.h)\n", "prio");
+    printf("  --%-16s --prio window: receives posted at a time (default %g)\n",
+           "window", tn_par.window);
     printf("  --%-16s blocking run's total time, s (tnbc: gain)\n",
            "ref-total");
     printf("  --%-16s blocking run's T_comm, s (tnbc: hidden, model)\n",
@@ -189,6 +230,7 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
         {"thread-on-core", &tn_par.thread_on_core},
         {"poll-us", &tn_par.poll_us}, {"copy-chunks", &tn_par.copy_chunks},
         {"ref-total", &tn_par.ref_total}, {"ref-comm", &tn_par.ref_comm},
+        {"prio", &tn_par.prio}, {"window", &tn_par.window},
     };
     for (int i = 2; i < ac; i++) {
         const char *a = av[i];
@@ -210,8 +252,11 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
         double *dst = NULL;
         const char *const *choices = NULL;
         for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
-            if (!strcmp(name, common[k].n))
+            if (!strcmp(name, common[k].n)) {
                 dst = common[k].v;
+                if (dst == &tn_par.prio)
+                    choices = tn_prio_names;
+            }
         for (int k = 0; k < nopt && !dst; k++)
             if (!strcmp(name, opt[k].name)) {
                 dst = opt[k].value;
@@ -246,6 +291,19 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
     if (tn_mode == TN_TNBC) {
         /* The overlay duplicates the communicator once, at MPI_Init. */
         tn_overlay_comm();
+        /* The ranks on the same host, for --prio waves. */
+        char name[128] = {0}, *all = calloc((size_t)tn_size, sizeof name);
+        snprintf(name, sizeof name, "%s", sg_host_get_name(sg_host_self()));
+        MPI_Allgather(name, sizeof name, MPI_CHAR, all, sizeof name, MPI_CHAR,
+                      MPI_COMM_WORLD);
+        for (int r = 0; r < tn_size; r++)
+            if (!strcmp(all + (size_t)r * sizeof name, name)) {
+                if (r < tn_rank)
+                    tn_node_prev = r;
+                else if (r > tn_rank && tn_node_next < 0)
+                    tn_node_next = r;
+            }
+        free(all);
         /* Its polls must not cost simulated time (smpi/test:0). */
         int x = 0, y = 0, flag = 0;
         MPI_Request r[2];
@@ -424,8 +482,15 @@ struct tn_coll {
     const size_t *rcount, *rdispl;
     char *stage, *copy;         /* tnbc: staging and send copy */
     size_t stage_slot, copy_slot, copy_nslots;
-    MPI_Request *rreq, *sreq;
+    MPI_Request *rreq, *sreq;   /* rreq[n], sreq[n], token recv, token send */
     int nsreq;
+    int nreq;                   /* requests the thread watches: n, or 2n + 2 */
+    int waves, gated, sdone, token_sent;
+    int *sorder;                /* peers in send order (waves: not yet posted) */
+    size_t *slen;               /* bytes to each peer */
+    int nsend;                  /* sends to post in all */
+    int *rorder;                /* peers in receive order */
+    int rnext, rout, wmax;      /* next in rorder, posted and pending, window */
     unsigned char *done;        /* block in the user's buffer, seen by the app */
     unsigned char *seen;        /* sub-message completed, noticed */
     double *ready;              /* when the thread has copied it */
@@ -462,13 +527,68 @@ static inline void tn_noticed(struct tn_coll *c, int p)
     tn_thread_free = c->ready[p];
 }
 
+/* Posts the sends not posted yet, in c->sorder, up to the @p upto-th. */
+static inline void tn_post_recvs(struct tn_coll *c)
+{
+    while (c->rnext < c->n && c->rout < c->wmax) {
+        int p = c->rorder[c->rnext++];
+        if (c->seen[p])
+            continue;
+        MPI_Irecv(c->stage + (size_t)p * c->stage_slot, (int)c->rcount[p],
+                  MPI_BYTE, p, 0, tn_comm, &c->rreq[p]);
+        c->rout++;
+    }
+}
+
+static inline void tn_post_sends(struct tn_coll *c, int upto)
+{
+    while (c->nsreq < upto) {
+        int p = c->sorder[c->nsreq];
+        MPI_Isend(c->copy + (size_t)p * c->copy_slot, (int)c->slen[p], MPI_BYTE,
+                  p, 0, tn_comm, &c->sreq[c->nsreq]);
+        c->nsreq++;
+    }
+}
+
+/* --prio waves: pass the token to the next rank on the node once every
+ * send of this rank has completed. */
+static inline void tn_maybe_pass(struct tn_coll *c)
+{
+    if (!c->waves || c->gated || c->token_sent || c->sdone < c->nsend)
+        return;
+    c->token_sent = 1;
+    if (tn_node_next >= 0) {
+        static char tok;
+        MPI_Isend(&tok, 0, MPI_BYTE, tn_node_next, 1, tn_comm,
+                  &c->rreq[2 * c->n + 1]);
+    }
+}
+
+/* Request @p k of the ones the thread watches has completed. */
+static inline void tn_event(struct tn_coll *c, int k)
+{
+    int n = c->n;
+    if (k < n) {
+        tn_noticed(c, k);
+        c->rout--;
+        tn_post_recvs(c);
+    } else if (k < 2 * n) {
+        c->sdone++;
+        tn_maybe_pass(c);
+    } else if (k == 2 * n) {            /* the token: this rank's wave */
+        c->gated = 0;
+        tn_post_sends(c, c->nsend);
+        tn_maybe_pass(c);
+    }
+}
+
 /* A wake-up of the progress thread. */
 static inline void tn_poll(struct tn_coll *c)
 {
     int cnt = 0;
-    MPI_Testsome(c->n, c->rreq, &cnt, c->idx, MPI_STATUSES_IGNORE);
+    MPI_Testsome(c->nreq, c->rreq, &cnt, c->idx, MPI_STATUSES_IGNORE);
     for (int k = 0; k < cnt && cnt != MPI_UNDEFINED; k++)
-        tn_noticed(c, c->idx[k]);
+        tn_event(c, c->idx[k]);
 }
 
 /* Blocks until sub-message @p p has completed; every other completion on
@@ -477,10 +597,10 @@ static inline void tn_wait_for(struct tn_coll *c, int p)
 {
     while (!c->seen[p]) {
         int k = MPI_UNDEFINED;
-        MPI_Waitany(c->n, c->rreq, &k, MPI_STATUS_IGNORE);
+        MPI_Waitany(c->nreq, c->rreq, &k, MPI_STATUS_IGNORE);
         if (k == MPI_UNDEFINED)
             break;
-        tn_noticed(c, k);
+        tn_event(c, k);
     }
 }
 
@@ -619,11 +739,38 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
     c->active = 1;
     c->seen = calloc((size_t)n, 1);
     c->ready = calloc((size_t)n, sizeof *c->ready);
-    c->idx = malloc((size_t)n * sizeof *c->idx);
-    c->rreq = malloc((size_t)n * sizeof *c->rreq);
-    c->sreq = malloc((size_t)n * sizeof *c->sreq);
-    for (int p = 0; p < n; p++)
-        c->rreq[p] = c->sreq[p] = MPI_REQUEST_NULL;
+    c->idx = malloc((2 * (size_t)n + 2) * sizeof *c->idx);
+    c->rreq = malloc((2 * (size_t)n + 2) * sizeof *c->rreq);
+    c->sreq = c->rreq + n;
+    for (int k = 0; k < 2 * n + 2; k++)
+        c->rreq[k] = MPI_REQUEST_NULL;
+    c->nreq = n;
+    /* the order of the sub-messages: --prio none: receives in rank order,
+     * sends to rank+1, rank+2, ...; order and waves: both in the order the
+     * program first touches the blocks (tn_prio_order) */
+    int prio = kind == TN_A2A || kind == TN_A2AV ? (int)tn_par.prio : TN_PRIO_NONE;
+    c->sorder = malloc((size_t)n * sizeof *c->sorder);
+    int *rorder = malloc((size_t)n * sizeof *rorder);
+    {
+        int m = 0;
+        for (int k = 0; k < n; k++) {
+            int p = prio == TN_PRIO_NONE ? (me + 1 + k) % n
+                  : tn_prio_order ? tn_prio_order[k] : k;
+            if (p != me)
+                c->sorder[m++] = p;
+        }
+        for (int k = 0; k < n; k++)
+            rorder[k] = prio == TN_PRIO_NONE ? k : k < m ? c->sorder[k] : me;
+    }
+    c->waves = prio == TN_PRIO_WAVES;
+    c->gated = c->waves && tn_node_prev >= 0;
+    if (c->waves) {
+        static char tok;
+        c->nreq = 2 * n + 2;
+        if (c->gated)
+            MPI_Irecv(&tok, 0, MPI_BYTE, tn_node_prev, 1, tn_comm,
+                      &c->rreq[2 * n]);
+    }
     size_t maxr = 0, prot = 0;
     for (int p = 0; p < n; p++) {
         int recv = kind == TN_BCAST ? (p == root && me != root) : p != me;
@@ -638,15 +785,15 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
         c->stage = tn_alloc((size_t)n, c->stage_slot);
     /* 1. protect */
     tn_overhead(tn_pages((double)prot) * tn_par.page_us * 1e-6);
-    /* 2. receives */
+    /* 2. receives (--prio window: the first --window of them) */
     for (int p = 0; p < n; p++) {
         int recv = kind == TN_BCAST ? (p == root && me != root) : p != me;
-        if (recv)
-            MPI_Irecv(c->stage + (size_t)p * c->stage_slot, (int)rcount[p],
-                      MPI_BYTE, p, 0, tn_comm, &c->rreq[p]);
-        else
+        if (!recv)
             c->done[p] = c->seen[p] = 1;
     }
+    c->rorder = rorder;
+    c->wmax = prio == TN_PRIO_WINDOW && tn_par.window >= 1 ? (int)tn_par.window : n;
+    tn_post_recvs(c);
     /* 3. copies and sends */
     int chunks = (int)tn_par.copy_chunks;
     if (kind == TN_A2A || kind == TN_A2AV) {
@@ -657,22 +804,25 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
         c->copy_slot = tn_round_page(maxs);
         c->copy_nslots = (size_t)n;
         c->copy = tn_alloc((size_t)n, c->copy_slot);
-        for (int k0 = 1; k0 < n;) {
-            /* one piece: peers k0 .. k1-1 (in the rotated order) */
+        c->slen = malloc((size_t)n * sizeof *c->slen);
+        memcpy(c->slen, scount, (size_t)n * sizeof *c->slen);
+        c->nsend = n - 1;
+        for (int k0 = 0; k0 < n - 1;) {
+            /* one piece: peers sorder[k0 .. k1-1] */
             int k1 = k0 + (n - 1 + chunks - 1) / chunks;
-            if (k1 > n)
-                k1 = n;
+            if (k1 > n - 1)
+                k1 = n - 1;
             double bytes = 0;
             for (int k = k0; k < k1; k++)
-                bytes += (double)scount[(me + k) % n];
+                bytes += (double)scount[c->sorder[k]];
             tn_overhead(tn_copy_s(bytes));
             for (int k = k0; k < k1; k++) {
-                int p = (me + k) % n;
-                char *dst = c->copy + (size_t)p * c->copy_slot;
-                tn_copy_head(dst, sbuf + sdispl[p], scount[p]);
-                MPI_Isend(dst, (int)scount[p], MPI_BYTE, p, 0, tn_comm,
-                          &c->sreq[c->nsreq++]);
+                int p = c->sorder[k];
+                tn_copy_head(c->copy + (size_t)p * c->copy_slot,
+                             sbuf + sdispl[p], scount[p]);
             }
+            if (!c->gated)      /* waves: not before the token */
+                tn_post_sends(c, k1);
             k0 = k1;
         }
         /* 4. own block */
@@ -697,6 +847,8 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
         }
     }
     tn_pending = c;
+    if (c->waves)
+        tn_poll(c);     /* the token may be there; a wave may be over */
     /* 5. partial pages: the blocks lowest and highest in the buffer */
     if (tn_par.align_malloc > 0) {
         int lo = -1, hi = -1;
@@ -723,6 +875,26 @@ static inline void tn_touch(struct tn_coll *c, int p)
         tn_deliver(c, p, 1);
 }
 
+/* The program's first touch of every received block, in rank order, each
+ * checked (a2a_micro, no_overlap): peer p's block at rbuf + p x @p stride,
+ * @p bytes long; bcast: the root's block, on the other ranks. */
+static inline void tn_touch_check_all(struct tn_coll *c, long it, size_t bytes,
+                                      size_t stride)
+{
+    if (c->kind == TN_BCAST) {
+        if (tn_rank != c->root) {
+            tn_touch(c, c->root);
+            tn_check(c->rbuf, bytes, it, c->root, c->root);
+        }
+        return;
+    }
+    for (int p = 0; p < c->n; p++) {
+        tn_touch(c, p);
+        tn_check(c->rbuf + (size_t)p * stride, bytes, it, p,
+                 c->kind == TN_A2A ? tn_rank : 0);
+    }
+}
+
 /* The next collective on the communicator, or MPI_Finalize: everything
  * still pending (the thread copies what completes; the overlay waits for
  * it), then the sends; the overlay's buffers are released. */
@@ -744,12 +916,24 @@ static inline void tn_coll_finish(struct tn_coll *c)
                 c->done[p] = 1;
             }
         t0 = tn_now();
-        MPI_Waitall(c->nsreq, c->sreq, MPI_STATUSES_IGNORE);
+        if (c->waves) {         /* the rest of the waves and the tokens */
+            for (;;) {
+                int k = MPI_UNDEFINED;
+                MPI_Waitany(c->nreq, c->rreq, &k, MPI_STATUS_IGNORE);
+                if (k == MPI_UNDEFINED)
+                    break;
+                tn_event(c, k);
+            }
+        } else {
+            MPI_Waitall(c->nsreq, c->sreq, MPI_STATUSES_IGNORE);
+        }
         tn_st.wait += tn_now() - t0;
         tn_free(c->stage, (size_t)c->n, c->stage_slot);
         tn_free(c->copy, c->copy_nslots, c->copy_slot);
         free(c->rreq);
-        free(c->sreq);
+        free(c->sorder);
+        free(c->rorder);
+        free(c->slen);
         free(c->seen);
         free(c->ready);
         free(c->idx);
