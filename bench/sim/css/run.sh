@@ -199,32 +199,27 @@ echo "  $e $np $p $m: $(( $(date +%s) - t0 )) s"
 xargs -P "$jobs" -L 1 sh -c "$one" sh <"$jobsfile" || die "some runs failed"
 
 # ---- CSV (in the order of the job list, the exchanges' order) and table --
-csv=$out/css.csv
-{
-    echo "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic,t_general_s,t_nodes_s,aside,t_overlay_s,overlay_library,overlay_classic,nodes_general"
-    for np in 64 128; do
-        for e in $exchanges; do
-            for f in "$work/rows/$e.$np".*.csv; do
-                if [ -f "$f" ]; then cat "$f"; fi
+# collect EXT HEADER FILE: the rows' .EXT files, in the exchanges' order,
+# under HEADER, into FILE (written whole, then renamed).
+collect() {
+    {
+        echo "$2"
+        for np in 64 128; do
+            for e in $exchanges; do
+                for f in "$work/rows/$e.$np".*."$1"; do
+                    if [ -f "$f" ]; then cat "$f"; fi
+                done
             done
         done
-    done
-} >"$csv.tmp"
-mv "$csv.tmp" "$csv"
+    } >"$3.tmp"
+    mv "$3.tmp" "$3"
+}
+csv=$out/css.csv
+collect csv "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic,t_general_s,t_nodes_s,aside,t_overlay_s,overlay_library,overlay_classic,nodes_general" "$csv"
 
 # The fluid bounds (css_bench.c, fattree_bounds) beside the times.
 bcsv=$out/bounds.csv
-{
-    echo "exchange,np,platform,model,bound_all_s,bound_steps_s,library_over_all,css_over_steps,steps_over_all"
-    for np in 64 128; do
-        for e in $exchanges; do
-            for f in "$work/rows/$e.$np".*.bound; do
-                if [ -f "$f" ]; then cat "$f"; fi
-            done
-        done
-    done
-} >"$bcsv.tmp"
-mv "$bcsv.tmp" "$bcsv"
+collect bound "exchange,np,platform,model,bound_all_s,bound_steps_s,library_over_all,css_over_steps,steps_over_all" "$bcsv"
 
 awk -F, 'NR > 1 {
     printf "%-16s %4d %-15s %-8s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f\n", $1, $2,
