@@ -578,8 +578,12 @@ typedef struct cm_plan_report {
  *  the slowest rank) is no higher than block's, so it is never worse than
  *  block in either figure under the model: a candidate that lowers J by
  *  making one rank's receives slower (a latency-bound pipeline) is not
- *  chosen.  Each candidate's L_max (cm_cost_links()) is reported, not
- *  used.  Both figures use the costs of o->weight.  Same inputs, options and seed give the same mapping (unless
+ *  chosen.  The chosen mapping's busiest uplinks are then relieved by
+ *  trading whole nodes' ranks between switches (J and T_max kept within
+ *  0.5 % of the choice and within block's; the winner's name gets
+ *  "+links" and the candidate "links" is reported).  Each candidate's
+ *  L_max (cm_cost_links()) is reported.  Both figures use the costs of
+ *  o->weight.  Same inputs, options and seed give the same mapping (unless
  *  a deadline cuts the run short).  The candidates run on
  *  cm_tree_restrict() of @p t, so that time and memory follow n, not the
  *  slots of t; block, cyclic and random (drawn over all of t) are those of

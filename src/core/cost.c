@@ -240,14 +240,16 @@ double cm_cost_max(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
  * machine a cluster's slow link, which J, a sum over all links, cannot
  * see: it prefers fewer bytes across in all to fewer across the busiest
  * link. */
-double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
-                            const double *cb)
+double cm_cost_uplink_loads(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                            const double *cb, double *load)
 {
     if (!m || !t || !map || !cb)
         return NAN;
     int n = cm_matrix_n(m), nv = cm_tree_nvertices(t), nn = cm_tree_nnodes(t);
     if (cm_tree_nlevels(t) < 1 || !map_in_range(t, map, n))
         return NAN;
+    for (int v = 0; load && v < nv; v++)
+        load[v] = 0;
     if (nn < 2)
         return 0;
     acc_t *io = calloc(2 * (size_t)nv, sizeof *io);   /* out, then in, per vertex */
@@ -331,14 +333,24 @@ double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int 
     free(node);
     free(upcost);
     double worst = 0;
-    for (int v = 0; v < nv; v++)
-        if (nodes[v] > 0)
-            worst = fmax(worst, (double)(fmaxl(acc_value(&io[v]), acc_value(&io[nv + v])) /
-                                         least[cm_tree_vertex_level(t, v)]));
+    for (int v = 0; v < nv; v++) {
+        double busy = nodes[v] > 0 ? (double)(fmaxl(acc_value(&io[v]), acc_value(&io[nv + v])) /
+                                              least[cm_tree_vertex_level(t, v)])
+                                   : 0;
+        worst = fmax(worst, busy);
+        if (load)
+            load[v] = busy;
+    }
     free(io);
     free(nodes);
     free(least);
     return worst;
+}
+
+double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                            const double *cb)
+{
+    return cm_cost_uplink_loads(m, t, map, cb, NULL);
 }
 
 double cm_cost_links(const cm_matrix_t *m, const cm_tree_t *t, const int *map)

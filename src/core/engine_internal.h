@@ -92,6 +92,13 @@ double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
 double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                             const double *cb);
 
+/** cm_cost_links_levels(), and with @p load (cm_tree_nvertices(t) entries,
+ *  may be NULL) how long each vertex's uplink is busy (0 for vertices
+ *  without nodes): the figures whose maximum is L_max (cost.c).  NAN on a
+ *  bad argument or out of memory, @p load then undefined. */
+double cm_cost_uplink_loads(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                            const double *cb, double *load);
+
 /** T_max of @p map under the problem's effective costs (its matrix as
  *  given, not the symmetric one: receivers are charged). */
 static inline double cm_problem_cost_max(const cm_problem_t *p, const int *map)
@@ -232,6 +239,19 @@ double cm_refine(const cm_problem_t *p, int *map, cm_budget_t *b);
  *  groups of the same make-up can swap without breaking capacities. */
 double cm_refine_kinds(const cm_problem_t *p, int *map, const int *kind,
                        cm_budget_t *b);
+
+/** Trade whole nodes' ranks between switch groups (refine_links.c): two
+ *  nodes under different parents with as many ranks each, or two such
+ *  pairs at once (each pair under one parent), exchange their ranks slot
+ *  by slot, first improvement in a fixed order, while the busiest uplinks
+ *  get less busy (sum of (load / L_max)^4 falls, L_max does not rise) and
+ *  J and T_max stay within @p tol (relative) of where they started and
+ *  within @p capJ and @p capT.  Per-node task counts and occupied slots
+ *  never change.  Runs only on at most 64 nodes holding ranks, and only
+ *  sweeps that fit @p b (charged; may be NULL).  1 when @p map changed, 0
+ *  when not, -1 out of memory (@p map then unchanged). */
+int cm_refine_links(const cm_problem_t *p, int *map, double capJ, double capT,
+                    double tol, cm_budget_t *b);
 
 /** Multilevel refinement (a V-cycle): ranks that share an innermost group
  *  are matched in pairs, heaviest connection first, and the pairs again,

@@ -78,7 +78,7 @@ test_expect_success 'runs 2 and 3 are placed from the profile, timed only' '
     "$CM" explain --store "$STORE" "$j" >explain.out &&
     grep "^== step $j.0$" explain.out &&
     grep "^job=slow$" explain.out &&
-    grep -E "^winner=[a-z-]+$" explain.out &&
+    grep -E "^winner=[a-z+-]+$" explain.out &&
     grep -E "^J_ratio=0[.][0-9]+$" explain.out &&
     grep -E "^level[.]node[.]bytes=[0-9.e+]+ default=[0-9.e+]+$" explain.out &&
     grep -E "^candidate=block J=" explain.out &&
