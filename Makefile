@@ -110,7 +110,8 @@ SOMAJOR   := 0
 LIBCORE_SO:= $(BUILD)/libclustermap.so.$(VERSION)
 PCFILE    := $(BUILD)/clustermap.pc
 TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
-BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)/bench/cutbound
+BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)/bench/cutbound \
+             $(BUILD)/bench/partbound
 
 TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
            $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
@@ -246,6 +247,9 @@ $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
 
 # the judge's floors (bench/README.md): a plain program, no library
 $(BUILD)/bench/cutbound: bench/sim/cutbound.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $<
+$(BUILD)/bench/partbound: bench/sim/partbound.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $<
 

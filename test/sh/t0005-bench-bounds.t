@@ -72,6 +72,30 @@ test_expect_success 'cutbound: the halo floors of bench/README.md' '
     done
 '
 
+# partbound (bench/README.md, "What no placement can do"): its slice bound
+# on the busiest part never exceeds the exact minimum over every partition
+# of small grids, and the multi-cluster floors the README quotes.
+test_expect_success 'partbound: the slice bound is below the exact minimum' '
+    for c in "4 3 1 4,4,4" "3 2 2 4,4,4" "7 2 1 5,5,4" "3 2 2 6,6" "2 7 1 5,5,4" "7 2 1 7,7" \
+             "3 2 2 3,3,3,3"; do
+        "$BENCH/partbound" --check $c >pb.out || { cat pb.out; return 1; }
+        grep "^exact=[0-9]*$" pb.out || return 1
+    done &&
+    "$BENCH/partbound" --check 2 7 1 5,5,4 >pb.out &&
+    grep "min_max_boundary>=3$" pb.out && grep -x "exact=4" pb.out &&
+    test_must_fail "$BENCH/partbound" 4 4 4 10,10 2>pb.err &&
+    grep "^usage: partbound" pb.err
+'
+
+test_expect_success 'partbound: the multi-cluster floors of bench/README.md' '
+    "$BENCH/partbound" 8 4 4 48,40,40 >pb.out &&
+    grep -x "grid=8x4x4 parts=48,40,40 min_max_boundary>=28" pb.out &&
+    "$BENCH/partbound" 16 8 1 48,40,40 >pb.out &&
+    grep -x "grid=16x8x1 parts=48,40,40 min_max_boundary>=14" pb.out &&
+    "$BENCH/partbound" 8 4 4 32,32,32,32 >pb.out &&
+    grep -x "grid=8x4x4 parts=32,32,32,32 min_max_boundary>=24" pb.out
+'
+
 # threadbench: the multisection, the spanning-tree placement and auto on 1,
 # 2 and 3 threads give the same mapping (it exits 1 on a difference); 2048
 # ranks have subtrees above the walk's hand-over grain, so tasks do move
