@@ -234,6 +234,8 @@ $(BUILD)/test/%: test/unit/%.c $(UNIT_LIBS)
 # The overlay's objects before the libraries they call into (cm_error_set).
 $(BUILD)/test/test_css_schedule: test/unit/test_css_schedule.c $(call obj,$(CSS_SRC)) $(UNIT_LIBS)
 	$(UNIT_LINK)
+$(BUILD)/test/test_css_recognise: test/unit/test_css_recognise.c $(call obj,$(CSS_SRC)) $(UNIT_LIBS)
+	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_config: test/unit/test_ovl_config.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
 	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_ivl: test/unit/test_ovl_ivl.c $(call obj,src/profiles/overlay/ovl_ivl.c) $(UNIT_LIBS)

@@ -122,12 +122,15 @@ static void test_css_line(void **state)
     st.calls = 12;
     st.scheduled = 10;
     st.built = 2;
+    st.redist = 4;
+    st.recognised = 1;
     st.pass[OVL_PASS_UNIFORM] = 2;
     st.bytes = 3250586;            /* 3.1 MiB */
     st.ns = 12300000;
     ovl_css_line(line, sizeof line, 0, &st);
     assert_string_equal(line, "css: rank 0: 12 MPI_Alltoallv calls, 10 scheduled "
-                              "(2 schedules built), 2 passed through (2 uniform), "
+                              "(2 schedules built), 4 as redistributions (1 recognised), "
+                              "2 passed through (2 uniform), "
                               "3.1 MiB sent, 0.0123 s inside the calls\n");
     ovl_css_stats_t one = { 0 };
     one.calls = 1;
@@ -137,13 +140,15 @@ static void test_css_line(void **state)
     one.pass[OVL_PASS_FALLBACK] = 1;
     ovl_css_line(line, sizeof line, 7, &one);
     assert_string_equal(line, "css: rank 7: 1 MPI_Alltoallv call, 0 scheduled "
-                              "(1 schedule built), 5 passed through (1 in place, "
+                              "(1 schedule built), 0 as redistributions (0 recognised), "
+                              "5 passed through (1 in place, "
                               "3 not faster, 1 fallback), 0.0 MiB sent, "
                               "0.0000 s inside the calls\n");
     ovl_css_stats_t none = { 0 };
     ovl_css_line(line, sizeof line, 0, &none);
     assert_string_equal(line, "css: rank 0: 0 MPI_Alltoallv calls, 0 scheduled "
-                              "(0 schedules built), 0 passed through, 0.0 MiB sent, "
+                              "(0 schedules built), 0 as redistributions (0 recognised), "
+                              "0 passed through, 0.0 MiB sent, "
                               "0.0000 s inside the calls\n");
 }
 

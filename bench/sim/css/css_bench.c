@@ -26,7 +26,7 @@
  *   --density P     irregular: probability that a pair carries data (0.25)
  *   --seed S        irregular: the generator's seed (1)
  *   --reps R        timed repetitions per variant (3), after --warmup W (1)
- *   --variants LIST which of library,classic,css,general,nodes to run (all;
+ *   --variants LIST which of library,classic,css,general,nodes,overlay to run (all;
  *                   the others print as nan)
  *                   print as nan)
  *   --fattree C:L:BW:R  also print the fluid bounds of the exchange and of
@@ -60,6 +60,11 @@
  *   nodes    the same with the overlay's node-aware colouring
  *            (cm_css_sched_general_nodes, the ranks' nodes from
  *            MPI_Get_processor_name as in the overlay)
+ *   overlay  the same with the schedule the overlay runs now
+ *            (cm_css_sched_overlay): nodes' unless the byte matrix is
+ *            recognised as a block-cyclic redistribution whose schedule the
+ *            node model prefers (RECOGNISED: 0 not recognised, 1 recognised
+ *            but the colouring kept, 2 the redistribution's schedule)
  *
  * Checking.  The sender's data are values derived from (sender, receiver,
  * index): for the redistributions the loop index i of the element (which
@@ -74,7 +79,7 @@
  * Output (rank 0): one "css_bench:" line describing the exchange and the
  * schedule, then
  *   RESULT NAME NP T_LIBRARY T_CLASSIC T_CSS STEPS METHOD AVG_PAIR_BYTES
- *          T_GENERAL T_NODES ASIDE
+ *          T_GENERAL T_NODES ASIDE T_OVERLAY RECOGNISED
  * (times in seconds; ASIDE 1 when the overlay passes the exchange to the
  * library, cm_css_nearly_uniform).
  */
@@ -87,9 +92,9 @@
 
 #include "css_schedule.h"
 
-enum { V_LIBRARY, V_CLASSIC, V_CSS, V_GENERAL, V_NODES, NVARIANTS };
+enum { V_LIBRARY, V_CLASSIC, V_CSS, V_GENERAL, V_NODES, V_OVERLAY, NVARIANTS };
 static const char *const variant_name[NVARIANTS] = { "library", "classic", "css", "general",
-                                                     "nodes" };
+                                                     "nodes", "overlay" };
 
 typedef struct exch {
     int n, me;
@@ -106,6 +111,12 @@ typedef struct exch {
     /* the overlay's schedules (ovl_css.c): the colouring of the byte
      * matrix every rank gathers, without and with the ranks' nodes */
     cm_css_sched_t *general, *nodes;
+    /* and the one it runs now (cm_css_sched_overlay): nodes' unless the
+     * matrix is recognised as a redistribution whose schedule the node
+     * model prefers; recognised: its cm_css_choice_t (0 not recognised,
+     * 1 recognised but coloured, 2 the redistribution's schedule) */
+    cm_css_sched_t *overlay;
+    int recognised;
     int aside;              /* the overlay passes it to the library */
     int share;              /* one schedule for all ranks (build_shared) */
     long errors;
@@ -301,19 +312,33 @@ static void pair_stats(const cm_css_sched_t *s, int n, double *avg, uint64_t *ma
  * one address space, and building is host time, not simulated time, so the
  * result is the same; only the wall time differs (a dense block-cyclic
  * schedule takes about a second to build at 128 ranks, 128 times over). */
-static cm_css_sched_t *build_shared(exch_t *e, const uint64_t *bytes, const uint64_t *node)
+/* Which schedule build_shared builds. */
+enum { B_REDIST, B_NODES, B_OVERLAY };
+
+static cm_css_sched_t *build_shared(exch_t *e, int how, const uint64_t *bytes,
+                                    const uint64_t *node)
 {
+    static const char *const fn[] = { "cm_css_sched_redistribution",
+                                      "cm_css_sched_general_nodes", "cm_css_sched_overlay" };
     cm_css_sched_t *s = NULL;
     cm_error_t err;
+    cm_css_choice_t how_chosen = CM_CSS_COLOURED;
     if (!e->share || e->me == 0) {
-        s = bytes ? cm_css_sched_general_nodes(e->n, bytes, node, &err)
-                  : cm_css_sched_redistribution(&e->r, &err);
+        s = how == B_REDIST ? cm_css_sched_redistribution(&e->r, &err)
+            : how == B_NODES ? cm_css_sched_general_nodes(e->n, bytes, node, &err)
+            : cm_css_sched_overlay(e->n, bytes, node, CM_CSS_OVERLAY_LATENCY,
+                                    CM_CSS_OVERLAY_BANDWIDTH, &how_chosen, &err);
         if (!s) {
-            printf("ERROR rank %d: %s: %s\n", e->me,
-                   bytes ? "cm_css_sched_general" : "cm_css_sched_redistribution", err.msg);
+            printf("ERROR rank %d: %s: %s\n", e->me, fn[how], err.msg);
             fflush(stdout);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+    }
+    if (how == B_OVERLAY) {
+        int rec = how_chosen;
+        if (e->share)
+            MPI_Bcast(&rec, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        e->recognised = rec;
     }
     if (e->share) {
         uint64_t addr = (uint64_t)(uintptr_t)s;
@@ -352,7 +377,7 @@ static void setup_redist(exch_t *e, int64_t sb, int64_t ss, int64_t so, int64_t 
     e->r.count = probe;
     e->r.src_block = sb > 0 ? sb : (probe + n - 1) / n;
     e->r.dst_block = db > 0 ? db : (probe + n - 1) / n;
-    cm_css_sched_t *s = build_shared(e, NULL, NULL);
+    cm_css_sched_t *s = build_shared(e, B_REDIST, NULL, NULL);
     double avg;
     uint64_t mx, mn;
     long pairs;
@@ -366,7 +391,7 @@ static void setup_redist(exch_t *e, int64_t sb, int64_t ss, int64_t so, int64_t 
         e->r.src_block = (e->r.count + n - 1) / n;
     if (db <= 0)
         e->r.dst_block = (e->r.count + n - 1) / n;
-    e->sched = build_shared(e, NULL, NULL);
+    e->sched = build_shared(e, B_REDIST, NULL, NULL);
 
     /* this rank's messages, by walking its own elements */
     int64_t *cur = xcalloc((size_t)n, sizeof *cur);
@@ -418,7 +443,7 @@ static void setup_matrix(exch_t *e, int irregular, long long pair, double densit
     uint64_t *bytes = xcalloc((size_t)n * (size_t)n, sizeof *bytes);
     for (size_t k = 0; k < (size_t)n * (size_t)n; k++)
         bytes[k] = e->cnt[k] * 8;
-    e->sched = build_shared(e, bytes, NULL);
+    e->sched = build_shared(e, B_NODES, bytes, NULL);
     free(bytes);
     for (int j = 0; j < n; j++) {
         e->scnt[j] = (int)e->cnt[(size_t)e->me * n + j];
@@ -459,8 +484,9 @@ static void setup_overlay(exch_t *e)
     }
     e->aside = cm_css_nearly_uniform(n, bytes);
     MPI_Bcast(&e->aside, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    e->general = build_shared(e, bytes, NULL);
-    e->nodes = build_shared(e, bytes, node);
+    e->general = build_shared(e, B_NODES, bytes, NULL);
+    e->nodes = build_shared(e, B_NODES, bytes, node);
+    e->overlay = build_shared(e, B_OVERLAY, bytes, node);
     free(row);
     free(bytes);
     free(node);
@@ -585,7 +611,8 @@ static double time_variant(exch_t *e, int variant, int warmup, int reps)
         case V_CLASSIC: run_classic(e); break;
         case V_CSS: run_css(e, e->sched); break;
         case V_GENERAL: run_css(e, e->general); break;
-        default: run_css(e, e->nodes); break;
+        case V_NODES: run_css(e, e->nodes); break;
+        default: run_css(e, e->overlay); break;
         }
         double dt = MPI_Wtime() - t0, mx = 0;
         MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -674,7 +701,7 @@ int main(int argc, char **argv)
     long long pair = 256 * 1024;
     double density = 0.25;
     uint64_t seed = 1;
-    int reps = 3, warmup = 1, bad = 0, want[NVARIANTS] = { 1, 1, 1, 1, 1 };
+    int reps = 3, warmup = 1, bad = 0, want[NVARIANTS] = { 1, 1, 1, 1, 1, 1 };
     int ft_cores = 0, ft_per_leaf = 0;
     double ft_bw = 0, ft_oversub = 0;
     for (int i = 1; i < argc && !bad; i++) {
@@ -714,8 +741,9 @@ int main(int argc, char **argv)
             want[V_CSS] = strstr(v, "css") != NULL;
             want[V_GENERAL] = strstr(v, "general") != NULL;
             want[V_NODES] = strstr(v, "nodes") != NULL;
+            want[V_OVERLAY] = strstr(v, "overlay") != NULL;
             bad = !want[V_LIBRARY] && !want[V_CLASSIC] && !want[V_CSS] && !want[V_GENERAL] &&
-                  !want[V_NODES];
+                  !want[V_NODES] && !want[V_OVERLAY];
             i++;
         } else if (a[0] != '-' && !what) {
             what = a;
@@ -767,8 +795,9 @@ int main(int argc, char **argv)
     check_schedule(&e, e.sched);
     check_schedule(&e, e.general);
     check_schedule(&e, e.nodes);
+    check_schedule(&e, e.overlay);
 
-    double t[NVARIANTS] = { NAN, NAN, NAN, NAN, NAN };
+    double t[NVARIANTS] = { NAN, NAN, NAN, NAN, NAN, NAN };
     for (int v = 0; v < NVARIANTS; v++)
         if (want[v])
             t[v] = time_variant(&e, v, warmup, reps);
@@ -798,10 +827,10 @@ int main(int argc, char **argv)
                cm_css_sched_nsteps(e.sched), deg, reps, warmup);
         if (errs)
             printf("ERROR %ld wrong or missing elements in all\n", errs);
-        printf("RESULT %s %d %.9g %.9g %.9g %d %s %.0f %.9g %.9g %d\n", e.name, n, t[V_LIBRARY],
-               t[V_CLASSIC], t[V_CSS], cm_css_sched_nsteps(e.sched),
+        printf("RESULT %s %d %.9g %.9g %.9g %d %s %.0f %.9g %.9g %d %.9g %d\n", e.name, n,
+               t[V_LIBRARY], t[V_CLASSIC], t[V_CSS], cm_css_sched_nsteps(e.sched),
                method_name(cm_css_sched_method(e.sched)), avg * unitb, t[V_GENERAL],
-               t[V_NODES], e.aside);
+               t[V_NODES], e.aside, t[V_OVERLAY], e.recognised);
         if (ft_cores > 0) {
             double all, steps, gen, nod;
             fattree_bounds(&e, e.sched, ft_cores, ft_per_leaf, ft_bw, ft_oversub, &all, &steps);
@@ -814,6 +843,7 @@ int main(int argc, char **argv)
     free_shared(&e, e.sched);
     free_shared(&e, e.general);
     free_shared(&e, e.nodes);
+    free_shared(&e, e.overlay);
     free(e.sbuf);
     free(e.rbuf);
     free(e.cnt);

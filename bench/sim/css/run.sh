@@ -16,9 +16,11 @@
 # times were the same to 9 digits.  Each run also times what the overlay
 # (src/profiles/overlay/ovl_css.c) runs for the exchange: the colouring of
 # the gathered byte matrix without nodes ("general", the overlay before
-# node awareness) and with them ("nodes"), and the overlay's choice
-# ("overlay": the library when cm_css_nearly_uniform says it steps aside,
-# else "nodes").  Writes OUTDIR/css.csv and
+# node awareness) and with them ("nodes", the overlay before it recognised
+# redistributions: "before"), and the overlay's choice now ("overlay": the
+# library when cm_css_nearly_uniform says it steps aside, else
+# cm_css_sched_overlay's schedule, the recognised redistribution's when the
+# node model prefers it; "recognised" says when).  Writes OUTDIR/css.csv and
 # OUTDIR/bounds.csv (default OUTDIR: bench/sim/results/css/), one log per
 # run in OUTDIR/logs/, and prints the tables.
 #
@@ -100,6 +102,7 @@ start=$(date +%s)
 ovl=$root/src/profiles/overlay
 smpicc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$root/src/core" -I"$ovl" -o "$work/css_bench" \
     "$here/css_bench.c" "$ovl/css_sched.c" "$ovl/css_redist.c" "$ovl/css_general.c" "$ovl/css_nodes.c" \
+    "$ovl/css_recognise.c" \
     "$root/src/core/error.c" -lm >"$work/build.log" 2>&1 ||
     die "smpicc failed: $(tail -n 5 "$work/build.log")"
 
@@ -180,18 +183,20 @@ if grep -q "^ERROR" "$log"; then
 fi
 r=$(grep "^RESULT " "$log" | tail -n 1)
 [ -n "$r" ] || { echo "css/run.sh: $e $np $p $m: no RESULT line (see $log)" >&2; exit 1; }
-# the overlay: the library when it steps aside, else its node-aware schedule
+# the overlay: the library when it steps aside, else its schedule (now:
+# from cm_css_sched_overlay; before: the node-aware colouring)
 echo "$r" | awk -v e="$e" -v p="$p" -v m="$m" "{
-    ovl = \$12 ? \$4 : \$11
-    printf \"%s,%d,%s,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.9g,%.9g,%d,%.9g,%.6f,%.6f,%.6f\\n\",
+    ovl = \$12 ? \$4 : \$13
+    bef = \$12 ? \$4 : \$11
+    printf \"%s,%d,%s,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.9g,%.9g,%d,%.9g,%.6f,%.6f,%.6f,%.9g,%.6f,%.6f,%d\\n\",
         e, \$3, p, m, \$4, \$5, \$6, \$6 / \$4, \$6 / \$5, \$10, \$11, \$12, ovl,
-        ovl / \$4, ovl / \$5, \$11 / \$10
+        ovl / \$4, ovl / \$5, \$11 / \$10, bef, bef / \$4, bef / \$5, \$14
 }" >"$work/rows/$e.$np.$p.$m.csv"
 b=$(grep "^BOUND " "$log" | tail -n 1)
 if [ -n "$b" ]; then
     echo "$r $b" | awk -v e="$e" -v p="$p" -v m="$m" "{
-        printf \"%s,%d,%s,%s,%.9g,%.9g,%.6f,%.6f,%.6f\\n\", e, \$3, p, m, \$16, \$17,
-            \$4 / \$16, \$6 / \$17, \$17 / \$16
+        printf \"%s,%d,%s,%s,%.9g,%.9g,%.6f,%.6f,%.6f\\n\", e, \$3, p, m, \$18, \$19,
+            \$4 / \$18, \$6 / \$19, \$19 / \$18
     }" >"$work/rows/$e.$np.$p.$m.bound"
 fi
 echo "  $e $np $p $m: $(( $(date +%s) - t0 )) s"
@@ -215,28 +220,30 @@ collect() {
     mv "$3.tmp" "$3"
 }
 csv=$out/css.csv
-collect csv "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic,t_general_s,t_nodes_s,aside,t_overlay_s,overlay_library,overlay_classic,nodes_general" "$csv"
+collect csv "exchange,np,platform,model,t_library_s,t_classic_s,t_css_s,ratio_library,ratio_classic,t_general_s,t_nodes_s,aside,t_overlay_s,overlay_library,overlay_classic,nodes_general,t_before_s,before_library,before_classic,recognised" "$csv"
 
 # The fluid bounds (css_bench.c, fattree_bounds) beside the times.
 bcsv=$out/bounds.csv
 collect bound "exchange,np,platform,model,bound_all_s,bound_steps_s,library_over_all,css_over_steps,steps_over_all" "$bcsv"
 
 awk -F, 'NR > 1 {
-    printf "%-16s %4d %-15s %-8s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f\n", $1, $2,
-        $3, $4, $5 * 1e3, $6 * 1e3, $7 * 1e3, $10 * 1e3, $11 * 1e3, $13 * 1e3, $8, $14, $16 }
-    NR == 1 { printf "%-16s %4s %-15s %-8s %9s %9s %9s %9s %9s %9s %7s %7s %7s\n", "exchange", "np",
-        "platform", "model", "lib_ms", "cls_ms", "css_ms", "gen_ms", "nodes_ms", "ovl_ms",
-        "css/lib", "ovl/lib", "nod/gen" }' "$csv"
+    printf "%-16s %4d %-15s %-8s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %7.3f %7.3f %7.3f %3d\n",
+        $1, $2, $3, $4, $5 * 1e3, $6 * 1e3, $7 * 1e3, $10 * 1e3, $11 * 1e3, $13 * 1e3, $8, $14,
+        $18, $16, $20 }
+    NR == 1 { printf "%-16s %4s %-15s %-8s %9s %9s %9s %9s %9s %9s %7s %7s %7s %7s %3s\n", "exchange",
+        "np", "platform", "model", "lib_ms", "cls_ms", "css_ms", "gen_ms", "nodes_ms", "ovl_ms",
+        "css/lib", "ovl/lib", "bef/lib", "nod/gen", "rec" }' "$csv"
 echo
 # Per exchange: the range of the ratios over platforms and models.
 awk -F, 'function upd(i, v) { if (!((k, i) in lo) || v < lo[k, i]) lo[k, i] = v
         if (!((k, i) in hi) || v > hi[k, i]) hi[k, i] = v }
     NR > 1 { k = $1; if (!(k in n)) order[++no] = k; n[k]++
-        upd(1, $8); upd(2, $9); upd(3, $14); upd(4, $15); upd(5, $16) }
-    END { printf "%-16s %5s %15s %15s %15s %15s %15s\n", "exchange", "runs", "css/library",
-            "css/classic", "overlay/library", "overlay/classic", "nodes/general"
+        upd(1, $8); upd(2, $9); upd(3, $14); upd(4, $15); upd(5, $16); upd(6, $18); upd(7, $19) }
+    END { printf "%-16s %5s %15s %15s %15s %15s %15s %15s %15s\n", "exchange", "runs",
+            "css/library", "css/classic", "overlay/library", "overlay/classic", "nodes/general",
+            "before/library", "before/classic"
         for (i = 1; i <= no; i++) { k = order[i]; printf "%-16s %5d", k, n[k]
-            for (c = 1; c <= 5; c++) printf " %6.3f..%6.3f", lo[k, c], hi[k, c]
+            for (c = 1; c <= 7; c++) printf " %6.3f..%6.3f", lo[k, c], hi[k, c]
             printf "\n" } }' "$csv"
 echo
 # Per exchange: how close each way is to its fluid bound.

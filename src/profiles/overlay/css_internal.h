@@ -91,4 +91,14 @@ void cm_css_classic_metrics(const cm_css_sched_t *s, int skip_diag, uint64_t *st
  *  holds the pairs (u, (u + k) mod n) that carry data. */
 int cm_css_sched_classic_steps(cm_css_sched_t *s, int skip_diag, cm_error_t *err);
 
+/** The communication table of the redistribution @p r (css_redist.c) into
+ *  @p size (src_procs x dst_procs, row-major, in elements; overwritten), as
+ *  cm_css_sched_redistribution() counts it, without a schedule.  *runs is
+ *  set to the estimated number of runs of contiguous elements to walk;
+ *  more than @p max_runs (or than the limit of cm_css_sched_redistribution)
+ *  fails without counting, so that a caller can budget its work.  Returns
+ *  0, or -1 on a bad parameter or over the limit. */
+int cm_css_redist_table(const cm_css_redist_t *r, uint64_t *size, double max_runs,
+                        double *runs, cm_error_t *err);
+
 #endif /* CM_CSS_INTERNAL_H */

@@ -138,10 +138,11 @@ static void structure(const cm_css_redist_t *r, cm_css_period_t *pd)
     pd->exact = pd->period != 0 && (uint64_t)r->count % pd->period == 0;
 }
 
-/* Add to the size table, for every iteration in [lo, hi), @p weight
- * elements (the number of periods the iteration stands for). */
-static void count_runs(cm_css_sched_t *s, const cm_css_redist_t *r, int64_t lo, int64_t hi,
-                       uint64_t weight)
+/* Add to the size table @p size (rows of @p nrecv), for every iteration in
+ * [lo, hi), @p weight elements (the number of periods the iteration stands
+ * for). */
+static void count_runs(uint64_t *size, int nrecv, const cm_css_redist_t *r, int64_t lo,
+                       int64_t hi, uint64_t weight)
 {
     const int64_t x = r->dst_block, y = r->src_block;
     const int64_t a1 = r->dst_stride, a2 = r->src_stride;
@@ -152,14 +153,17 @@ static void count_runs(cm_css_sched_t *s, const cm_css_redist_t *r, int64_t lo, 
         if (run > hi - i)
             run = hi - i;
         int u = (int)((g / y) % r->src_procs), v = (int)((h / x) % r->dst_procs);
-        s->size[(size_t)u * (size_t)s->nrecv + (size_t)v] += (uint64_t)run * weight;
+        size[(size_t)u * (size_t)nrecv + (size_t)v] += (uint64_t)run * weight;
         i += run;
     }
 }
 
-static int count_table(cm_css_sched_t *s, const cm_css_redist_t *r, cm_error_t *err)
+/* Count the table of @p r into @p size (src_procs x dst_procs, zeroed):
+ * one period run by run, scaled, plus the rest.  *runs: the estimated
+ * number of runs to walk; more than @p max_runs fails, nothing counted. */
+static int count_table(uint64_t *size, const cm_css_redist_t *r, const cm_css_period_t *pd,
+                       double max_runs, double *runs, cm_error_t *err)
 {
-    const cm_css_period_t *pd = &s->period;
     int64_t walk = r->count;                 /* iterations walked */
     uint64_t reps = 0, rest = (uint64_t)r->count;
     if (pd->period && pd->period < (uint64_t)r->count) {
@@ -167,17 +171,29 @@ static int count_table(cm_css_sched_t *s, const cm_css_redist_t *r, cm_error_t *
         reps = (uint64_t)r->count / pd->period;
         rest = (uint64_t)r->count % pd->period;
     }
-    double runs = (double)walk * ((double)r->src_stride / (double)r->src_block +
-                                  (double)r->dst_stride / (double)r->dst_block) + 3;
-    if (runs > (double)MAX_RUNS)
+    *runs = (double)walk * ((double)r->src_stride / (double)r->src_block +
+                            (double)r->dst_stride / (double)r->dst_block) + 3;
+    if (*runs > max_runs)
         return cm_error_set(err, "css redistribution: one period of %lld iterations is "
-                            "about %.3g runs to count, more than %lld (blocks too small "
-                            "for that many processes)", (long long)walk, runs,
-                            (long long)MAX_RUNS);
-    count_runs(s, r, 0, (int64_t)rest, reps + 1);
+                            "about %.3g runs to count, more than %.3g (blocks too small "
+                            "for that many processes)", (long long)walk, *runs, max_runs);
+    count_runs(size, r->dst_procs, r, 0, (int64_t)rest, reps + 1);
     if (reps)
-        count_runs(s, r, (int64_t)rest, walk, reps);
+        count_runs(size, r->dst_procs, r, (int64_t)rest, walk, reps);
     return 0;
+}
+
+int cm_css_redist_table(const cm_css_redist_t *r, uint64_t *size, double max_runs,
+                        double *runs, cm_error_t *err)
+{
+    cm_css_period_t pd;
+    *runs = 0;
+    if (check_params(r, err))
+        return -1;
+    structure(r, &pd);
+    memset(size, 0, (size_t)r->src_procs * (size_t)r->dst_procs * sizeof *size);
+    return count_table(size, r, &pd, max_runs > (double)MAX_RUNS ? (double)MAX_RUNS : max_runs,
+                       runs, err);
 }
 
 static int max_degree(const cm_css_sched_t *s, int skip_diag)
@@ -532,7 +548,8 @@ cm_css_sched_t *cm_css_sched_redistribution(const cm_css_redist_t *r, cm_error_t
     s->has_period = 1;
     structure(r, &s->period);
     int skip = r->same_ranks != 0, rc;
-    if (count_table(s, r, err))
+    double runs;
+    if (count_table(s->size, r, &s->period, (double)MAX_RUNS, &runs, err))
         goto fail;
     cm_css_method_t want = r->method;
     if (want == 0)

@@ -17,10 +17,13 @@
  *    "003").
  *  - cm_css_sched_general(): any matrix of message sizes, by bipartite edge
  *    colouring with the minimum number of steps.
+ * cm_css_recognise() finds the first case in a bare byte matrix (what the
+ * overlay sees), and cm_css_sched_overlay() chooses between the two.
  *
  * Files: css_sched.c (the schedule object, accessors, cost model),
  * css_redist.c (the block-cyclic construction), css_general.c (the
- * colouring), css_nodes.c (the node model: loads per node and step);
+ * colouring), css_nodes.c (the node model: loads per node and step),
+ * css_recognise.c (a byte matrix recognised as a redistribution);
  * css_internal.h is what they share.
  *
  * Conventions as in clustermap.h: opaque handle, caller-owned inputs (never
@@ -185,6 +188,75 @@ uint64_t cm_css_node_label(const char *name);
 int cm_css_nearly_uniform(int n, const uint64_t *bytes);
 /** The tolerance of cm_css_nearly_uniform(): max - min <= min / this. */
 #define CM_CSS_UNIFORM_TOL 20
+
+/** Whether the square exchange @p bytes (n x n, bytes[i * n + j] what rank
+ *  i sends to rank j, the diagonal included) is exactly the table of a
+ *  one-dimensional block-cyclic redistribution over one communicator:
+ *  cyclic(y) over the n ranks to cyclic(x) over the same ranks, M elements
+ *  of E bytes, strides 1, offsets 0 (a block distribution is
+ *  cyclic(ceil(M / n))).  Returns 1 and fills *r (src_procs = dst_procs =
+ *  n, src_block y, dst_block x, count M, same_ranks 1, method 0) and
+ *  *elem (E) when every entry equals E times the table counted by
+ *  cm_css_sched_redistribution(); 0 when not, or when the search gives up
+ *  (below); -1 out of memory.  Never a false positive: every candidate is
+ *  verified entry by entry.  The table does not determine (E, x, y, M)
+ *  (k-fold blocks of k-fold smaller elements, or one period of larger
+ *  elements, have the same table), and all of them give the same
+ *  schedule: the answer is the one with the fewest elements found.
+ *  Bounds: 2 <= n, n * n <= CM_CSS_MAX_CELLS; gives up (0) when a row or
+ *  column sum exceeds 2^40 units or when verifying the candidates would
+ *  take more than 2^25 runs and compared cells in all (css_recognise.c).
+ *  Cost: O(n^2) to reject a matrix whose row or column sums cannot be a
+ *  distribution's (any random one); else up to 2^20 trial divisions per
+ *  sum, O(n) per candidate pair of blocks, and for the few that pass, one
+ *  period's count plus n^2 comparisons each: a few hundredths of a second
+ *  at 1024 ranks, a few tenths at worst (the budget).
+ *  Deterministic: the same bytes give the same answer on every rank.
+ *  @p bytes is read, not kept. */
+int cm_css_recognise(int n, const uint64_t *bytes, cm_css_redist_t *r, uint64_t *elem,
+                     cm_error_t *err);
+
+/** The network the css overlay models when it chooses (ovl_css.c,
+ *  cm_css_sched_overlay()): a typical cluster interconnect, about 2 us of
+ *  latency and 10 GB/s (100 Gb/s InfiniBand or Ethernet with RDMA).  A
+ *  comparison needs a representative ratio of the two, not the machine's
+ *  exact figures: with the schedule's steps at most the classic ordering's
+ *  in number, the schedule wins whenever its step maxima add up to less.
+ *  Seconds per step, bytes per second. */
+#define CM_CSS_OVERLAY_LATENCY   2e-6
+#define CM_CSS_OVERLAY_BANDWIDTH 10e9
+
+/** What cm_css_sched_overlay() chose. */
+typedef enum cm_css_choice {
+    /** The node-aware colouring; not a redistribution. */
+    CM_CSS_COLOURED = 0,
+    /** The node-aware colouring, although cm_css_recognise() recognised a
+     *  redistribution: its schedule was not cheaper in the node model. */
+    CM_CSS_COLOURED_RECOGNISED,
+    /** The recognised redistribution's schedule. */
+    CM_CSS_REDISTRIBUTED,
+} cm_css_choice_t;
+
+/** The schedule the css overlay runs for the square exchange @p bytes
+ *  (n x n, the diagonal a local copy) with node labels @p node (as for
+ *  cm_css_sched_general_nodes()): the node-aware colouring, unless
+ *  cm_css_recognise() finds a redistribution whose schedule
+ *  (cm_css_sched_redistribution(), method 0, sizes in elements: cost it
+ *  with @p bytes) is strictly cheaper in the node model of
+ *  cm_css_sched_cost_nodes() at @p latency and @p bandwidth; *how says
+ *  which.  Why a comparison: the seed's construction knows nothing of
+ *  nodes, and where the colouring balances the nodes' links better
+ *  (cyclic(4) -> cyclic(3) on 8 ranks a node: the seed's schedule takes
+ *  1.3 times as long in bench/sim/README.md, "CSS schedules") the model
+ *  says so; on ties the colouring stays (cyclic(4) -> cyclic(6): the
+ *  model ties, the simulator prefers the colouring).  Time: that of the
+ *  colouring, plus the recognition (css_recognise.c) and, when
+ *  recognised, the redistribution's construction.  The same bytes and
+ *  labels give the same schedule everywhere.  NULL on failure.  Free with
+ *  cm_css_sched_free(). */
+cm_css_sched_t *cm_css_sched_overlay(int n, const uint64_t *bytes, const uint64_t *node,
+                                     double latency, double bandwidth, cm_css_choice_t *how,
+                                     cm_error_t *err);
 
 /** Release @p s; NULL is a no-op. */
 void cm_css_sched_free(cm_css_sched_t *s);

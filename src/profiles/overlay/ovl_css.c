@@ -21,6 +21,14 @@
  * (rank + k) mod n ordering in the node model of css_schedule.h
  * (OVL_LATENCY, OVL_BANDWIDTH), and any failure on any rank.
  *
+ * Redistributions.  When the gathered byte matrix is exactly the table of
+ * a block-cyclic redistribution over the communicator (cm_css_recognise:
+ * cyclic(y) -> cyclic(x), block distributions included), the seed's own
+ * construction for it (cm_css_sched_redistribution) is built too, and run
+ * when the node model below finds it strictly cheaper than the colouring
+ * (cm_css_sched_overlay); it is a verdict of its own (V_REDIST), so the
+ * agreement on the verdict also checks that every rank took that branch.
+ *
  * Nodes.  Ranks that share a node share its network link, so the schedule
  * is built for the nodes (cm_css_sched_general_nodes): each rank's node
  * label (a hash of its processor name, taken once at setup) travels as the
@@ -66,19 +74,24 @@
  * because each schedule holds n x n byte counts (8 MiB at 1024 ranks). */
 #define OVL_KEEP 4
 #define OVL_KEEP_LARGE 1024
-/* The network the schedule is compared with the classic ordering for: a
- * typical cluster interconnect (about 2 us of latency and 10 GB/s, e.g.
- * 100 Gb/s InfiniBand or Ethernet with RDMA).  The comparison needs a
- * representative ratio of the two, not the machine's exact figures: with
- * the schedule's steps at most the classic ordering's in number, the
- * schedule wins whenever its step maxima add up to less. */
-#define OVL_LATENCY   2e-6    /* seconds per step */
-#define OVL_BANDWIDTH 10e9    /* bytes per second */
+/* The network the schedule is compared with the classic ordering for
+ * (css_schedule.h). */
+#define OVL_LATENCY   CM_CSS_OVERLAY_LATENCY
+#define OVL_BANDWIDTH CM_CSS_OVERLAY_BANDWIDTH
 /* The private duplicate carries nothing but the overlay's messages. */
 #define OVL_TAG 0
 
-/* What an entry says to do with its exchange. */
-enum { V_NONE = 0, V_SCHEDULE, V_UNIFORM, V_SLOWER };
+/* What an entry says to do with its exchange.  V_REDIST: a schedule too,
+ * from the exchange recognised as a block-cyclic redistribution; a verdict
+ * of its own so that the agreement on the verdict also covers which
+ * schedule every rank built. */
+enum { V_NONE = 0, V_SCHEDULE, V_UNIFORM, V_SLOWER, V_REDIST };
+
+/* Whether @p verdict runs a schedule. */
+static int runs_schedule(int verdict)
+{
+    return verdict == V_SCHEDULE || verdict == V_REDIST;
+}
 
 typedef struct entry {
     int verdict;            /* V_NONE: an empty slot */
@@ -86,7 +99,7 @@ typedef struct entry {
     uint64_t hash;          /* of row, to compare rows quickly */
     uint64_t *row;          /* [n + 1] the bytes this rank sends to each
                              * rank, then its node label */
-    cm_css_sched_t *sched;  /* V_SCHEDULE: the schedule, else NULL */
+    cm_css_sched_t *sched;  /* V_SCHEDULE, V_REDIST: the schedule, else NULL */
 } entry_t;
 
 typedef struct cache {
@@ -293,13 +306,18 @@ static int prepare(call_t *a, uint64_t *row)
 
 /* The verdict on the exchange @p mat (n rows of n + 1: the bytes each
  * rank sends, then its node label; compacted in place into the n x n byte
- * matrix), and in *out its schedule when that is V_SCHEDULE; -1 when the
- * schedule cannot be built here.  A function of @p mat alone: every rank
- * reaches the same verdict and schedule. */
-static int analyse(int n, uint64_t *mat, cm_css_sched_t **out)
+ * matrix), and in *out its schedule when that is V_SCHEDULE or V_REDIST;
+ * -1 when the schedule cannot be built here.  A function of @p mat alone:
+ * every rank reaches the same verdict and schedule.  The order of the
+ * rules: nearly uniform first (the library's own algorithm then), then the
+ * schedule (cm_css_sched_overlay: a recognised redistribution's, when the
+ * node model prefers it to the node-aware colouring), then the comparison
+ * with the classic ordering. */
+static int analyse(int n, uint64_t *mat, cm_css_sched_t **out, cm_css_choice_t *how)
 {
     double mine = 0, classic = 0;
     *out = NULL;
+    *how = CM_CSS_COLOURED;
     uint64_t *node = malloc((size_t)n * sizeof *node);
     if (!node)
         return -1;
@@ -312,7 +330,8 @@ static int analyse(int n, uint64_t *mat, cm_css_sched_t **out)
         free(node);
         return V_UNIFORM;
     }
-    cm_css_sched_t *s = cm_css_sched_general_nodes(n, mat, node, NULL);
+    cm_css_sched_t *s = cm_css_sched_overlay(n, mat, node, OVL_LATENCY, OVL_BANDWIDTH,
+                                             how, NULL);
     if (!s ||
         cm_css_sched_cost_nodes(s, mat, node, OVL_LATENCY, OVL_BANDWIDTH, &mine, NULL) ||
         cm_css_classic_cost_nodes(n, mat, node, OVL_LATENCY, OVL_BANDWIDTH, &classic, NULL)) {
@@ -326,7 +345,7 @@ static int analyse(int n, uint64_t *mat, cm_css_sched_t **out)
         return V_SLOWER;
     }
     *out = s;
-    return V_SCHEDULE;
+    return *how == CM_CSS_REDISTRIBUTED ? V_REDIST : V_SCHEDULE;
 }
 
 /* A new exchange: gather the byte matrix, judge it, remember the verdict in
@@ -349,7 +368,8 @@ static int learn(call_t *a, cache_t *c, uint64_t **row, entry_t **out)
         return rc;
     }
     cm_css_sched_t *s = NULL;
-    int verdict = analyse(n, mat, &s);
+    cm_css_choice_t how = CM_CSS_COLOURED;
+    int verdict = analyse(n, mat, &s, &how);
     free(mat);
     /* the verdict is the same everywhere unless a rank failed: check both */
     v[0] = verdict > 0;
@@ -359,7 +379,7 @@ static int learn(call_t *a, cache_t *c, uint64_t **row, entry_t **out)
         cm_css_sched_free(s);
         return rc;
     }
-    if (verdict == V_SCHEDULE && c->dup == MPI_COMM_NULL) {
+    if (runs_schedule(verdict) && c->dup == MPI_COMM_NULL) {
         MPI_Comm dup = MPI_COMM_NULL;
         rc = PMPI_Comm_dup(a->comm, &dup);
         v[0] = rc == MPI_SUCCESS && dup != MPI_COMM_NULL;
@@ -380,8 +400,10 @@ static int learn(call_t *a, cache_t *c, uint64_t **row, entry_t **out)
     e->row = *row;
     e->sched = s;
     *row = NULL;
-    if (verdict == V_SCHEDULE)
+    if (runs_schedule(verdict))
         __atomic_fetch_add(&stats.built, 1, __ATOMIC_RELAXED);
+    if (runs_schedule(verdict) && how != CM_CSS_COLOURED)
+        __atomic_fetch_add(&stats.recognised, 1, __ATOMIC_RELAXED);
     *out = e;
     return MPI_SUCCESS;
 }
@@ -507,10 +529,12 @@ int ovl_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
         rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                             rtype, comm);
     __atomic_fetch_add(&stats.calls, 1, __ATOMIC_RELAXED);
-    if (why < 0)
-        __atomic_fetch_add(&stats.scheduled, 1, __ATOMIC_RELAXED);
-    else
+    if (why >= 0)
         __atomic_fetch_add(&stats.pass[why], 1, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_add(&stats.scheduled, 1, __ATOMIC_RELAXED);
+    if (why < 0 && e->verdict == V_REDIST)
+        __atomic_fetch_add(&stats.redist, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&stats.bytes, sent, __ATOMIC_RELAXED);
     __atomic_fetch_add(&stats.ns, cmp_now() - t0, __ATOMIC_RELAXED);
     return rc;

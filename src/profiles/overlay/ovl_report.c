@@ -55,11 +55,14 @@ int ovl_css_line(char *buf, size_t n, int rank, const ovl_css_stats_t *st)
                                    OVL_NPASS);
     return snprintf(buf, n,
                     "css: rank %d: %llu MPI_Alltoallv call%s, %llu scheduled "
-                    "(%llu schedule%s built), %llu passed through%s, "
+                    "(%llu schedule%s built), %llu as redistribution%s "
+                    "(%llu recognised), %llu passed through%s, "
                     "%.1f MiB sent, %.4f s inside the calls\n",
                     rank, (unsigned long long)st->calls, plural(st->calls),
                     (unsigned long long)st->scheduled,
                     (unsigned long long)st->built, plural(st->built),
+                    (unsigned long long)st->redist, plural(st->redist),
+                    (unsigned long long)st->recognised,
                     (unsigned long long)passed, reasons,
                     (double)st->bytes / (1024.0 * 1024.0), (double)st->ns * 1e-9);
 }

@@ -53,7 +53,13 @@ typedef enum ovl_pass {
 typedef struct ovl_css_stats {
     uint64_t calls;            /* MPI_Alltoallv calls (C and Fortran) */
     uint64_t scheduled;        /* of them, run by a CSS schedule */
-    uint64_t built;            /* schedules built (cm_css_sched_general) */
+    uint64_t built;            /* schedules built (cm_css_sched_overlay) */
+    uint64_t redist;           /* of the scheduled calls, those run by a
+                                * recognised redistribution's schedule */
+    uint64_t recognised;       /* of the schedules built, those whose
+                                * exchange was recognised as a
+                                * redistribution (cm_css_recognise), its
+                                * schedule adopted or not */
     uint64_t pass[OVL_NPASS];  /* passed through, by reason */
     uint64_t bytes;            /* bytes sent to other ranks by scheduled calls */
     uint64_t ns;               /* nanoseconds inside the calls */
@@ -62,7 +68,8 @@ typedef struct ovl_css_stats {
 /* The css verbose line of rank @p rank into @p buf (size @p n), without
  * the prefix, ending in a newline:
  *   css: rank 0: 12 MPI_Alltoallv calls, 10 scheduled (2 schedules built),
- *   2 passed through (2 uniform), 3.1 MiB sent, 0.0123 s inside the calls
+ *   4 as redistributions (1 recognised), 2 passed through (2 uniform),
+ *   3.1 MiB sent, 0.0123 s inside the calls
  * Returns what snprintf returns. */
 OVL_HIDDEN int ovl_css_line(char *buf, size_t n, int rank,
                             const ovl_css_stats_t *st);
