@@ -173,7 +173,10 @@ $(PCFILE): src/core/clustermap.pc.in $(LIBDIR_STAMP)
 	    -e 's|@VERSION@|$(VERSION)|; s|@LIBS_PRIVATE@|$(SCOTCH_LIBS) $(LAPACK_LIBS) -lm|' \
 	    $< >$@
 
-$(LIBPROFS): $(call obj,$(PROFILE_SRC))
+# The store checks the tnbc traces it keeps (store_trace.c) with the
+# overlay's own parser: ovl_trace.c is plain C, shared, not copied.
+PROFILE_OVL_SRC := src/profiles/overlay/ovl_trace.c
+$(LIBPROFS): $(call obj,$(PROFILE_SRC) $(PROFILE_OVL_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 

@@ -64,6 +64,10 @@ struct cm_store;
  *  CM_EXIT_OK, or the exit status after the message. */
 int cm_cli_print_runs(FILE *f, const char *cmd, struct cm_store *s,
                       const char *name, int ntasks);
+/** `profile show`: whether a tnbc trace is kept beside the profile
+ *  ("tnbc.trace=none|kept|incomplete", its ranks, call sites and bytes). */
+int cm_cli_print_trace(FILE *f, const char *cmd, struct cm_store *s,
+                       const char *name, int ntasks);
 
 /* -- shared helpers (src/cli/common.c) ------------------------------------ */
 

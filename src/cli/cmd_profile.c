@@ -452,8 +452,10 @@ static int write_profile(const popts_t *o, cm_store_t *s, const cm_profile_t *p,
         rc = write_matrix(o, p, out.f, strcmp(fmt, "triplets") == 0);
     else if (strcmp(fmt, "json") == 0)
         rc = write_json(o, p, out.f);
-    else if ((rc = print_summary(o, p, out.f)) == CM_EXIT_OK)
-        rc = cm_cli_print_runs(out.f, o->cmd, s, o->arg, o->ntasks);
+    else if ((rc = print_summary(o, p, out.f)) == CM_EXIT_OK &&
+             (rc = cm_cli_print_runs(out.f, o->cmd, s, o->arg, o->ntasks)) ==
+                 CM_EXIT_OK)
+        rc = cm_cli_print_trace(out.f, o->cmd, s, o->arg, o->ntasks);
     return cm_cli_output_close(&out, rc);
 }
 
@@ -603,6 +605,13 @@ static int reset_one(popts_t *o, cm_store_t *s)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
     printf("%s the run history of '%s' with %d tasks: the guard starts again\n",
            had ? "forgot" : "there was no", o->arg, o->ntasks);
+    /* the trace is evidence of earlier runs too (docs/overlays.md) */
+    int trace = cm_store_trace_remove(s, o->arg, o->ntasks, &err);
+    if (trace < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    if (trace)
+        printf("forgot the tnbc trace of '%s' with %d tasks\n", o->arg,
+               o->ntasks);
     return CM_EXIT_OK;
 }
 
@@ -722,7 +731,9 @@ static const action_t actions[] = {
       "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT', then the\n"
       "run history ('history.runs=', 'run.K=' lines: job, date, placement,\n"
       "algorithm, program, times, predicted J) and the guard's decision\n"
-      "('guard=place|default|probe', 'guard.why=').  mtx: the\n"
+      "('guard=place|default|probe', 'guard.why=') and whether a tnbc\n"
+      "trace is kept ('tnbc.trace=none|kept|incomplete', its ranks, the\n"
+      "call sites of rank 0's file, bytes).  mtx: the\n"
       "bytes of the selected part (default all) as Matrix Market.  triplets:\n"
       "'src dst bytes msgs' lines (0-based), messages included, for\n"
       "'clustermap eval/plan --matrix'.  json: the stored document.\n" },
@@ -752,18 +763,18 @@ static const action_t actions[] = {
       "(files are given to U); other users only for themselves.\n" },
     { "delete", do_delete, O_STORE | O_USER | O_NTASKS, 1,
       "delete NAME --ntasks N [--user U]",
-      "Remove a profile (and its run history).\n" },
+      "Remove a profile (and its run history and tnbc trace).\n" },
     { "reset", do_reset, O_STORE | O_USER | O_NTASKS, 1,
       "reset NAME --ntasks N [--user U]",
       "Forget the run history of a profile, and with it the guard's\n"
-      "decision: the next runs are placed again and timed afresh.  The\n"
-      "profile itself stays.\n" },
+      "decision: the next runs are placed again and timed afresh; and its\n"
+      "tnbc trace.  The profile itself stays.\n" },
     { "prune", do_prune, O_STORE | O_USER | O_OLDER | O_UNUSED | O_DRY | O_NOW |
       O_ALL, 0,
       "prune [--older-than DAYS] [--unused-for DAYS] [--dry-run]\n"
       "           [--user U | --all-users] [--now EPOCH]",
-      "Remove the profiles (with their run histories and 'no MPI' marks)\n"
-      "that match every condition given, at least one of:\n"
+      "Remove the profiles (with their run histories, tnbc traces and 'no\n"
+      "MPI' marks) that match every condition given, at least one of:\n"
       "  --older-than DAYS  last updated more than DAYS days ago\n"
       "  --unused-for DAYS  last used more than DAYS days ago: neither\n"
       "                     updated nor run (timed runs in the history\n"

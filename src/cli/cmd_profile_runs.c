@@ -1,7 +1,7 @@
 /*
- * cmd_profile_runs.c -- the run history of a profile and the guard's
- * decision, as `clustermap profile show` prints them (key=value lines after
- * the profile's own).
+ * cmd_profile_runs.c -- the run history of a profile, the guard's decision
+ * and the tnbc trace kept beside it, as `clustermap profile show` prints
+ * them (key=value lines after the profile's own).
  */
 #include <stdlib.h>
 
@@ -45,5 +45,24 @@ int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
             rule.window, rule.min_placed, rule.min_default, rule.probe,
             rule.recheck, rule.margin);
     free(runs);
+    return CM_EXIT_OK;
+}
+
+int cm_cli_print_trace(FILE *f, const char *cmd, cm_store_t *s, const char *name,
+                       int ntasks)
+{
+    cm_error_t err = { "" };
+    cm_trace_info_t ti;
+    int rc = cm_store_trace_info(s, name, ntasks, &ti, &err);
+    if (rc < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+    if (rc == 0) {
+        fprintf(f, "tnbc.trace=none\n");
+        return CM_EXIT_OK;
+    }
+    /* the call sites of rank 0's file: every rank runs the same program */
+    fprintf(f, "tnbc.trace=%s\ntnbc.trace.ranks=%d\ntnbc.trace.sites=%d\n"
+            "tnbc.trace.bytes=%llu\n", ti.complete ? "kept" : "incomplete",
+            ti.ranks, ti.sites, (unsigned long long)ti.bytes);
     return CM_EXIT_OK;
 }

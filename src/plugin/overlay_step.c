@@ -8,6 +8,9 @@
  * (root, before the tasks exist) preloads libclustermap-prof.so and hands
  * the tasks CLUSTERMAP_OVERLAY=<spec> and CLUSTERMAP_OVERLAY_FROM=plugin.
  *
+ * With tnbc, the tasks also get the trace to read and the place to write
+ * one (overlay_trace.c).
+ *
  * A node that cannot (prof_lib missing there, the environment not set)
  * runs its tasks without the library, and says so in slurmd's log: nothing
  * here waits for another node.  The library's agreement at MPI_Init
@@ -62,10 +65,17 @@ static int preloads(const char *list, const char *lib)
 void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c)
 {
     char mark[64], spec[32], old[3 * CMP_PATH_MAX], pre[4 * CMP_PATH_MAX];
+    char prio[2 * CMP_PATH_MAX] = "";
     uint32_t jobid = 0, stepid = 0;
     unsigned bits;
     int verbose = 0;
     struct stat st;
+    /* srun's other mark, the trace to read (overlay_trace.c): only for a
+     * step whose overlays are set up here, never for the tasks as it is */
+    if (spank_getenv(sp, CMP_ENV_OVERLAY_PRIO, prio, sizeof prio) !=
+        ESPANK_SUCCESS)
+        prio[0] = '\0';
+    spank_unsetenv(sp, CMP_ENV_OVERLAY_PRIO);
     if (spank_getenv(sp, CMP_ENV_OVERLAY, mark, sizeof mark) != ESPANK_SUCCESS)
         return;
     spank_unsetenv(sp, CMP_ENV_OVERLAY);
@@ -105,5 +115,6 @@ void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c)
                       jobid, stepid, spec);
         return;
     }
+    cmp_overlay_trace_env(sp, bits, prio);
     slurm_debug("clustermap: job %u.%u: overlay %s preloaded", jobid, stepid, spec);
 }

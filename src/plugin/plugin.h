@@ -287,6 +287,12 @@ void cmp_empty_dir(int fd);
  *  link).  Returns 0. */
 int cmp_empty_private(void *p);
 
+/** @p name of the private directory @p dir, a regular file opened without
+ *  following a link (O_NONBLOCK: a FIFO put there never blocks): its
+ *  descriptor, or -1 with errno ENOENT when there is nothing under that
+ *  name, EINVAL when it is something else. */
+int cmp_private_file(int dir, const char *name);
+
 /** The part task @p task left in directory @p dir (part.<task>.txt, or the
  *  "no MPI" mark part.<task>.nompi): CM_PART_OK with the part open in
  *  *@p fd, CM_PART_NOMPI, or CM_PART_MISSING with why in @p detail. */
@@ -441,6 +447,15 @@ void cmp_overlay_mark(const cmp_config_t *c, const cmp_request_t *r);
 /** The overlays of a step or job that asked @p r. */
 unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r);
 
+/** srun, after cmp_overlay_mark: when the step runs tnbc and the store
+ *  @p st (may be NULL) keeps a complete trace of profile @p key with
+ *  @p ntasks tasks, mark the step with its prefix (CMP_ENV_OVERLAY_PRIO)
+ *  for the ranks to read (overlay_trace.c).  An unusable trace: rank
+ *  order, one line (to a user who gave --mapping, or with verbose). */
+void cmp_overlay_prio_mark(const cmp_config_t *c, const cmp_request_t *r,
+                           cm_store_t *st, const char *key,
+                           const char *job_name, int ntasks);
+
 /** srun's end: remove the hostfile written by cmp_srun_step, and keep
  *  the placement's record for `clustermap explain` (the step id is known
  *  by now). */
@@ -466,6 +481,9 @@ int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run,
 #define CMP_ENV_OVERLAY   "CLUSTERMAP_STEP_OVERLAY" /* "<spec> <verbose>": the
                                                        overlays to preload
                                                        (overlay_step.c) */
+#define CMP_ENV_OVERLAY_PRIO "CLUSTERMAP_STEP_PRIO"  /* the stored tnbc trace's
+                                                       prefix, for the ranks
+                                                       (overlay_trace.c) */
 #define CMP_OPTION_ENV    "SLURM_SPANK__SLURM_SPANK_OPTION_clustermap_mapping"
 
 /* ---- logging (log.c) ---- */

@@ -28,6 +28,16 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c);
  *  them off on every rank (docs/overlays.md). */
 void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c);
 
+/** cmp_overlay_step_init, once the overlays @p bits are set up: with tnbc,
+ *  give the tasks CLUSTERMAP_OVERLAY_PRIO=@p prio (srun's mark; "" none)
+ *  and, when this node has the step's private directory, a
+ *  CLUSTERMAP_OVERLAY_TRACE there (overlay_trace.c). */
+void cmp_overlay_trace_env(spank_t sp, unsigned bits, const char *prio);
+
+/** The step's private directory on this node (cmp_profile_step_init),
+ *  NULL when the step is not profiled or timed here. */
+const char *cmp_profile_private_dir(void);
+
 /** slurm_spank_user_init of a step: drop srun's hostfile variables, which
  *  only srun's host can use. */
 void cmp_profile_user_init(spank_t sp, const cmp_config_t *c);

@@ -43,21 +43,30 @@ int cmp_empty_private(void *p)
     return 0;
 }
 
+int cmp_private_file(int dir, const char *name)
+{
+    struct stat st;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return -1;
+    int fd = S_ISREG(st.st_mode)
+           ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+           : -1;
+    if (fd < 0)
+        errno = EINVAL;
+    return fd;
+}
+
 cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t n)
 {
     char name[64];
     struct stat st;
-    *fd = -1;
     detail[0] = '\0';
     snprintf(name, sizeof name, "part.%d.txt", task);
     /* Whatever is there under the part's name counts as a part: a link or
      * a FIFO put there is a bad part, not a sign that MPI was not used. */
-    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        *fd = S_ISREG(st.st_mode)
-            ? openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            : -1;
-        if (*fd >= 0)
-            return CM_PART_OK;
+    if ((*fd = cmp_private_file(dir, name)) >= 0)
+        return CM_PART_OK;
+    if (errno != ENOENT) {
         snprintf(detail, n, "its part is not a regular file");
         return CM_PART_MISSING;
     }

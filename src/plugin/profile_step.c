@@ -13,14 +13,17 @@
  *  predict anything there.  When this fails the node's tasks simply run
  *  unprofiled: the library has no collective, so no rank waits for them.
  *
+ *  (With tnbc, overlay_trace.c also points the ranks' traces there.)
+ *
  *  task exit (root): each local task's global id and exit status.
  *
  *  exit (root): the store's user directory is made if missing (root's one
  *  job in the store), then a child that has become the user delivers, for
- *  each local task, its part and a status (ok / nompi / failed / missing)
- *  into the store and closes the set (cm_store_part_put / _close,
- *  store_parts.c): the node that completes it records the run, or refuses
- *  a failed or incomplete one, with one line in slurmd's log.  The child
+ *  each local task, its part (and its tnbc trace, when it wrote one) and a
+ *  status (ok / nompi / failed / missing) into the store and closes the set
+ *  (cm_store_part_put / _close, store_parts.c, store_trace.c): the node
+ *  that completes it records the run, or refuses a failed or incomplete
+ *  one, with one line in slurmd's log.  The child
  *  then empties the private directory and root removes it.
  *
  *  job epilog (root): private directories and staging sets that killed
@@ -182,6 +185,11 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
                     step.dir);
 }
 
+const char *cmp_profile_private_dir(void)
+{
+    return step.active && step.dir[0] ? step.dir : NULL;
+}
+
 /* ---- our hostfile is srun's business ----------------------------------- */
 
 void cmp_profile_user_init(spank_t sp, const cmp_config_t *c)
@@ -243,6 +251,22 @@ static cm_part_status_t task_status(int dir, int i, int *fd, char *detail,
     return cmp_part_find(dir, t, fd, detail, n);
 }
 
+/* In the child, as the user: task @p task's tnbc trace, when it wrote one
+ * (overlay_trace.c), into the step's staging directory, before its status.
+ * A bad one is left out; the node that records the run then says how many
+ * tasks sent none and keeps the older trace. */
+static void deliver_trace(cm_store_t *s, const char *key, int dir, int task)
+{
+    char name[48];
+    cm_error_t err;
+    snprintf(name, sizeof name, CM_TRACE_PREFIX ".%d", task);
+    int fd = cmp_private_file(dir, name);
+    if (fd < 0)
+        return;
+    cm_store_trace_put(s, key, task, fd, &err);
+    close(fd);
+}
+
 /* In the child, as the user.  Exit status: 0 recorded or pending, 1 not
  * recorded (a->msg says why: not shown as an error), 2 error. */
 static int deliver_child(void *p)
@@ -269,6 +293,8 @@ static int deliver_child(void *p)
     for (int i = 0; rc == 0 && i < step.nlocal; i++) {
         int fd;
         cm_part_status_t ps = task_status(dir, i, &fd, detail, sizeof detail);
+        if (ps == CM_PART_OK)
+            deliver_trace(s, key, dir, step.tasks[i].task);
         if (cm_store_part_put(s, key, step.tasks[i].task, ps, fd, detail,
                               &err) < 0) {
             /* Report the task as missing, so the set still completes. */

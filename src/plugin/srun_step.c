@@ -59,6 +59,7 @@ static void clear_markers(void)
     unsetenv(CMP_ENV_VERBOSE);
     unsetenv(CMP_ENV_FALLBACK);
     unsetenv(CMP_ENV_OVERLAY);
+    unsetenv(CMP_ENV_OVERLAY_PRIO);
 }
 
 /* What srun will launch, and where it may. */
@@ -728,6 +729,8 @@ void cmp_srun_step(const cmp_config_t *c)
     else {
         if (s.req.verbose)
             setenv(CMP_ENV_VERBOSE, "1", 1);
+        if (!mpirun)   /* as cmp_overlay_mark above */
+            cmp_overlay_prio_mark(c, &s.req, st, s.key, s.job_name, s.ntasks);
         if (s.req.mode == CMP_MODE_PROFILE)
             profile_only(c, &s, st, &err);
         else

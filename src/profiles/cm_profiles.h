@@ -294,7 +294,8 @@ typedef struct cm_store_entry {
     int64_t last_update;
     double p2p_bytes, coll_bytes;
     uint64_t file_bytes;       /**< bytes on disk: the profile file and its
-                                    side files (run history, "no MPI" mark) */
+                                    side files (run history, "no MPI" mark,
+                                    tnbc trace) */
     int64_t last_use;          /**< cm_store_last_use() of the profile and
                                     its run history */
     int valid;                 /**< 0: unreadable or invalid, see error */
@@ -320,7 +321,8 @@ typedef int (*cm_store_pick_fn)(const cm_store_entry_t *e, void *arg);
 
 /** Under the lock: describe the profile (job name, ntasks) in @p e (may be
  *  NULL) as cm_store_list() does and, when @p pick (NULL:
- *  always) agrees, remove it with its side files: the run history and the
+ *  always) agrees, remove it with its side files: the run history, the
+ *  tnbc trace and the
  *  "no MPI" mark first, the profile file last, so that a failure keeps the
  *  profile (still listed, and removed by the next try).  1 removed; 0 kept
  *  because @p pick said no or there is no such profile (e->valid 0); -1 on
@@ -402,6 +404,50 @@ typedef enum cm_part_status {
 int cm_store_part_put(cm_store_t *s, const char *step, int task,
                       cm_part_status_t status, int fd, const char *detail,
                       cm_error_t *err);
+
+/* -- tnbc traces (store_trace.c; docs/overlays.md, "Trace and priorities") -- */
+
+/** The traces of a profile live in the directory "<profile file
+ *  name>.tnbc" of the user directory, one file "tnbc.<rank>" per rank in
+ *  the overlay's own format, so that the ranks of a later run read them
+ *  with CLUSTERMAP_OVERLAY_PRIO=<that directory>/tnbc. */
+#define CM_TRACE_SUFFIX ".tnbc"
+#define CM_TRACE_PREFIX "tnbc"
+
+/** Deliver task @p task's tnbc trace for step @p step ("<jobid>.<stepid>")
+ *  into its staging directory as "<task>.tnbc": read from @p fd (a regular
+ *  file of at most the store's max_bytes and the overlay's own bound),
+ *  checked by the overlay's parser (ovl_trace_parse), written atomically.
+ *  Deliver it before the task's status (cm_store_part_put), which closes
+ *  the task.  Run as the user.  0, or -1 with @p err: nothing staged. */
+int cm_store_trace_put(cm_store_t *s, const char *step, int task, int fd,
+                       cm_error_t *err);
+
+/** What is kept of the trace of (job name, ntasks). */
+typedef struct cm_trace_info {
+    int ranks;        /**< rank files present, of ntasks */
+    int complete;     /**< every rank's file is there, the user's, regular */
+    int sites;        /**< call sites of rank 0's file (-1: unreadable) */
+    uint64_t bytes;   /**< bytes of all its files */
+} cm_trace_info_t;
+
+/** Describe the trace of (@p job_name, @p ntasks): 1 and @p out filled
+ *  when one is kept, 0 when none, -1 with @p err. */
+int cm_store_trace_info(cm_store_t *s, const char *job_name, int ntasks,
+                        cm_trace_info_t *out, cm_error_t *err);
+
+/** The prefix for CLUSTERMAP_OVERLAY_PRIO ("<user dir>/<profile file
+ *  name>.tnbc/tnbc") into @p buf: 1 when the trace of (@p job_name,
+ *  @p ntasks) is complete (every rank's file there, the user's, regular,
+ *  within the bound), 0 when there is none, -1 with @p err when it is
+ *  incomplete or unusable. */
+int cm_store_trace_prefix(cm_store_t *s, const char *job_name, int ntasks,
+                          char *buf, size_t size, cm_error_t *err);
+
+/** Under the lock: forget the trace of (@p job_name, @p ntasks).  1 when
+ *  there was one, 0 when not, -1 with @p err. */
+int cm_store_trace_remove(cm_store_t *s, const char *job_name, int ntasks,
+                          cm_error_t *err);
 
 /** What cm_store_part_close() did. */
 typedef enum cm_step_result {

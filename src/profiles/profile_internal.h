@@ -5,6 +5,8 @@
 #ifndef CM_PROFILE_INTERNAL_H
 #define CM_PROFILE_INTERNAL_H
 
+#include <dirent.h>
+
 #include "cm_profiles.h"
 
 /** Upper bound of the run counter (fits every JSON integer reader). */
@@ -86,6 +88,46 @@ int cm_store_write_locked(cm_store_t *s, const char *fname, const char *text,
  *  -1 with @p err. */
 int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
                           char *buf, size_t n, cm_error_t *err);
+
+/* -- a profiled step's staging directory (store_parts.c) -- */
+
+/** Open (creating with @p create) the staging directory ".step.<step>" of
+ *  the user directory; @p step must be "<jobid>.<stepid>".  Its
+ *  descriptor, or -1 with @p err (errno ENOENT when it is missing). */
+int cm_store_stage_open(cm_store_t *s, const char *step, int create,
+                        cm_error_t *err);
+
+/** Write @p name in @p dirfd through a temporary file and rename: the
+ *  bytes read from @p src, or the string @p text when src < 0, at most
+ *  @p max_bytes of them.  0 or -1. */
+int cm_store_put_file(int dirfd, const char *name, int src, const char *text,
+                      size_t max_bytes, cm_error_t *err);
+
+/** A stream over the entries of the open directory @p dir, from its
+ *  start (a duplicate descriptor: @p dir stays open); NULL on failure. */
+DIR *cm_store_list_dir(int dir);
+
+/** Remove every file of the open directory @p dir, then the directory,
+ *  @p name of @p parent (no recursion: the store's directories are flat). */
+void cm_store_dir_remove(int parent, int dir, const char *name);
+
+/* -- tnbc traces kept beside a profile (store_trace.c) -- */
+
+/** Under the staging lock, after the run of @p ntasks tasks was recorded:
+ *  the traces staged in @p dir ("<task>.tnbc") replace the profile's,
+ *  atomically under the store's lock, when every task sent one; with none
+ *  staged the old one stays, unless @p drop (the program changed).  What
+ *  was done is appended to @p note ("; ..."), never an error of the run. */
+void cm_store_trace_keep(cm_store_t *s, int dir, const char *job_name,
+                         int ntasks, int drop, char *note, size_t n);
+
+/** Lock held: remove the trace kept beside the profile file @p fname.
+ *  1 removed, 0 there was none, -1 with @p err. */
+int cm_store_trace_remove_locked(cm_store_t *s, const char *fname,
+                                 cm_error_t *err);
+
+/** Bytes of the trace kept beside the profile file @p fname (0: none). */
+uint64_t cm_store_trace_bytes(cm_store_t *s, const char *fname);
 
 /** The store's open user directory (-1 when it does not exist). */
 int cm_store_dirfd(const cm_store_t *s);

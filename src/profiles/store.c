@@ -656,6 +656,7 @@ static void entry_usage(cm_store_t *s, cm_store_entry_t *e)
         snprintf(side, sizeof side, "%s%s", e->file, side_suffix[k]);
         e->file_bytes += file_size(s, side, k == 0 ? &mtime : NULL);
     }
+    e->file_bytes += cm_store_trace_bytes(s, e->file);
     if (runs && cm_store_history_load(s, e->job_name, e->ntasks, runs, &count,
                                       NULL) == 0)
         e->last_use = cm_store_last_use(e->last_update, runs, count);
@@ -763,6 +764,8 @@ static int remove_locked(cm_store_t *s, const char *job_name, int ntasks,
             return cm_error_set(err, "%s/%s: cannot remove: %s (the profile "
                                 "is kept)", s->dir, side, strerror(errno));
     }
+    if (cm_store_trace_remove_locked(s, fname, err) < 0)
+        return -1;
     if (unlinkat(s->dirfd, fname, 0) < 0)
         return cm_error_set(err, "%s/%s: cannot remove the profile of '%s' "
                             "with %d tasks: %s", s->dir, fname, job_name,

@@ -45,12 +45,13 @@ static int check_step(const char *step, cm_error_t *err)
     return 0;
 }
 
-/* Open (creating with @p create) the staging directory of @p step. */
-static int stage_open(cm_store_t *s, const char *step, int create,
-                      cm_error_t *err)
+int cm_store_stage_open(cm_store_t *s, const char *step, int create,
+                        cm_error_t *err)
 {
     char name[96];
     int dfd = cm_store_dirfd(s);
+    if (check_step(step, err) < 0)
+        return -1;
     if (dfd < 0)
         return cm_error_set(err, "%s: no profile directory", cm_store_dir(s));
     snprintf(name, sizeof name, STAGE_PREFIX "%s", step);
@@ -70,10 +71,8 @@ static int stage_open(cm_store_t *s, const char *step, int create,
     return fd;
 }
 
-/* Write @p len bytes from @p src (a descriptor, or @p text when src < 0)
- * to @p name in @p dirfd through a temporary file and rename. */
-static int put_file(int dirfd, const char *name, int src, const char *text,
-                    size_t max_bytes, cm_error_t *err)
+int cm_store_put_file(int dirfd, const char *name, int src, const char *text,
+                      size_t max_bytes, cm_error_t *err)
 {
     char tmp[64];
     snprintf(tmp, sizeof tmp, ".tmp.%s.%ld", name, (long)getpid());
@@ -90,6 +89,8 @@ static int put_file(int dirfd, const char *name, int src, const char *text,
             k = read(src, buf, sizeof buf);
         } else {
             k = (ssize_t)strlen(text + done);
+            if (k > (ssize_t)sizeof buf)   /* a long text in pieces */
+                k = (ssize_t)sizeof buf;
             if (k)
                 memcpy(buf, text + done, (size_t)k);
         }
@@ -139,7 +140,7 @@ int cm_store_part_put(cm_store_t *s, const char *step, int task,
         status > CM_PART_MISSING)
         return cm_error_set(err, "task %d, status %d: out of range", task,
                             (int)status);
-    int dir = stage_open(s, step, 1, err);
+    int dir = cm_store_stage_open(s, step, 1, err);
     if (dir < 0)
         return -1;
     int rc = 0;
@@ -154,7 +155,7 @@ int cm_store_part_put(cm_store_t *s, const char *step, int task,
                               "the bound of %zu", task, (long long)st.st_size,
                               cm_store_max_bytes(s));
         else
-            rc = put_file(dir, name, fd, NULL, cm_store_max_bytes(s), err);
+            rc = cm_store_put_file(dir, name, fd, NULL, cm_store_max_bytes(s), err);
     }
     if (rc == 0) {
         snprintf(name, sizeof name, "%d.st", task);
@@ -163,7 +164,7 @@ int cm_store_part_put(cm_store_t *s, const char *step, int task,
         for (char *c = text; *c && c[1]; c++)   /* one line, printable */
             if (*c < 0x20 || *c > 0x7e)
                 *c = '?';
-        rc = put_file(dir, name, -1, text, STATUS_MAX, err);
+        rc = cm_store_put_file(dir, name, -1, text, STATUS_MAX, err);
     }
     close(dir);
     return rc;
@@ -225,24 +226,36 @@ static int scan(int dir, int ntasks, signed char *st, char *detail, size_t n,
     return count;
 }
 
-/* Remove every file of the staging directory and the directory. */
-static void stage_remove(cm_store_t *s, int dir, const char *step)
+DIR *cm_store_list_dir(int dir)
 {
-    char name[96];
     int fd = dup(dir);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (d) {
+    if (!d && fd >= 0)
+        close(fd);
+    if (d)
         rewinddir(d);
+    return d;
+}
+
+void cm_store_dir_remove(int parent, int dir, const char *name)
+{
+    DIR *d = cm_store_list_dir(dir);
+    if (d) {
         struct dirent *e;
         while ((e = readdir(d)))
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
                 unlinkat(dir, e->d_name, 0);
         closedir(d);
-    } else if (fd >= 0) {
-        close(fd);
     }
+    unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* Remove every file of the staging directory and the directory. */
+static void stage_remove(cm_store_t *s, int dir, const char *step)
+{
+    char name[96];
     snprintf(name, sizeof name, STAGE_PREFIX "%s", step);
-    unlinkat(cm_store_dirfd(s), name, AT_REMOVEDIR);
+    cm_store_dir_remove(cm_store_dirfd(s), dir, name);
 }
 
 /* The program of the profile's last recorded run ("" when unknown). */
@@ -352,6 +365,8 @@ static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
     else if (rc == 0)
         snprintf(what, wsize, "the run of '%s' with %d tasks was not timed by "
                  "every rank: nothing recorded%s", shown, ntasks, note);
+    if (rc == 0)   /* the tnbc traces of the run, when it sent them */
+        cm_store_trace_keep(s, dir, job_name, ntasks, changed, what, wsize);
     cm_raw_release(&raw);
     return rc;
 }
@@ -365,7 +380,7 @@ static void write_result(cm_store_t *s, const char *step, int rc,
     char name[96], text[STATUS_MAX + 600];
     snprintf(name, sizeof name, ".result.%s", step);
     snprintf(text, sizeof text, "%s %s\n", word[rc], msg);
-    put_file(cm_store_dirfd(s), name, -1, text, sizeof text, NULL);
+    cm_store_put_file(cm_store_dirfd(s), name, -1, text, sizeof text, NULL);
 }
 
 int cm_store_part_result(cm_store_t *s, const char *step, char *msg,
@@ -400,7 +415,7 @@ int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
     snprintf(shown, sizeof shown, "%.*s", (int)nlen, job_name);
     if (ntasks < 1 || ntasks > CM_PROFILE_MAX_TASKS)
         return cm_error_set(err, "task count %d out of range", ntasks);
-    int dir = stage_open(s, step, 0, err);
+    int dir = cm_store_stage_open(s, step, 0, err);
     if (dir < 0)
         return errno == ENOENT ? CM_STEP_PENDING : -1;
     signed char *st = malloc((size_t)ntasks);
@@ -475,7 +490,7 @@ int cm_store_part_drop(cm_store_t *s, const char *prefix, char *msg,
         if (strncmp(e->d_name, STAGE_PREFIX, plen) || strncmp(step, prefix, klen) ||
             check_step(step, NULL) < 0)
             continue;
-        int dir = stage_open(s, step, 0, NULL);
+        int dir = cm_store_stage_open(s, step, 0, NULL);
         if (dir < 0)
             continue;
         while (flock(dir, LOCK_EX) < 0 && errno == EINTR)

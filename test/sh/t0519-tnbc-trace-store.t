@@ -1,0 +1,131 @@
+#!/bin/sh
+#
+# The tnbc overlay's traces through Slurm (docs/overlays.md, "In the
+# profile store"): a profiled step run with --mapping=...,overlap has its
+# ranks record the order in which they first touch what they received
+# into the nodes' private directories; the store keeps the traces beside
+# the profile ("<profile>.tnbc/tnbc.<rank>"); a later step of the same
+# profile and task count reads them (CLUSTERMAP_OVERLAY_PRIO) and posts
+# its sub-messages in that order, with the results of a plain run.  An
+# incomplete trace gives rank order and one line; reset forgets it.
+#
+# test/mpi/tnbc_order.c reads its blocks from the last rank's to the first.
+# The jobs run as the unprivileged user cmtu1: the ranks read the traces
+# from the user's store directory themselves.  srun only: the traces are
+# collected by the plugin's step ingestion (mpirun's own recording does not
+# collect them).  Own cluster (CM_CLUSTER_NAME=t0519).
+
+test_description='SPANK plugin: tnbc traces kept in the profile store'
+
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+
+CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0519}
+unset CM_CLUSTER_SLURM_EXTRA
+. "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+
+if test_have_prereq MPIRUN_ONLY; then
+    skip_all='the traces are collected by srun steps (this Slurm has no PMIx)'
+    test_done
+fi
+test_users
+
+# job TAG MAPPING: tnbc_order on 4 ranks of 4 nodes as cmtu1, output in
+# out/TAG.*
+job() {
+    sbw_as cmtu1 -t 3 -J order -N4 -n4 --mapping="$2" -o out/$1.out \
+        -e out/$1.err order.sh || diag out/$1.out out/$1.err
+}
+# same_sum A B: both outputs end with one identical checksum line
+same_sum() {
+    grep -Ex 'checksum [0-9a-f]{16}' out/$1.out >sum.a &&
+    grep -Ex 'checksum [0-9a-f]{16}' out/$2.out >sum.b &&
+    test $(wc -l <sum.a) = 1 && test_cmp sum.a sum.b
+}
+# show: the profile of 'order' with 4 tasks, as cmtu1 sees it
+show() {
+    as cmtu1 "$CM" profile --store "$STORE" show order --ntasks 4 >show.out
+}
+# wait_trace STATE: the store's verdict comes a moment after the job
+wait_trace() {
+    for i in $(seq 100); do
+        show 2>/dev/null && grep -qx "tnbc.trace=$1" show.out && return 0
+        sleep 0.1
+    done
+    diag show.out
+}
+TNBC_LINE='^clustermap overlay: tnbc: rank 0: 3 calls \(3 MPI_Alltoall'
+
+test_expect_success 'cluster with the plugin comes up; tnbc_order; a plain profiled run' '
+    plugin_cluster_up &&
+    mpicc -O -Wall -I"$CM_ROOT/test/mpi" -o tnbc_order "$CM_ROOT/test/mpi/tnbc_order.c" &&
+    printf "#!/bin/sh\nexport OMPI_MCA_mpi_yield_when_idle=1\n%s ./tnbc_order\n" "$MPI_RUN" >order.sh &&
+    chmod 755 order.sh tnbc_order && mkdir -p out && chmod 777 out &&
+    job plain profile,nooverlay &&
+    ! grep "^clustermap overlay" out/plain.err &&
+    wait_trace none
+'
+
+test_expect_success 'overlap, first run: the same checksum, no priorities yet, the trace kept' '
+    job first profile,overlap,verbose &&
+    same_sum plain first &&
+    grep -E "$TNBC_LINE" out/first.err &&
+    ! grep "priorities from" out/first.err &&
+    wait_trace kept &&
+    grep -x "tnbc.trace.ranks=4" show.out &&
+    grep -x "tnbc.trace.sites=1" show.out &&
+    dir=$(ls -d "$STORE/$U1"/order*.4.json.tnbc) &&
+    test "$(stat -c "%U %a" "$dir")" = "cmtu1 700" &&
+    for r in 0 1 2 3; do
+        test "$(stat -c "%U %a" "$dir/tnbc.$r")" = "cmtu1 600" || return 1
+    done &&
+    grep -Ex "site tnbc_order\+0x[0-9a-f]+ alltoall 4 0 3 3 2 1" "$dir/tnbc.0" &&
+    grep -Ex "site tnbc_order\+0x[0-9a-f]+ alltoall 4 3 3 2 1 0" "$dir/tnbc.3" &&
+    ! ls -d "$STORE/$U1"/.step.* "$STORE/$U1"/.order* 2>/dev/null
+'
+
+test_expect_success 'overlap, second run: every call in the trace order, the same checksum' '
+    cp "$dir/tnbc.0" trace0.before &&
+    job second profile,overlap,verbose &&
+    same_sum plain second &&
+    grep -E "^clustermap: tnbc: priorities from the trace of job .order. with 4 tasks$" out/second.err &&
+    grep -E "^clustermap overlay: tnbc: priorities from $dir/tnbc.0: 3 of 3 calls in the trace.s order$" out/second.err &&
+    wait_trace kept &&
+    test_cmp trace0.before "$dir/tnbc.0"
+'
+
+test_expect_success 'a placed run (not profiled, guard=no) uses the trace too' '
+    job placed cluster,overlap,verbose &&
+    same_sum plain placed &&
+    grep -E "priorities from $dir/tnbc.0: 3 of 3 calls" out/placed.err
+'
+
+test_expect_success 'an incomplete trace: rank order, one line, the same checksum; the run records a new one' '
+    rm "$dir/tnbc.2" &&
+    job broken profile,overlap &&
+    same_sum plain broken &&
+    grep -E "^clustermap: tnbc: not using the trace of job .order. with 4 tasks: $dir: the files of 3 of its 4 ranks; running in rank order$" out/broken.err &&
+    ! grep "priorities from" out/broken.err &&
+    wait_trace kept && grep -x "tnbc.trace.ranks=4" show.out
+'
+
+test_expect_success 'another task count: no priorities, nothing said' '
+    sbw_as cmtu1 -t 3 -J order -N2 -n2 --mapping=cluster,overlap,noprofile \
+        -o out/two.out -e out/two.err order.sh &&
+    grep -Ex "checksum [0-9a-f]{16}" out/two.out &&
+    ! grep "priorities\|trace" out/two.err
+'
+
+test_expect_success 'profile reset forgets the trace; delete removes the profile with it' '
+    as cmtu1 "$CM" profile --store "$STORE" reset order --ntasks 4 >reset.out &&
+    grep "^forgot the tnbc trace of .order.* with 4 tasks$" reset.out &&
+    show && grep -x "tnbc.trace=none" show.out &&
+    job again profile,overlap &&
+    wait_trace kept &&
+    as cmtu1 "$CM" profile --store "$STORE" delete order --ntasks 4 &&
+    ! ls -d "$STORE/$U1"/order* 2>/dev/null
+'
+
+cluster_finish
+remove_users
+test_done
