@@ -22,8 +22,11 @@ SAN=address,undefined
 # The sources each target links.
 SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/profile_bin.c src/profiles/raw.c
      src/profiles/store_history.c src/profiles/history.c
-     src/profiles/store.c src/profiles/store_ingest.c src/core/matrix.c
-     src/core/error.c"
+     src/profiles/store.c src/profiles/store_ingest.c src/core/matrix.c src/core/error.c
+     src/profiles/store_trace.c src/profiles/store_parts.c src/profiles/profile_key.c
+     src/profiles/overlay/ovl_trace.c"
+# (the store keeps tnbc traces, checked with the overlay's own parser, and
+# stages them with the parts' helpers)
 SRC_MATRIX="src/core/matrix.c src/core/matrix_io.c src/core/read_mtx.c
      src/core/read_metis.c src/core/read_triplets.c src/core/error.c"
 SRC_HOSTLIST="src/core/hostlist.c src/core/error.c"
