@@ -241,6 +241,8 @@ $(BUILD)/test/test_css_recognise: test/unit/test_css_recognise.c $(call obj,$(CS
 	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_config: test/unit/test_ovl_config.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
 	$(UNIT_LINK)
+$(BUILD)/test/test_ovl_model: test/unit/test_ovl_model.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
+	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_ivl: test/unit/test_ovl_ivl.c $(call obj,src/profiles/overlay/ovl_ivl.c) $(UNIT_LIBS)
 	$(UNIT_LINK)
 $(BUILD)/test/test_ovl_trace: test/unit/test_ovl_trace.c $(call obj,src/profiles/overlay/ovl_trace.c) $(UNIT_LIBS)

@@ -7,7 +7,8 @@ with CLUSTERMAP_OVERLAY=tnbc as without the library, on 4 and 8 ranks;
 tnbc_edges checks the send buffer overwritten at once, pages touched at
 once (faults), a receive buffer sharing its pages with live data, calls
 back to back with a message in between, Allgather and Bcast, a call still
-pending at MPI_Finalize; tnbc_fallback mixes ranks that run the calls
+pending at MPI_Finalize; the verbose line carries the seed'"'"'s model of the
+time hidden beside the measured one; tnbc_fallback mixes ranks that run the calls
 blocking (a datatype tnbc cannot take) with ranks that leave them pending; css,tnbc runs both; the profiler records the same
 matrix with tnbc as without; the trace mode writes one file per rank with
 the order the program reads in (tnbc_order), and runs with those traces as
@@ -24,7 +25,7 @@ unset CLUSTERMAP_OVERLAY_TRACE CLUSTERMAP_OVERLAY_PRIO
 # tnbc_line FILE PREFIX: FILE holds one well-formed tnbc verbose line
 # starting with PREFIX after "rank 0: ".
 tnbc_line() {
-    grep -Ex 'clustermap overlay: tnbc: rank 0: [0-9]+ calls? \([0-9]+ MPI_Alltoall, [0-9]+ MPI_Alltoallv, [0-9]+ MPI_Allgather, [0-9]+ MPI_Bcast\), [0-9]+ passed through( \([^)]*\))?, [0-9]+\.[0-9] MiB received, [0-9]+\.[0-9]{4} s inside the calls, [0-9]+ page faults?, [0-9]+\.[0-9]{4} s hidden' "$1" >line &&
+    grep -Ex 'clustermap overlay: tnbc: rank 0: [0-9]+ calls? \([0-9]+ MPI_Alltoall, [0-9]+ MPI_Alltoallv, [0-9]+ MPI_Allgather, [0-9]+ MPI_Bcast\), [0-9]+ passed through( \([^)]*\))?, [0-9]+\.[0-9] MiB received, [0-9]+\.[0-9]{4} s inside the calls, [0-9]+ page faults?, [0-9]+\.[0-9]{4} s hidden \(seed'\''s model: [0-9]+\.[0-9]{4} s\)' "$1" >line &&
     test $(wc -l <line) = 1 &&
     grep -F "clustermap overlay: tnbc: rank 0: $2" line ||
     { echo "unexpected: $(cat "$1")"; return 1; }
@@ -88,6 +89,16 @@ test_expect_success 'css,tnbc: mini_redist (no tnbc call at all), the same check
     same_sum out.mini_redist.4 ovl.both2.4 &&
     test $(wc -l <said.both2.4) = 2 &&
     tnbc_line said.both2.4 "0 calls (0 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 0 passed through, "
+'
+
+test_expect_success 'the verbose line: the seed'"'"'s model beside the hidden time, 0 when no call was left pending' '
+    for f in said.transpose.4 said.isort.8 said.redist.4 said.edges.8 said.both.4 said.both2.4; do
+        grep -Eq ", [0-9]+\.[0-9]{4} s hidden \(seed'"'"'s model: [0-9]+\.[0-9]{4} s\)\$" $f ||
+        { echo "no model in $f: $(cat $f)"; return 1; }
+    done &&
+    for f in said.both.4 said.both2.4; do
+        grep -F "0.0000 s hidden (seed'"'"'s model: 0.0000 s)" $f || return 1
+    done
 '
 
 test_expect_success 'tnbc without CLUSTERMAP_OVERLAY_VERBOSE: nothing printed' '

@@ -99,6 +99,9 @@ typedef struct ovl_tnbc_stats {
     uint64_t ns;                   /* nanoseconds inside the calls */
     uint64_t faults;               /* page faults taken on protected pages */
     uint64_t hidden_ns;            /* the estimate of the time hidden */
+    uint64_t model_ns;             /* the seed's model of it, T_overlap
+                                    * (ovl_tnbc_model), summed over the
+                                    * same calls */
 } ovl_tnbc_stats_t;
 
 /* The tnbc verbose line of rank @p rank into @p buf (size @p n), without
@@ -106,8 +109,24 @@ typedef struct ovl_tnbc_stats {
  *   tnbc: rank 0: 40 calls (20 MPI_Alltoall, 20 MPI_Alltoallv, 0
  *   MPI_Allgather, 0 MPI_Bcast), 2 passed through (2 small), 3.1 MiB
  *   received, 0.0123 s inside the calls, 12 page faults, 0.0042 s hidden
+ *   (seed's model: 0.0051 s)
  * Returns what snprintf returns. */
 OVL_HIDDEN int ovl_tnbc_line(char *buf, size_t n, int rank,
                              const ovl_tnbc_stats_t *st);
+
+/* The seed's model of the time one call hides (seed 001, formula 3;
+ * docs/overlays.md, "The seed's model"), in the unit of the times given:
+ *   T_overlap = min(T_comm - T_init, T_CURC + T_comm x R_comm / R_CRC)
+ * with R_comm = @p d_comm / @p t_comm (@p d_comm the bytes received).
+ * @p r_crc is the rate (bytes per unit of time) at which the program
+ * consumes the received data: INFINITY when unknown (the limit case: the
+ * program computes nothing on the data before it needs the next byte, so
+ * only @p t_curc overlaps), 0 when it consumes nothing (all of T_comm -
+ * T_init overlaps).  The result is never negative: a call whose
+ * communication ended before it returned (T_comm <= T_init) hides
+ * nothing; a negative @p t_curc counts as 0; with no data (@p d_comm 0)
+ * the second term is T_CURC. */
+OVL_HIDDEN double ovl_tnbc_model(double t_comm, double t_init, double t_curc,
+                                 double d_comm, double r_crc);
 
 #endif /* CM_OVL_TEXT_H */

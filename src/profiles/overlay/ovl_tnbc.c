@@ -37,8 +37,14 @@
  * (note_touch), folded into the call site's record at the completion
  * point (fold); a call whose site has a traced order posts its
  * sub-messages in that order (peer_at).
+ *
+ * The seed's model of the time hidden (formula 3): each call left pending
+ * notes its start, return and completion times, and the handler its first
+ * touches (note_touch, always); the completion point turns them into the
+ * model's terms (model_of) beside the measured hidden time.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -66,6 +72,7 @@ typedef struct blk {
     int placed;     /* already copied into the program's buffer */
     int orig;       /* its index before sorting (launch) */
     int peer;       /* the rank it comes from (this rank's own block too) */
+    int touched;    /* atomic: first touched by a fault (note_touch) */
     int tpos;       /* atomic, tracing: 0 not touched yet, else 1 + its
                      * place in the order of first touches (note_touch) */
 } blk_t;
@@ -83,9 +90,18 @@ typedef struct op {
     uintptr_t plo, phi;    /* the protected pages, [plo, phi); 0, 0: none */
     size_t npages;
     unsigned char *pstate; /* per page: 0 closed, 1 being filled, 2 open */
-    uint64_t t_ret;        /* cmp_now() at the call's return */
+    uint64_t t_call;       /* cmp_now() at the call's start */
+    uint64_t t_ret;        /* ... at its return */
     uint64_t t_done;       /* ... when its last sub-message completed */
     uint64_t waited;       /* ns the program then waited for it (atomic) */
+    uint64_t dcomm;        /* bytes it receives from other ranks */
+    /* The first touches, for the seed's model (model_of), under rec_lock
+     * (note_touch): the earliest and the latest fault that first touched
+     * a block (cmp_now(), 0: none yet), o->waited at each, the bytes of
+     * the blocks first touched by all faults and by the latest one. */
+    int rec_lock;
+    uint64_t t_first, t_last, w_first, w_last;
+    uint64_t touch_bytes, last_bytes;
     ovl_tsite_t *tsite;    /* tracing: the call site it is folded into at
                             * its completion (ovl_trace.h), else NULL */
     int ntouch;            /* atomic: blocks touched so far (tracing) */
@@ -189,22 +205,47 @@ static void chain(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
-/* Tracing: the blocks overlapping the page at @p a are touched now; each
- * not touched before takes the next place in the order of first touches.
+/* The blocks overlapping the page at @p a are touched now (@p t, the
+ * fault's cmp_now()).  Each not touched before is claimed by compare-and-
+ * swap (two threads faulting at once claim it once); when tracing it
+ * takes the next place in the order of first touches; its bytes count
+ * for the seed's model (model_of): the earliest and the latest fault that
+ * claimed blocks, and the bytes claimed, under the call's spin lock.
  * Async-signal-safe (the handler calls it): atomics on the call's own
- * arrays, allocated with it; a block is claimed by compare-and-swap, so
- * that two threads faulting at once give it one place. */
-static void note_touch(op_t *o, uintptr_t a)
+ * arrays, allocated with it, and a lock held for a few assignments (no
+ * call, no fault inside: no handler of the same thread can want it). */
+static void note_touch(op_t *o, uintptr_t a, uint64_t t)
 {
+    uint64_t bytes = 0;
     for (int k = first_blk(o, a); k < o->nblk &&
          (uintptr_t)o->blk[k].user < a + pagesz; k++) {
+        blk_t *x = &o->blk[k];
         int zero = 0;
-        if (o->blk[k].len &&
-            __atomic_compare_exchange_n(&o->blk[k].tpos, &zero, -1, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            ASTORE(&o->blk[k].tpos,
+        if (!x->len ||
+            !__atomic_compare_exchange_n(&x->touched, &zero, 1, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        bytes += x->len;
+        if (o->tsite)
+            ASTORE(&x->tpos,
                    1 + __atomic_fetch_add(&o->ntouch, 1, __ATOMIC_ACQ_REL));
     }
+    if (!bytes)
+        return;
+    uint64_t w = ALOAD(&o->waited);
+    while (__atomic_exchange_n(&o->rec_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+    if (!o->t_first || t < o->t_first) {
+        o->t_first = t;
+        o->w_first = w;
+    }
+    if (t >= o->t_last) {
+        o->t_last = t;
+        o->w_last = w;
+        o->last_bytes = bytes;
+    }
+    o->touch_bytes += bytes;
+    __atomic_store_n(&o->rec_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* SIGSEGV: a protected page of ours is opened, anything else goes to the
@@ -219,8 +260,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     if (o && !(progress_started &&
                pthread_equal(pthread_self(), progress_tid))) {
         uint64_t t0 = cmp_now();
-        if (o->tsite)
-            note_touch(o, a & ~(uintptr_t)(pagesz - 1));
+        note_touch(o, a & ~(uintptr_t)(pagesz - 1), t0);
         if (open_page(o, (a - o->plo) / pagesz))
             __atomic_add_fetch(&st.faults, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&o->waited, cmp_now() - t0, __ATOMIC_RELAXED);
@@ -331,6 +371,36 @@ static void fold(op_t *o)
     s->calls++;
 }
 
+/* The seed's model (formula 3, ovl_tnbc_model) for @p o, a call left
+ * pending whose completion point began at @p t_settle, in ns, from what
+ * was measured (docs/overlays.md, "The seed's model"):
+ *   T_init   its start to its return;
+ *   T_comm   its start to the completion of its last sub-message;
+ *   T_CURC   its return to the first fault that touched a received block,
+ *            or to @p t_settle when none did;
+ *   D_comm   the bytes it receives from other ranks;
+ *   R_CRC    the bytes first touched by the faults before the latest one
+ *            over the time from the first to the latest, less the time
+ *            spent in the handler in between; INFINITY (only T_CURC
+ *            overlaps) with fewer than two such faults. */
+static uint64_t model_of(const op_t *o, uint64_t t_settle)
+{
+    double t_comm = o->t_done > o->t_call ? (double)(o->t_done - o->t_call)
+                                          : 0;
+    double t_init = (double)(o->t_ret - o->t_call);
+    uint64_t first = o->t_first ? o->t_first : t_settle;
+    double t_curc = first > o->t_ret ? (double)(first - o->t_ret) : 0;
+    double r_crc = INFINITY;
+    if (o->t_last > o->t_first) {
+        uint64_t span = o->t_last - o->t_first, w = o->w_last - o->w_first;
+        if (span > w)
+            r_crc = (double)(o->touch_bytes - o->last_bytes) /
+                    (double)(span - w);
+    }
+    return (uint64_t)(ovl_tnbc_model(t_comm, t_init, t_curc,
+                                     (double)o->dcomm, r_crc) + 0.5);
+}
+
 void cmp_ovl_settle(void)
 {
     op_t *o = cur;
@@ -355,6 +425,8 @@ void cmp_ovl_settle(void)
                                                      : 0;
     if (span > waited)
         st.hidden_ns += span - waited;
+    if (o->t_ret)
+        st.model_ns += model_of(o, t0);
     cur = NULL;
     __atomic_store_n(&cmp_ovl_pending, 0, __ATOMIC_RELEASE);
     op_free(o);
@@ -590,6 +662,7 @@ static int begin_call(int what, MPI_Comm comm, int in_place, uint64_t *t0,
 static int run(op_t *o, uint64_t t0)
 {
     int why = start_progress() != 0 ? OVL_TP_FALLBACK : -1;
+    o->t_call = t0;
     int w = launch(o);
     if (why < 0)
         why = w;
@@ -749,6 +822,7 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
         x->placed = 1;
         x->done = 1;
     }
+    o->dcomm = rtot;
     o->nblk = b;
     o->nreq = k;
     if (rc != MPI_SUCCESS) {
@@ -860,6 +934,7 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
     x->peer = me;
     memcpy(x->user, o->scopy, x->len);
     x->placed = x->done = 1;
+    o->dcomm = (uint64_t)rl * (uint64_t)(n - 1);
     o->nblk = b;
     o->nreq = k;
     if (rc != MPI_SUCCESS) {
@@ -915,6 +990,7 @@ int ovl_tnbc_bcast(void *buf, int count, MPI_Datatype type, int root,
         o->blk[0].len = len;
         o->blk[0].stage = o->stage;
         o->req_blk[0] = 0;
+        o->dcomm = len;
         st.bytes += len;
     }
     if (rc != MPI_SUCCESS) {
