@@ -22,13 +22,14 @@ unset CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
 LOGS=$STATE/log
 
-# job TAG MAPPING: mini_redist on 4 ranks of 4 nodes, output in out/TAG.*,
-# seconds in TAG.sec.  (The 4 virtual nodes share this machine's cores:
-# with 8 ranks Open MPI 5's css steps took 8 to 10 s, and sometimes more
-# than sbatch-wait's 120 s, on trixie; one rank a node, told to yield.)
+# job TAG MAPPING [NODES]: mini_redist on 4 ranks of 4 nodes (or NODES),
+# output in out/TAG.*, seconds in TAG.sec.  (The 4 virtual nodes share
+# this machine's cores: with 8 ranks Open MPI 5's css steps took 8 to 10 s,
+# and sometimes more than sbatch-wait's 120 s, on trixie; one rank a node,
+# told to yield.)
 job() {
     _t0=$(date +%s)
-    sbw -t 3 -J redist -N4 -n4 --mapping="$2" -o out/$1.out -e out/$1.err \
+    sbw -t 3 -J redist -N${3:-4} -n4 --mapping="$2" -o out/$1.out -e out/$1.err \
         redist.sh >/dev/null || { diag out/$1.out out/$1.err; return 1; }
     echo $(( $(date +%s) - _t0 )) >$1.sec
 }
@@ -59,6 +60,14 @@ test_expect_success 'cluster with the plugin comes up; mini_redist; a run withou
 test_expect_success '--mapping=cluster,css,verbose: the same output, the css line' '
     job css cluster,css,verbose &&
     same_sum base css && said css "$CSS_LINE"
+'
+
+# Two ranks on each of two nodes: the css steps are ordered by node (the
+# node names come from MPI_Get_processor_name, each virtual node has its
+# own), so the node-aware path runs on real processes of two hosts.
+test_expect_success '--mapping=cluster,css on 2 nodes x 2 ranks: the same output' '
+    job css2 cluster,css,verbose 2 &&
+    same_sum base css2 && said css2 "$CSS_LINE"
 '
 
 test_expect_success '--mapping=cluster,overlap,verbose: the same output, the tnbc line' '
