@@ -249,7 +249,8 @@ double cm_refine_kinds(const cm_problem_t *p, int *map, const int *kind,
  *  within @p capJ and @p capT.  Per-node task counts and occupied slots
  *  never change.  Runs only on at most 64 nodes holding ranks, and only
  *  sweeps that fit @p b (charged; may be NULL).  1 when @p map changed, 0
- *  when not, -1 out of memory (@p map then unchanged). */
+ *  when not, -1 out of memory (@p map then a valid mapping within the same
+ *  bounds, perhaps already changed: cm_plan discards it). */
 int cm_refine_links(const cm_problem_t *p, int *map, double capJ, double capT,
                     double tol, cm_budget_t *b);
 
