@@ -113,10 +113,7 @@ test_expect_success 'profiler + tnbc: mini_isort, the same matrix as the profile
     overlay 4 with -x CLUSTERMAP_PROFILE_DIR="$PWD/prof.both" $TNBC ./mini_isort &&
     same_sum out.mini_isort.4 ovl.with.4 &&
     tnbc_line said.with.4 "$expect_isort" &&
-    cat prof.alone/part.*.txt | grep -E "^(p2p|coll) " | sort >rows.alone &&
-    cat prof.both/part.*.txt | grep -E "^(p2p|coll) " | sort >rows.both &&
-    test -s rows.alone &&
-    test_cmp rows.alone rows.both
+    same_rows prof.alone prof.both
 '
 
 # trace_ok PREFIX NP KEYRE: PREFIX.0 .. PREFIX.<NP-1> are traces, each

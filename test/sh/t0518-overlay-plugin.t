@@ -85,10 +85,7 @@ test_expect_success 'plugstack overlay=css applies without the modifier; nooverl
 '
 
 test_expect_success 'prof_lib missing on n2: same output, in time, one line, no overlay' '
-    for i in 1 3 4; do
-        mkdir -p "$STATE/tmp/n$i/cmlib" && cp "$PROFLIB" "$STATE/tmp/n$i/cmlib/" || return 1
-    done &&
-    plugstack prof_lib=/tmp/cmlib/libclustermap-prof.so &&
+    prof_lib_only_on n1 n3 n4 &&
     test_when_finished "plugstack" &&
     job nolib block,css,verbose &&
     same_sum base nolib &&

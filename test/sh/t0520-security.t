@@ -104,10 +104,7 @@ test_expect_success 'row 1: names pre-created by another user cannot hang or ski
 '
 
 test_expect_success 'row 2: prof_lib missing on one node: job runs, run not recorded, one line each' '
-    for i in 1 3 4; do
-        mkdir -p "$STATE/tmp/n$i/cmlib" && cp "$PROFLIB" "$STATE/tmp/n$i/cmlib/" || return 1
-    done &&
-    plugstack prof_lib=/tmp/cmlib/libclustermap-prof.so &&
+    prof_lib_only_on n1 n3 n4 &&
     test_when_finished "plugstack" &&
     timed r2 sbw_user cmtu1 -t 3 -J nolib -N4 -n8 --mapping=profile \
         -o out/r2.out -e out/r2.err job.sh &&

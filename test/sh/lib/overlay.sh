@@ -34,3 +34,13 @@ same_sum() {
     test $(wc -l <sum.a) = 1 &&
     test_cmp sum.a sum.b
 }
+
+# same_rows A B: the profiler's parts in directories A and B hold the same
+# p2p and coll rows (the overlay's own messages are PMPI calls the
+# profiler never sees), and A has some.
+same_rows() {
+    cat "$1"/part.*.txt | grep -E "^(p2p|coll) " | sort >rows.a &&
+    cat "$2"/part.*.txt | grep -E "^(p2p|coll) " | sort >rows.b &&
+    test -s rows.a &&
+    test_cmp rows.a rows.b
+}

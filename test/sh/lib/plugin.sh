@@ -137,6 +137,17 @@ plugstack() {
     echo "$CM_CLUSTER_PLUGSTACK $*" >"$STATE/etc/plugstack.conf"
 }
 
+# prof_lib_only_on NODE...: the profiler's library copied into the private
+# /tmp of those nodes only, and plugstack.conf's prof_lib pointed there, so
+# that every other node lacks it.  Call test_when_finished "plugstack" in
+# the test to restore the plugstack.
+prof_lib_only_on() {
+    for i in "$@"; do
+        mkdir -p "$STATE/tmp/$i/cmlib" && cp "$PROFLIB" "$STATE/tmp/$i/cmlib/" || return 1
+    done &&
+    plugstack prof_lib=/tmp/cmlib/libclustermap-prof.so
+}
+
 plugin_cluster_up() {
     case " $* " in
     *" guard="*) guard= ;;
