@@ -14,6 +14,9 @@
  * takes for "no trace").  Readers are the ranks of a later step
  * (CLUSTERMAP_OVERLAY_PRIO=<dir>/tnbc, each opens its own file): a
  * directory is never changed in place, so each file a rank opens is whole.
+ * Before the move, every file's time lines get the times of all ranks
+ * summed (agree_times), so that the ranks of a later step, each reading
+ * its own file, decide alike whether a site steps aside.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -217,6 +220,63 @@ static int replace_locked(cm_store_t *s, int stage, const char *side,
     return rc;
 }
 
+/* Staged trace "<task>.tnbc" of @p stage: its text (malloc'd, *len
+ * bytes) when it is a regular file within the bound that parses, into
+ * @p t too when @p t is not NULL; else NULL. */
+static char *staged_text(const cm_store_t *s, int stage, int task,
+                         ovl_trace_t *t, size_t *len)
+{
+    char name[32], why[512];
+    cm_error_t err = { "" };
+    snprintf(name, sizeof name, "%d" CM_TRACE_SUFFIX, task);
+    int fd = openat(stage, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+                    O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *text = cm_profile_slurp_fd(fd, name, trace_bound(s), len, &err);
+    close(fd);
+    ovl_trace_t mine = { 0 }, *into = t ? t : &mine;
+    if (text && ovl_trace_parse(into, text, *len, name, why, sizeof why) < 0) {
+        free(text);
+        text = NULL;
+    }
+    ovl_trace_free(&mine);
+    return text;
+}
+
+/* Every staged trace of tasks [0, ntasks) of @p stage rewritten with each
+ * site's two times summed over the ranks (ovl_trace_total, _retime): a
+ * rank decides alone from its own file (ovl_trace_aside), and ranks that
+ * decide differently stay correct (their sub-messages match) but run at
+ * the pace of the slower choice.  Best effort: on any failure the files
+ * keep the ranks' own times (a file already rewritten keeps the sums). */
+static void agree_times(const cm_store_t *s, int stage, int ntasks)
+{
+    ovl_trace_t tot = { 0 };
+    size_t len;
+    int ok = 1;
+    for (int task = 0; ok && task < ntasks; task++) {
+        ovl_trace_t t = { 0 };
+        char *text = staged_text(s, stage, task, &t, &len);
+        ok = text && ovl_trace_total(&tot, &t) == 0;
+        ovl_trace_free(&t);
+        free(text);
+    }
+    for (int task = 0; ok && tot.nsite && task < ntasks; task++) {
+        char name[32];
+        cm_error_t err = { "" };
+        char *text = staged_text(s, stage, task, NULL, &len), *out;
+        size_t olen;
+        out = text ? ovl_trace_retime(text, len, &tot, &olen) : NULL;
+        snprintf(name, sizeof name, "%d" CM_TRACE_SUFFIX, task);
+        ok = out && cm_store_put_file(stage, name, -1, out, trace_bound(s),
+                                      &err) == 0;
+        free(out);
+        free(text);
+    }
+    ovl_trace_free(&tot);
+}
+
 /* How many of tasks [0, ntasks) have a staged trace in @p stage. */
 static int staged(int stage, int ntasks)
 {
@@ -247,6 +307,8 @@ void cm_store_trace_keep(cm_store_t *s, int dir, const char *job_name,
                  "kept trace is unchanged", ntasks - have, ntasks);
         return;
     }
+    if (have)
+        agree_times(s, dir, ntasks);
     int lock = cm_store_lock_take(s, &err), rc = lock < 0 ? -1 : 0;
     if (rc == 0 && drop && !have)
         rc = cm_store_trace_remove_locked(s, fname, &err) < 0 ? -1 : 0;

@@ -13,14 +13,20 @@ blocking (a datatype tnbc cannot take) with ranks that leave them pending; css,t
 matrix with tnbc as without; the trace mode writes one file per rank with
 the order the program reads in (tnbc_order), and runs with those traces as
 priorities (or with a missing, mismatching or corrupt one) give the same
-checksums.'
+checksums; a site whose trace says it hid no more than it cost steps
+aside (blocking, on one rank or on all), and says so.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
 . "$SHARNESS_TEST_DIRECTORY/lib/overlay.sh"
 
 TNBC="-x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_VERBOSE=1"
-unset CLUSTERMAP_OVERLAY_TRACE CLUSTERMAP_OVERLAY_PRIO
+# The priorities rows check the order, which a site that steps aside
+# does not use; whether a traced site hid more than it cost depends on
+# this machine's timing, so those rows say never (the rows after them
+# set the trace's times themselves).
+KEEP="-x CLUSTERMAP_OVERLAY_ASIDE=0"
+unset CLUSTERMAP_OVERLAY_TRACE CLUSTERMAP_OVERLAY_PRIO CLUSTERMAP_OVERLAY_ASIDE
 
 # tnbc_line FILE PREFIX: FILE holds one well-formed tnbc verbose line
 # starting with PREFIX after "rank 0: ".
@@ -117,14 +123,17 @@ test_expect_success 'profiler + tnbc: mini_isort, the same matrix as the profile
 '
 
 # trace_ok PREFIX NP KEYRE: PREFIX.0 .. PREFIX.<NP-1> are traces, each
-# with at least one site line whose key matches KEYRE, and nothing else.
+# with at least one site line whose key matches KEYRE, at least one time
+# line (a site whose calls all completed before returning has none), and
+# nothing else.
 trace_ok() {
     r=0
     while test $r -lt $2; do
         test -f "$1.$r" &&
         head -n 1 "$1.$r" | grep -qx "clustermap-tnbc-trace 1" &&
         grep -Eq "^site $3\+0x[0-9a-f]+ (alltoall|alltoallv|allgather) $2 $r [1-9][0-9]*( [0-9]+)+\$" "$1.$r" &&
-        ! grep -Ev "^(#|site |clustermap-tnbc-trace 1\$)" "$1.$r" ||
+        grep -Eq "^time $3\+0x[0-9a-f]+ (alltoall|alltoallv|allgather) $2 $r [0-9]+ [0-9]+\$" "$1.$r" &&
+        ! grep -Ev "^(#|site |time |clustermap-tnbc-trace 1\$)" "$1.$r" ||
         { echo "bad trace $1.$r:"; cat "$1.$r"; return 1; }
         r=$((r + 1))
     done
@@ -142,7 +151,7 @@ for np in 4 8; do
         grep -Ex \"site tnbc_order\\+0x[0-9a-f]+ alltoall $np \$last 3 \$(seq -s ' ' \$((\$last - 1)) -1 0)\" ord$np.\$last
     "
     test_expect_success "priorities: tnbc_order, $np ranks, with its trace: the same checksum, every call in the trace's order" "
-        overlay $np prorder $TNBC -x CLUSTERMAP_OVERLAY_PRIO=ord$np ./tnbc_order &&
+        overlay $np prorder $TNBC $KEEP -x CLUSTERMAP_OVERLAY_PRIO=ord$np ./tnbc_order &&
         same_sum out.order.$np ovl.prorder.$np &&
         grep -Fx \"clustermap overlay: tnbc: priorities from ord$np.0: 3 of 3 calls in the trace's order\" said.prorder.$np &&
         test \$(wc -l <said.prorder.$np) = 2
@@ -156,7 +165,7 @@ for app in transpose isort redist; do
         same_sum out.mini_$app.4 ovl.tr.$app.4 &&
         test_must_be_empty said.tr.$app.4 &&
         trace_ok tr.$app 4 mini_$app &&
-        overlay 4 pr.$app $TNBC -x CLUSTERMAP_OVERLAY_PRIO=tr.$app ./mini_$app &&
+        overlay 4 pr.$app $TNBC $KEEP -x CLUSTERMAP_OVERLAY_PRIO=tr.$app ./mini_$app &&
         same_sum out.mini_$app.4 ovl.pr.$app.4 &&
         tnbc_line said.pr.$app.4 \"\$expect_$app\" &&
         grep -Fx \"clustermap overlay: tnbc: priorities from tr.$app.0: \$expect_calls_$app of \$expect_calls_$app calls in the trace's order\" said.pr.$app.4
@@ -168,9 +177,61 @@ test_expect_success 'mini_isort_f (Fortran), 4 ranks: traced at the program'"'"'
     same_sum out.mini_isort.4 ovl.tr.isort_f.4 &&
     trace_ok tr.isort_f 4 mini_isort_f &&
     test $(grep -c "^site " tr.isort_f.0) = 2 &&
-    overlay 4 pr.isort_f $TNBC -x CLUSTERMAP_OVERLAY_PRIO=tr.isort_f ./mini_isort_f &&
+    overlay 4 pr.isort_f $TNBC $KEEP -x CLUSTERMAP_OVERLAY_PRIO=tr.isort_f ./mini_isort_f &&
     same_sum out.mini_isort.4 ovl.pr.isort_f.4 &&
     grep -Fx "clustermap overlay: tnbc: priorities from tr.isort_f.0: 8 of 8 calls in the trace'"'"'s order" said.pr.isort_f.4
+'
+
+# with_time IN OUT HIDDEN INIT: OUT.0 .. OUT.3, copies of the traces
+# IN.0 .. IN.3 whose time lines say HIDDEN and INIT nanoseconds.
+with_time() {
+    for r in 0 1 2 3; do
+        sed -E "s/^(time [^ ]+ [a-z]+ [0-9]+ [0-9]+) [0-9]+ [0-9]+\$/\1 $3 $4/" \
+            "$1.$r" >"$2.$r" &&
+        grep -Eq "^time .* $3 $4\$" "$2.$r" || return 1
+    done
+}
+
+test_expect_success 'a site that hid no more than it cost steps aside: blocking, the same checksum, said' '
+    with_time ord4 aside4 0 1 &&
+    overlay 4 aside $TNBC -x CLUSTERMAP_OVERLAY_PRIO=aside4 ./tnbc_order &&
+    same_sum out.order.4 ovl.aside.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from aside4.0: 0 of 3 calls in the trace'"'"'s order, 3 stepped aside (their site hid no more than it cost)" said.aside.4 &&
+    tnbc_line said.aside.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 3 passed through (3 stepped aside), " &&
+    grep -F ", 0 page faults, " said.aside.4 &&
+    test $(wc -l <said.aside.4) = 2
+'
+
+test_expect_success 'a site that hid more than it cost keeps the overlay in the trace'"'"'s order' '
+    with_time ord4 keep4 2 1 &&
+    overlay 4 keep $TNBC -x CLUSTERMAP_OVERLAY_PRIO=keep4 ./tnbc_order &&
+    same_sum out.order.4 ovl.keep.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from keep4.0: 3 of 3 calls in the trace'"'"'s order" said.keep.4 &&
+    tnbc_line said.keep.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 0 passed through, "
+'
+
+test_expect_success 'one rank steps aside, the others keep the overlay: the same checksum' '
+    cp aside4.2 keep4.2 &&
+    overlay 4 mixed $TNBC -x CLUSTERMAP_OVERLAY_PRIO=keep4 ./tnbc_order &&
+    same_sum out.order.4 ovl.mixed.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from keep4.0: 3 of 3 calls in the trace'"'"'s order" said.mixed.4
+'
+
+test_expect_success 'CLUSTERMAP_OVERLAY_ASIDE=0: the site that would step aside keeps the overlay' '
+    overlay 4 noaside $TNBC $KEEP -x CLUSTERMAP_OVERLAY_PRIO=aside4 ./tnbc_order &&
+    same_sum out.order.4 ovl.noaside.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from aside4.0: 3 of 3 calls in the trace'"'"'s order" said.noaside.4
+'
+
+test_expect_success 'traced while stepping aside: the new trace keeps the order and the times read' '
+    overlay 4 carry -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=aside4 -x CLUSTERMAP_OVERLAY_TRACE=carry4 ./tnbc_order &&
+    same_sum out.order.4 ovl.carry.4 &&
+    trace_ok carry4 4 tnbc_order &&
+    for r in 0 1 2 3; do
+        sed -E "s/^(site [^ ]+ [a-z]+ [0-9]+ [0-9]+) [0-9]+ /\1 N /" aside4.$r | grep -v "^#" >a &&
+        sed -E "s/^(site [^ ]+ [a-z]+ [0-9]+ [0-9]+) [0-9]+ /\1 N /" carry4.$r | grep -v "^#" >b &&
+        test_cmp a b || return 1
+    done
 '
 
 test_expect_success 'priorities: another program'"'"'s trace is ignored (one line from rank 0), the same checksum' '
@@ -196,11 +257,11 @@ test_expect_success 'priorities: no trace file: one line from rank 0, the same c
 
 test_expect_success 'priorities: a corrupt trace: its file and line named, run without, the same checksum' '
     for r in 0 1 2 3; do cp ord4.$r bad.$r || return 1; done &&
-    sed -i "3s/ alltoall 4 2 3 / alltoall 4 2 3 9 /" bad.2 &&
+    sed -i "4s/ alltoall 4 2 3 / alltoall 4 2 3 9 /" bad.2 &&
     printf "clustermap-tnbc-trace 1\nsite tnbc_order+0x1 alltoall 4 1\n" >bad.1 &&
     overlay 4 corrupt -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=bad ./tnbc_order &&
     same_sum out.order.4 ovl.corrupt.4 &&
-    grep -Fx "clustermap overlay: tnbc: bad trace bad.2:3: fewer peers than the size minus one, or one that is not a rank; running without priorities" said.corrupt.4 &&
+    grep -Fx "clustermap overlay: tnbc: bad trace bad.2:4: fewer peers than the size minus one, or one that is not a rank; running without priorities" said.corrupt.4 &&
     grep -Fx "clustermap overlay: tnbc: bad trace bad.1:2: a call count that is not a positive number; running without priorities" said.corrupt.4 &&
     test $(wc -l <said.corrupt.4) = 2
 '

@@ -2,7 +2,8 @@
  * (src/profiles/overlay/ovl_trace.h): the table (sites found and added,
  * the priority order from the summed places, ties by rank), the parser on
  * good files and on every kind of bad line (the right line number, the
- * table left empty), and a write / load round trip. */
+ * table left empty), the "time" lines, the rule that steps a site aside
+ * and every rank's times summed, and a write / load round trip. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,7 +148,7 @@ static void test_parse_bad(void **state)
                                      sizeof err), -1);
     assert_non_null(strstr(err, "a NUL byte"));
     /* the lines (line 3 is the one after the good site) */
-    bad("sites a+0x2 alltoall 3 0 1 2 1\n", 3, "not a site");
+    bad("sites a+0x2 alltoall 3 0 1 2 1\n", 3, "neither a site nor a time");
     bad("site\n", 3, "without its key");
     bad("site a+0x2\n", 3, "without its collective");
     bad("site a+0x2 bcast 3 0 1 2 1\n", 3, "unknown collective");
@@ -174,6 +175,107 @@ static void test_parse_bad(void **state)
     memset(body + 5, 'k', 200);
     strcpy(body + 205, " alltoall 3 0 1 1 2\n");
     bad(body, 3, "longer than 127");
+    /* time lines: after their site, once, two numbers */
+    bad("time a+0x2 alltoall 3 0 5 7\n", 3, "before its site line");
+    bad("time a+0x1 alltoall 3 1 5 7\n", 3, "before its site line");
+    bad("time a+0x1 alltoallv 3 0 5 7\n", 3, "before its site line");
+    bad("time a+0x1 alltoall 3 0 5 7\ntime a+0x1 alltoall 3 0 5 7\n", 4,
+        "time twice");
+    bad("time a+0x1 alltoall 3 0 5\n", 3, "without its two times");
+    bad("time a+0x1 alltoall 3 0 -5 7\n", 3, "without its two times");
+    bad("time a+0x1 alltoall 3 0 5 7 9\n", 3, "more than two times");
+    bad("time\n", 3, "a time line without its key");
+    bad("time a+0x1\n", 3, "a time line without its collective");
+    bad("time a+0x1 alltoall 1 0 5 7\n", 3, "communicator size");
+}
+
+/* The rule: a timed site that hid no more than it cost steps aside; one
+ * without times, or that hid more, keeps the overlay. */
+static void test_aside(void **state)
+{
+    (void)state;
+    ovl_trace_t t;
+    char err[256];
+    const char *text =
+        OVL_TRACE_MAGIC "\n"
+        "site k+0x1 alltoall 3 0 2 2 1\n"
+        "time k+0x1 alltoall 3 0 100 100\n"
+        "site k+0x2 alltoall 3 0 2 1 2\n"
+        "time k+0x2 alltoall 3 0 101 100\n"
+        "site k+0x3 allgather 3 0 2 1 2\n"
+        "site k+0x4 alltoallv 3 0 2 1 2\n"
+        "time k+0x4 alltoallv 3 0 0 0\n";
+    assert_int_equal(parse(&t, text, err, sizeof err), 0);
+    ovl_tsite_t *s = ovl_trace_find(&t, "k+0x1", OVL_T_ALLTOALL, 3, 0);
+    assert_non_null(s);
+    assert_int_equal(s->timed, 1);
+    assert_int_equal(s->hidden_ns, 100);
+    assert_int_equal(s->init_ns, 100);
+    assert_int_equal(ovl_trace_aside(s), 1);
+    assert_int_equal(s->order[0], 2);   /* the order is read as before */
+    s = ovl_trace_find(&t, "k+0x2", OVL_T_ALLTOALL, 3, 0);
+    assert_int_equal(ovl_trace_aside(s), 0);
+    s = ovl_trace_find(&t, "k+0x3", OVL_T_ALLGATHER, 3, 0);
+    assert_int_equal(s->timed, 0);
+    assert_int_equal(ovl_trace_aside(s), 0);
+    s = ovl_trace_find(&t, "k+0x4", OVL_T_ALLTOALLV, 3, 0);
+    assert_int_equal(ovl_trace_aside(s), 1);
+    ovl_trace_free(&t);
+}
+
+/* Every rank's times: summed per (key, collective, size), then written
+ * into each rank's text in place of its own; other lines untouched. */
+static void test_total_retime(void **state)
+{
+    (void)state;
+    ovl_trace_t a, b, tot = { 0 };
+    char err[256];
+    const char *ta =
+        OVL_TRACE_MAGIC "\n"
+        "site k+0x1 alltoall 3 0 2 2 1\n"
+        "time k+0x1 alltoall 3 0 5 100\n"
+        "site k+0x2 allgather 3 0 2 1 2\n";   /* no times: not summed */
+    const char *tb =
+        OVL_TRACE_MAGIC "\n"
+        "# rank 1\n"
+        "site k+0x1 alltoall 3 1 2 2 0\n"
+        "time\tk+0x1 alltoall 3 1 300 10\r\n"
+        "site k+0x2 allgather 3 1 2 0 2\n"
+        "time k+0x2 allgather 3 1 1 2";          /* no final newline */
+    assert_int_equal(parse(&a, ta, err, sizeof err), 0);
+    assert_int_equal(parse(&b, tb, err, sizeof err), 0);
+    assert_int_equal(ovl_trace_total(&tot, &a), 0);
+    assert_int_equal(ovl_trace_total(&tot, &b), 0);
+    assert_int_equal(tot.nsite, 2);
+    ovl_tsite_t *m = ovl_trace_find(&tot, "k+0x1", OVL_T_ALLTOALL, 3, 0);
+    assert_non_null(m);
+    assert_int_equal(m->hidden_ns, 305);
+    assert_int_equal(m->init_ns, 110);
+    assert_int_equal(m->calls, 2);
+    assert_int_equal(ovl_trace_aside(m), 0);
+    size_t len;
+    char *out = ovl_trace_retime(tb, strlen(tb), &tot, &len);
+    assert_non_null(out);
+    assert_int_equal(len, strlen(out));
+    assert_string_equal(out, OVL_TRACE_MAGIC "\n"
+                        "# rank 1\n"
+                        "site k+0x1 alltoall 3 1 2 2 0\n"
+                        "time k+0x1 alltoall 3 1 305 110\n"
+                        "site k+0x2 allgather 3 1 2 0 2\n"
+                        "time k+0x2 allgather 3 1 1 2\n");
+    free(out);
+    out = ovl_trace_retime(ta, strlen(ta), &tot, &len);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "time k+0x1 alltoall 3 0 305 110\n"));
+    assert_null(strstr(out, "time k+0x2"));   /* none added */
+    /* what comes out is a trace */
+    ovl_trace_t c;
+    assert_int_equal(parse(&c, out, err, sizeof err), 0);
+    ovl_trace_free(&c);
+    free(out);
+    ovl_trace_free(&a);
+    ovl_trace_free(&b);
+    ovl_trace_free(&tot);
 }
 
 static void test_file(void **state)
@@ -190,6 +292,9 @@ static void test_file(void **state)
     assert_non_null(s);
     s->sum[4] = 0, s->sum[2] = 3, s->sum[0] = 6, s->sum[1] = 6;
     s->calls = 3;
+    s->timed = 1;
+    s->hidden_ns = 12345678901ull;
+    s->init_ns = 42;
     /* a site with no call recorded is not written */
     assert_non_null(ovl_trace_add(&t, "prog+0x50", OVL_T_ALLTOALL, 5, 3));
     assert_int_equal(ovl_trace_write(&t, path, err, sizeof err), 0);
@@ -199,6 +304,10 @@ static void test_file(void **state)
     assert_non_null(r);
     int want[] = { 4, 2, 0, 1 };
     assert_memory_equal(r->order, want, sizeof want);
+    assert_int_equal(r->timed, 1);
+    assert_int_equal(r->hidden_ns, 12345678901ull);
+    assert_int_equal(r->init_ns, 42);
+    assert_int_equal(ovl_trace_aside(r), 0);
     ovl_trace_free(&u);
     /* a corrupt copy: refused, its name and line in the message */
     FILE *f = fopen(path, "a");
@@ -207,7 +316,7 @@ static void test_file(void **state)
     fclose(f);
     assert_int_equal(ovl_trace_load(&u, path, err, sizeof err), -1);
     char want_err[300];
-    snprintf(want_err, sizeof want_err, "%s:4: fewer peers", path);
+    snprintf(want_err, sizeof want_err, "%s:6: fewer peers", path);
     assert_true(strncmp(err, want_err, strlen(want_err)) == 0);
     assert_int_equal(u.nsite, 0);
     /* not writable: -1 naming it */
@@ -226,6 +335,8 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_parse_good),
         cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_aside),
+        cmocka_unit_test(test_total_retime),
         cmocka_unit_test(test_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

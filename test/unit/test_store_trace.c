@@ -33,8 +33,11 @@ static int text_fd(const fixture_t *f, const char *name, const char *text)
 }
 
 /* The trace of rank @p me of @p n: one site, the peers from the last
- * rank's to the first (@p down), or the other way. */
-static void trace_text(char *buf, size_t size, int me, int n, int down)
+ * rank's to the first (@p down), or the other way; its time line with
+ * the rank's own times (10 (me + 1) ns hidden, 7 inside), or with every
+ * rank's summed (@p total: as the store keeps it, agree_times). */
+static void trace_text(char *buf, size_t size, int me, int n, int down,
+                       int total)
 {
     int at = snprintf(buf, size, "clustermap-tnbc-trace 1\n# a comment\n"
                       "site tnbc_order+0x1a2b alltoall %d %d 3", n, me);
@@ -43,7 +46,9 @@ static void trace_text(char *buf, size_t size, int me, int n, int down)
         if (j != me)
             at += snprintf(buf + at, size - (size_t)at, " %d", j);
     }
-    snprintf(buf + at, size - (size_t)at, "\n");
+    snprintf(buf + at, size - (size_t)at,
+             "\ntime tnbc_order+0x1a2b alltoall %d %d %d %d\n", n, me,
+             total ? 5 * n * (n + 1) : 10 * (me + 1), total ? 7 * n : 7);
 }
 
 /* Deliver a step of @p n tasks of program @p prog, all ok; tasks below
@@ -57,7 +62,7 @@ static int run(fixture_t *f, const char *step, int n, const char *prog,
     for (int t = 0; t < n; t++) {
         char text[512], name[64];
         if (t < traced) {
-            trace_text(text, sizeof text, t, n, down);
+            trace_text(text, sizeof text, t, n, down, 0);
             snprintf(name, sizeof name, "tnbc.%d", t);
             int fd = text_fd(f, name, text);
             assert_int_equal(cm_store_trace_put(f->s, step, t, fd, &err), 0);
@@ -125,7 +130,7 @@ static void test_kept_whole(void **state)
     assert_true(ti.bytes > 0);
     for (int r = 0; r < 4; r++) {
         kept(f, r, buf, sizeof buf);
-        trace_text(want, sizeof want, r, 4, 1);
+        trace_text(want, sizeof want, r, 4, 1, 1);
         assert_string_equal(buf, want);
     }
     /* the ranks read <prefix>.<rank> (ovl_tprio.c) */
@@ -165,7 +170,7 @@ static void test_replaced_atomically(void **state)
     assert_non_null(strstr(msg, "(runs=2); kept its tnbc trace"));
     for (int r = 0; r < 4; r++) {
         kept(f, r, buf, sizeof buf);
-        trace_text(want, sizeof want, r, 4, 0);
+        trace_text(want, sizeof want, r, 4, 0, 1);
         assert_string_equal(buf, want);
     }
     /* no temporary directory left, no staging */
@@ -186,7 +191,7 @@ static void test_incomplete_keeps_old(void **state)
     assert_non_null(strstr(msg, "(runs=2); 1 of 4 tasks sent no tnbc trace: "
                            "the kept trace is unchanged"));
     kept(f, 0, buf, sizeof buf);
-    trace_text(want, sizeof want, 0, 4, 1);
+    trace_text(want, sizeof want, 0, 4, 1, 1);
     assert_string_equal(buf, want);
     /* a run without any trace changes nothing, says nothing */
     assert_int_equal(run(f, "9.2", 4, "a", 0, 0, msg, sizeof msg),
@@ -227,7 +232,7 @@ static void test_bad_traces_refused(void **state)
     assert_non_null(strstr(err.msg, "task 0's trace:1: not a tnbc trace"));
     close(fd);
     /* a NUL byte */
-    trace_text(text, sizeof text, 1, 4, 1);
+    trace_text(text, sizeof text, 1, 4, 1, 0);
     const char *path = cm_test_write_file(f->root, "nul", text);
     FILE *fp = fopen(path, "a");
     fputc('\0', fp);
@@ -255,7 +260,7 @@ static void test_bad_traces_refused(void **state)
     assert_non_null(strstr(err.msg, "not a regular file"));
     close(fd);
     /* a step key that is not one */
-    trace_text(text, sizeof text, 0, 4, 1);
+    trace_text(text, sizeof text, 0, 4, 1, 0);
     fd = text_fd(f, "good", text);
     assert_int_equal(cm_store_trace_put(f->s, "../x", 0, fd, &err), -1);
     close(fd);

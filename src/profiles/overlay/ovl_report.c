@@ -78,6 +78,7 @@ static const char *const twhy[OVL_TP_NPASS] = {
     [OVL_TP_DATATYPE] = "datatype",
     [OVL_TP_SMALL] = "small",
     [OVL_TP_FALLBACK] = "fallback",
+    [OVL_TP_ASIDE] = "stepped aside",
 };
 static const char *const tops[OVL_T_NOPS] = {
     "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Bcast"

@@ -88,6 +88,8 @@ typedef enum ovl_tpass {
                        * returning */
     OVL_TP_FALLBACK,  /* memory, or the private communicator: as DATATYPE
                        * (or PMPI when there is no private communicator) */
+    OVL_TP_ASIDE,     /* its site's trace: hid no more than it cost; as
+                       * DATATYPE (ovl_trace_aside) */
     OVL_TP_NPASS
 } ovl_tpass_t;
 

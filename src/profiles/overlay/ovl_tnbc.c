@@ -35,8 +35,11 @@
  * Trace mode and priorities (seed 001, section 5; ovl_tprio.c): the
  * handler also notes the order in which the blocks are first touched
  * (note_touch), folded into the call site's record at the completion
- * point (fold); a call whose site has a traced order posts its
- * sub-messages in that order (peer_at).
+ * point (fold) with the call's time inside it and the time it hid; a
+ * call whose site has a traced order posts its sub-messages in that order
+ * (peer_at), and one whose site hid no more than it cost runs them
+ * blocking instead (blocking(): the same sub-messages, so its peers match
+ * them whatever they decide).
  *
  * The seed's model of the time hidden (formula 3): each call left pending
  * notes its start, return and completion times, and the handler its first
@@ -418,15 +421,21 @@ void cmp_ovl_settle(void)
     } else {
         fill(o, 0, UINTPTR_MAX);   /* nothing protected: all copied here */
     }
-    if (o->tsite)
-        fold(o);
     uint64_t end = cmp_now(), waited = o->waited + (end - t0);
     uint64_t span = o->t_ret && o->t_done > o->t_ret ? o->t_done - o->t_ret
                                                      : 0;
-    if (span > waited)
-        st.hidden_ns += span - waited;
+    uint64_t hid = span > waited ? span - waited : 0;
+    st.hidden_ns += hid;
     if (o->t_ret)
         st.model_ns += model_of(o, t0);
+    if (o->tsite) {
+        fold(o);
+        if (o->t_ret) {   /* left pending: its two times (ovl_trace_aside) */
+            o->tsite->hidden_ns += hid;
+            o->tsite->init_ns += o->t_ret - o->t_call;
+            o->tsite->timed = 1;
+        }
+    }
     cur = NULL;
     __atomic_store_n(&cmp_ovl_pending, 0, __ATOMIC_RELEASE);
     op_free(o);
@@ -762,6 +771,14 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
     size_t ssz = 0, rsz = 0;
     int ok = contiguous(ss->type, &ssz) & contiguous(rs->type, &rsz);
     MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
+    ovl_tsite_t *ts = NULL;
+    int aside = 0;
+    const int *ord = ok ? ovl_tprio_site(what, n, me, &ts, &aside) : NULL;
+    if (aside) {   /* its trace: the overlay costs more than it hides */
+        int rc = blocking(sbuf, ss, rbuf, rs, d, n, me);
+        leave(NULL, t0, OVL_TP_ASIDE);
+        return rc;
+    }
     op_t *o = ok ? op_new(n, 2 * (n - 1)) : NULL;
     int rc = MPI_SUCCESS;
     size_t stot = 0, rtot = 0;
@@ -781,7 +798,7 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
         leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
         return rc;
     }
-    const int *ord = ovl_tprio_site(what, n, me, &o->tsite);
+    o->tsite = ts;
     /* the receives, the send copy and the sends, then the own block */
     size_t soff = 0, roff = 0;
     int k = 0, b = 0;
@@ -893,7 +910,11 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
     MPI_Aint rext = extent_of(rtype);
     size_t sl = (size_t)(scount > 0 ? scount : 0) * ssz;
     size_t rl = (size_t)(rcount > 0 ? rcount : 0) * rsz;
-    op_t *o = ok ? op_new(n, 2 * (n - 1)) : NULL;
+    ovl_tsite_t *ts = NULL;
+    int aside = 0;
+    const int *ord = ok ? ovl_tprio_site(OVL_T_ALLGATHER, n, me, &ts, &aside)
+                        : NULL;
+    op_t *o = ok && !aside ? op_new(n, 2 * (n - 1)) : NULL;
     if (o) {
         o->scopy = malloc(sl ? sl : 1);
         o->stage = malloc(rl * (size_t)(n - 1) + 1);
@@ -904,10 +925,11 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
         if (o)
             op_free(o);
         int rc = blocking(sbuf, &ss, rbuf, &rs, d, n, me);
-        leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
+        leave(NULL, t0, aside ? OVL_TP_ASIDE
+                        : ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
         return rc;
     }
-    const int *ord = ovl_tprio_site(OVL_T_ALLGATHER, n, me, &o->tsite);
+    o->tsite = ts;
     memcpy(o->scopy, sbuf, sl);
     int k = 0, b = 0, rc = MPI_SUCCESS;
     for (int i = 0; i < n - 1 && rc == MPI_SUCCESS; i++) {

@@ -9,7 +9,11 @@
  *                                    MPI_Finalize (local: no collective)
  *   CLUSTERMAP_OVERLAY_PRIO=PREFIX   read PREFIX.<world rank> at MPI_Init
  *                                    and post the sub-messages of a known
- *                                    site in that order
+ *                                    site in that order; a site whose
+ *                                    traced calls hid no more than they
+ *                                    cost steps aside (runs blocking)
+ *   CLUSTERMAP_OVERLAY_ASIDE=0       never step aside: every known site
+ *                                    runs the overlay in the trace's order
  *
  * The call site's key is the first return address on the stack outside
  * this library and outside Open MPI's own libraries (libmpi*: the Fortran
@@ -33,7 +37,9 @@ static char rec_path[4096];   /* "" when not tracing */
 static char prio_path[4096];  /* the trace read */
 static int prio_on;           /* a trace was read */
 static uint64_t prio_calls;   /* calls seen since, ... */
-static uint64_t prio_found;   /* ... of them at a site of the trace */
+static uint64_t prio_found;   /* ... of them at a site of the trace, */
+static uint64_t prio_aside;   /* ... of those, stepped aside */
+static int aside_off;         /* CLUSTERMAP_OVERLAY_ASIDE=0 */
 static int say_rank = -1;     /* world rank */
 static int site_failed;       /* a site could not be recorded: said once */
 
@@ -48,7 +54,9 @@ void ovl_tprio_start(int world_rank)
     const char *tp = getenv("CLUSTERMAP_OVERLAY_TRACE");
     const char *pp = getenv("CLUSTERMAP_OVERLAY_PRIO");
     char path[4096], err[4400];
+    const char *as = getenv("CLUSTERMAP_OVERLAY_ASIDE");
     say_rank = world_rank;
+    aside_off = as && strcmp(as, "0") == 0;
     if (tp && *tp && rank_file(rec_path, sizeof rec_path, tp, world_rank)) {
         rec_path[0] = '\0';
         if (world_rank == 0)
@@ -113,10 +121,27 @@ static void site_key(char *key)
     }
 }
 
-const int *ovl_tprio_site(int coll, int n, int me, ovl_tsite_t **recp)
+/* Tracing a site that steps aside: its record @p r (nothing recorded
+ * this run) takes the trace read's @p p, so that the new trace says the
+ * same (its order as positions of one call, its two times). */
+static void carry(ovl_tsite_t *r, const ovl_tsite_t *p)
+{
+    if (r->calls)
+        return;
+    for (int i = 0; i < p->n - 1; i++)
+        r->sum[p->order[i]] = (uint64_t)i;
+    r->calls = 1;
+    r->timed = p->timed;
+    r->hidden_ns = p->hidden_ns;
+    r->init_ns = p->init_ns;
+}
+
+const int *ovl_tprio_site(int coll, int n, int me, ovl_tsite_t **recp,
+                          int *aside)
 {
     char key[OVL_TRACE_KEYMAX];
     *recp = NULL;
+    *aside = 0;
     if ((!rec_path[0] && !prio_on) || !ovl_trace_coll_name(coll))
         return NULL;
     site_key(key);
@@ -132,6 +157,14 @@ const int *ovl_tprio_site(int coll, int n, int me, ovl_tsite_t **recp)
     ovl_tsite_t *p = prio_on ? ovl_trace_find(&prio, key, coll, n, me) : NULL;
     prio_calls += prio_on;
     prio_found += p != NULL;
+    if (p && !aside_off && ovl_trace_aside(p)) {
+        prio_aside++;
+        *aside = 1;
+        if (*recp)
+            carry(*recp, p);
+        *recp = NULL;
+        return NULL;
+    }
     return p ? p->order : NULL;
 }
 
@@ -143,15 +176,21 @@ void ovl_tprio_finish(void)
     /* rank 0's one line about the trace read: when asked to speak, or
      * when some call found no site in it (another binary, other sizes);
      * each rank's own figures */
-    if (prio_on && say_rank == 0 && (cfg.verbose || prio_found < prio_calls))
+    if (prio_on && say_rank == 0 && (cfg.verbose || prio_found < prio_calls)) {
+        char more[96] = "";
+        if (prio_aside)
+            snprintf(more, sizeof more, ", %llu stepped aside (their site hid "
+                     "no more than it cost)", (unsigned long long)prio_aside);
         ovl_say("tnbc: priorities from %s: %llu of %llu calls in the "
-                "trace's order\n", prio_path, (unsigned long long)prio_found,
-                (unsigned long long)prio_calls);
+                "trace's order%s\n", prio_path,
+                (unsigned long long)(prio_found - prio_aside),
+                (unsigned long long)prio_calls, more);
+    }
     if (rec_path[0] && ovl_trace_write(&rec, rec_path, err, sizeof err) != 0)
         ovl_say("tnbc: cannot write the trace %s\n", err);
     rec_path[0] = '\0';
     prio_on = 0;
-    prio_calls = prio_found = 0;
+    prio_calls = prio_found = prio_aside = 0;
     ovl_trace_free(&rec);
     ovl_trace_free(&prio);
 }

@@ -5,9 +5,12 @@
  *   clustermap-tnbc-trace 1
  *   # comments and blank lines anywhere
  *   site KEY COLLECTIVE N ME CALLS PEER...
+ *   time KEY COLLECTIVE N ME HIDDEN_NS INIT_NS
  *
  * one "site" line per call site, with exactly N - 1 distinct PEERs in
- * [0, N) other than ME, the first touched first.  The parser is strict: a
+ * [0, N) other than ME, the first touched first; at most one "time" line
+ * per site, after it: the time its traced calls hid and spent inside the
+ * call (ovl_trace_aside).  The parser is strict: a
  * trace steers only the order of the sub-messages, never their content,
  * but a file that is not what this code wrote is more likely a wrong file
  * than a right one, and the user is told which line is wrong.
@@ -84,6 +87,11 @@ ovl_tsite_t *ovl_trace_add(ovl_trace_t *t, const char *key, int coll, int n,
     ovl_trace_order(s);
     t->site[t->nsite++] = s;
     return s;
+}
+
+int ovl_trace_aside(const ovl_tsite_t *s)
+{
+    return s->timed && s->hidden_ns <= s->init_ns;
 }
 
 void ovl_trace_order(ovl_tsite_t *s)
@@ -168,17 +176,20 @@ static int fail(char *err, size_t errn, const char *name, int line,
     return -1;
 }
 
-/* One "site" line after its first word, into @p t; NULL, or the reason
- * it is wrong. */
-static const char *site_line(ovl_trace_t *t, cursor_t *c)
+/* A site's name on a line (KEY COLLECTIVE N ME), after the line's first
+ * word @p kind: into @p key, *coll, *n, *me; NULL, or the reason it is
+ * wrong. */
+static const char *site_id(cursor_t *c, const char *kind, char *key,
+                           int *coll, long long *n, long long *me)
 {
+    int site = strcmp(kind, "site") == 0;
     const char *s;
     size_t len;
-    char key[OVL_TRACE_KEYMAX];
-    int coll = -1;
+    *coll = -1;
     if (!token(c, &s, &len))
-        return "a site line without its key";
-    if (len >= sizeof key)
+        return site ? "a site line without its key"
+                    : "a time line without its key";
+    if (len >= OVL_TRACE_KEYMAX)
         return "a key longer than 127 bytes";
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e)
@@ -186,18 +197,34 @@ static const char *site_line(ovl_trace_t *t, cursor_t *c)
     memcpy(key, s, len);
     key[len] = '\0';
     if (!token(c, &s, &len))
-        return "a site line without its collective";
+        return site ? "a site line without its collective"
+                    : "a time line without its collective";
     for (int k = 0; k < NCOLL; k++)
         if (strlen(coll_name[k]) == len && memcmp(coll_name[k], s, len) == 0)
-            coll = k;
-    if (coll < 0)
+            *coll = k;
+    if (*coll < 0)
         return "an unknown collective (alltoall, alltoallv, allgather)";
-    long long n = number(c, OVL_TRACE_NMAX);
-    if (n < 2)
+    *n = number(c, OVL_TRACE_NMAX);
+    if (*n < 2)
         return "a communicator size that is not a number from 2 to 16777216";
-    long long me = number(c, n - 1);
-    if (me < 0)
+    *me = number(c, *n - 1);
+    if (*me < 0)
         return "a rank that is not a number below the size";
+    return NULL;
+}
+
+/* One "site" line after its first word, into @p t; NULL, or the reason
+ * it is wrong. */
+static const char *site_line(ovl_trace_t *t, cursor_t *c)
+{
+    const char *s;
+    size_t len;
+    char key[OVL_TRACE_KEYMAX];
+    int coll;
+    long long n, me;
+    const char *why = site_id(c, "site", key, &coll, &n, &me);
+    if (why)
+        return why;
     if (number(c, (long long)1 << 62) < 1)
         return "a call count that is not a positive number";
     if (ovl_trace_find(t, key, coll, (int)n, (int)me))
@@ -220,6 +247,36 @@ static const char *site_line(ovl_trace_t *t, cursor_t *c)
         return "more peers than the size minus one";
     memset(st->sum, 0, (size_t)n * sizeof *st->sum);
     st->calls = 0;   /* the order is what was read; nothing recorded */
+    return NULL;
+}
+
+/* One "time" line after its first word, onto its site in @p t; NULL, or
+ * the reason it is wrong. */
+static const char *time_line(ovl_trace_t *t, cursor_t *c)
+{
+    const char *s;
+    size_t len;
+    char key[OVL_TRACE_KEYMAX];
+    int coll;
+    long long n, me;
+    const char *why = site_id(c, "time", key, &coll, &n, &me);
+    if (why)
+        return why;
+    ovl_tsite_t *st = ovl_trace_find(t, key, coll, (int)n, (int)me);
+    if (!st)
+        return "a time line before its site line";
+    if (st->timed)
+        return "the same site's time twice";
+    long long hid = number(c, (long long)1 << 62);
+    long long init = hid < 0 ? -1 : number(c, (long long)1 << 62);
+    if (init < 0)
+        return "a time line without its two times (hidden, inside the "
+               "call: numbers of nanoseconds)";
+    if (token(c, &s, &len))
+        return "more than two times on a time line";
+    st->hidden_ns = (uint64_t)hid;
+    st->init_ns = (uint64_t)init;
+    st->timed = 1;
     return NULL;
 }
 
@@ -255,7 +312,9 @@ int ovl_trace_parse(ovl_trace_t *t, const char *text, size_t len,
         }
         const char *why = tl == 4 && memcmp(s, "site", 4) == 0
                               ? site_line(t, &c)
-                              : "a line that is not a site";
+                          : tl == 4 && memcmp(s, "time", 4) == 0
+                              ? time_line(t, &c)
+                              : "a line that is neither a site nor a time";
         if (why) {
             ovl_trace_free(t);
             return fail(err, errn, name, line, "%s", why);
@@ -265,6 +324,67 @@ int ovl_trace_parse(ovl_trace_t *t, const char *text, size_t len,
         return fail(err, errn, name, line ? line : 1,
                     "empty (expected \"" OVL_TRACE_MAGIC "\")");
     return 0;
+}
+
+/* ------------------------------------------- every rank's times -- */
+
+int ovl_trace_total(ovl_trace_t *tot, const ovl_trace_t *t)
+{
+    for (int i = 0; i < t->nsite; i++) {
+        const ovl_tsite_t *s = t->site[i];
+        if (!s->timed)
+            continue;
+        ovl_tsite_t *m = ovl_trace_add(tot, s->key, s->coll, s->n, 0);
+        if (!m)
+            return -1;
+        m->hidden_ns += s->hidden_ns;
+        m->init_ns += s->init_ns;
+        m->timed = 1;
+        m->calls++;
+    }
+    return 0;
+}
+
+char *ovl_trace_retime(const char *text, size_t len, const ovl_trace_t *tot,
+                       size_t *outlen)
+{
+    size_t lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    /* a rewritten line is at most 40 bytes longer: two 20-digit numbers */
+    size_t cap = len + 40 * lines + 1, used = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *next = nl ? nl + 1 : end;
+        cursor_t c = { p, nl ? nl : end };
+        const char *w;
+        size_t wl;
+        char key[OVL_TRACE_KEYMAX];
+        int coll;
+        long long n, me;
+        const ovl_tsite_t *m = NULL;
+        if (token(&c, &w, &wl) && wl == 4 && memcmp(w, "time", 4) == 0 &&
+            !site_id(&c, "time", key, &coll, &n, &me))
+            m = ovl_trace_find(tot, key, coll, (int)n, 0);
+        if (m && m->timed)
+            used += (size_t)snprintf(out + used, cap - used,
+                                     "time %s %s %lld %lld %llu %llu\n", key,
+                                     coll_name[coll], n, me,
+                                     (unsigned long long)m->hidden_ns,
+                                     (unsigned long long)m->init_ns);
+        else {
+            memcpy(out + used, p, (size_t)(next - p));
+            used += (size_t)(next - p);
+        }
+        p = next;
+    }
+    out[used] = '\0';
+    *outlen = used;
+    return out;
 }
 
 /* ------------------------------------------------------ the file -- */
@@ -329,7 +449,8 @@ int ovl_trace_write(ovl_trace_t *t, const char *path, char *err, size_t errn)
     }
     fprintf(f, OVL_TRACE_MAGIC "\n"
                "# site KEY COLLECTIVE N ME CALLS PEER... (first touched "
-               "first; docs/overlays.md)\n");
+               "first; docs/overlays.md)\n"
+               "# time KEY COLLECTIVE N ME HIDDEN_NS INIT_NS\n");
     for (int i = 0; i < t->nsite; i++) {
         ovl_tsite_t *s = t->site[i];
         if (!s->calls)
@@ -340,6 +461,11 @@ int ovl_trace_write(ovl_trace_t *t, const char *path, char *err, size_t errn)
         for (int k = 0; k < s->n - 1; k++)
             fprintf(f, " %d", s->order[k]);
         fputc('\n', f);
+        if (s->timed)
+            fprintf(f, "time %s %s %d %d %llu %llu\n", s->key,
+                    coll_name[s->coll], s->n, s->me,
+                    (unsigned long long)s->hidden_ns,
+                    (unsigned long long)s->init_ns);
     }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {

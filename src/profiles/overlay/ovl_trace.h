@@ -11,7 +11,10 @@
  * first; those never touched share the position after the last touched);
  * the priority order is the peers sorted by the sum of their positions
  * (the mean, as every peer of a site has the same number of calls), ties
- * by rank.
+ * by rank.  A traced call also adds its time inside the call (T_init) and
+ * the time it hid (its return to its last sub-message's completion, less
+ * what the program waited for it); a site that hid no more than it cost
+ * steps aside in the runs that read the trace (ovl_trace_aside).
  *
  * Plain C, no MPI: also linked into test/unit/test_ovl_trace.c.  Nothing
  * here is async-signal-safe: the handler only marks the pending call's
@@ -38,6 +41,10 @@ typedef struct ovl_tsite {
     uint64_t *sum;                /* [n]: per peer, its positions summed */
     int *order;                   /* [n - 1]: the peers, first touched
                                    * first (ovl_trace_order, or read) */
+    int timed;                    /* the two sums below hold figures (a
+                                   * "time" line read, or calls timed) */
+    uint64_t hidden_ns;           /* traced calls: the time they hid */
+    uint64_t init_ns;             /* ... and their time inside the call */
 } ovl_tsite_t;
 
 typedef struct ovl_trace {
@@ -58,6 +65,11 @@ OVL_HIDDEN ovl_tsite_t *ovl_trace_find(const ovl_trace_t *t, const char *key,
  * range (n < 2, me outside [0, n), key too long). */
 OVL_HIDDEN ovl_tsite_t *ovl_trace_add(ovl_trace_t *t, const char *key,
                                       int coll, int n, int me);
+
+/* 1 when site @p s steps aside: its traced calls hid no more time than
+ * they spent inside the call (timed, hidden_ns <= init_ns), so the
+ * overlay costs it more than it gains; 0 otherwise (no figures: keep). */
+OVL_HIDDEN int ovl_trace_aside(const ovl_tsite_t *s);
 
 /* Recompute s->order from s->sum (peers by sum, ties by rank). */
 OVL_HIDDEN void ovl_trace_order(ovl_tsite_t *s);
@@ -80,6 +92,20 @@ OVL_HIDDEN int ovl_trace_load(ovl_trace_t *t, const char *path, char *err,
 OVL_HIDDEN int ovl_trace_write(ovl_trace_t *t, const char *path, char *err,
                                size_t errn);
 
+/* Every rank's times in one table (the store, cm_store_trace_keep): the
+ * timed sites of @p t added into @p tot as (key, collective, size, rank
+ * 0), their two times summed, calls counting the ranks.  0, or -1 when
+ * memory fails. */
+OVL_HIDDEN int ovl_trace_total(ovl_trace_t *tot, const ovl_trace_t *t);
+
+/* The trace text @p text (@p len bytes, accepted by ovl_trace_parse) with
+ * the two times of every time line whose site is in @p tot (as
+ * ovl_trace_total made it) replaced by the totals; every other byte as
+ * it was.  A malloc'd string of *outlen bytes, or NULL when memory
+ * fails. */
+OVL_HIDDEN char *ovl_trace_retime(const char *text, size_t len,
+                                  const ovl_trace_t *tot, size_t *outlen);
+
 /* Free every site; @p t is then empty. */
 OVL_HIDDEN void ovl_trace_free(ovl_trace_t *t);
 
@@ -95,9 +121,13 @@ OVL_HIDDEN void ovl_tprio_start(int world_rank);
 /* At a tnbc call about to post its sub-messages (application thread): the
  * site to record the call's touch order into (*rec, NULL when not
  * tracing) and the priority order of its peers (the result: n - 1 ranks,
- * NULL for rank order). */
+ * NULL for rank order).  *aside = 1 when the trace read says the site
+ * steps aside (ovl_trace_aside; CLUSTERMAP_OVERLAY_ASIDE=0 never): the
+ * call then runs blocking, *rec is NULL and, when tracing, the site's
+ * record is carried over from the trace read, so that the new trace says
+ * the same. */
 OVL_HIDDEN const int *ovl_tprio_site(int coll, int n, int me,
-                                     ovl_tsite_t **rec);
+                                     ovl_tsite_t **rec, int *aside);
 
 /* At MPI_Finalize (ovl_tnbc_teardown): write this rank's trace when
  * tracing, free everything. */
