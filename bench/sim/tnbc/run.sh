@@ -8,8 +8,10 @@
 #   bench/sim/tnbc/run.sh [--out DIR] [--work DIR] [--jobs N]
 #                         [--platforms LIST] [--eager LIST|all|none]
 #                         [--no-extras] [--quick] [--prio-only]
+#                         [--traced-only]
 #
-#   --out DIR        table.txt, tnbc.csv and the runs' logs (default
+#   --out DIR        table.txt, tnbc.csv, traced.txt (the "-traced" rows'
+#                    verdicts) and the runs' logs (default
 #                    bench/sim/tnbc/results)
 #   --work DIR       build and platforms here, kept (default: a temporary
 #                    directory, removed at the end)
@@ -31,6 +33,24 @@
 #                    every platform, default model, plus ft_like with
 #                    rotated reads on the first platform (4 x 10 + 5 = 45
 #                    simulations: the priorities table of the README)
+#   --traced-only    only what the "-traced" rows need, on every platform,
+#                    default model: a2a_micro, ft_like, is_like, no_overlap
+#                    (alltoall, allgather), blocking and tnbc, and the run
+#                    that reads the tnbc run's trace where it steps aside
+#                    (10 to 15 simulations per platform)
+#
+# The "-traced" rows (default model, every platform; not with --prio-only):
+# the overlay's rule "a call site steps aside when its trace shows nothing
+# hidden".  Every tnbc run prints, per timed case, the trace's sums
+# (ovl_hidden, ovl_init) and the verdict (aside on every rank, keep on
+# every rank, or mixed) and writes each rank's verdict to runs/ID.trace;
+# the row's time is the tnbc run's where the verdict is keep, else that of
+# a second run reading the trace: --aside 1 when every case of the run is
+# aside, --trace-in (aside per rank and case) otherwise.  The "-agreed"
+# rows: the same with the verdict of the times summed over the ranks, as
+# the profile store writes them into every rank's file (every rank aside
+# for a case, or none; runs/ID.trace.agreed).  Gain against the same
+# blocking run as the other rows; the verdicts in traced.txt.
 #
 # CSV columns: app,np,platform,model,t_blocking_s,t_tnbc_s,gain_pct,
 # hidden_pct,t_overlap_model_s (definitions in the README section).
@@ -42,6 +62,7 @@ die() { echo "$me: $*" >&2; exit 1; }
 usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
 out=$here/results work='' keep=0 jobs=${JOBS:-2} extras=1 quick=0 prio_only=0
+traced_only=0
 platforms=ft8-100g-2to1,ft8-100g-4to1,ft8-25g-2to1,ft8-25g-4to1
 eager=ft8-100g-2to1
 while [ $# -gt 0 ]; do
@@ -50,6 +71,7 @@ while [ $# -gt 0 ]; do
         --no-extras) extras=0; shift; continue ;;
         --quick) quick=1; shift; continue ;;
         --prio-only) prio_only=1; shift; continue ;;
+        --traced-only) traced_only=1; shift; continue ;;
         --out|--work|--jobs|--platforms|--eager)
             [ $# -ge 2 ] || die "$1 expects a value" ;;
         *) die "unknown option '$1' (try --help)" ;;
@@ -75,7 +97,9 @@ esac
 if [ "$quick" = 1 ]; then
     platforms=$first eager='' extras=0
 fi
-if [ "$prio_only" = 1 ]; then
+[ "$prio_only" = 1 ] && [ "$traced_only" = 1 ] &&
+    die "--prio-only and --traced-only: one at a time"
+if [ "$prio_only" = 1 ] || [ "$traced_only" = 1 ]; then
     eager='' extras=0
 fi
 for p in $platforms $eager; do
@@ -122,11 +146,35 @@ done
 
 # ---- the runs ---------------------------------------------------------------
 # jobs: ID|PLATFORM|MODEL|PROGRAM|MODE|ARGS|EXTRA-CFG
-# rows: NAME|PLATFORM|MODEL|BLOCKING-ID:CASE|TNBC-ID:CASE
+# rows: NAME|PLATFORM|MODEL|BLOCKING-ID:CASE|TNBC-ID:CASE[|TRACED-ID]
+# jobs.traced: TNBC-ID|the job that reads its trace (run if needed)
 : >"$work/jobs"
 : >"$work/rows"
+: >"$work/jobs.traced"
 job() { echo "$1|$2|$3|$4|$5|$6|$7" >>"$work/jobs"; }
 row() { echo "$1|$2|$3|$4|$5" >>"$work/rows"; }
+# the rule "step aside where the trace shows nothing hidden": a row whose
+# time is the tnbc run's or, where it steps aside, the traced run's
+traced() {   # PLATFORM MODEL PROGRAM ARGS TNBC-ID BLOCKING-ID ROW:CASE...
+    pl=$1 m=$2 prog=$3 args=$4 tid=$5 bid=$6
+    shift 6
+    echo "$tid|$tid.tr|$pl|$m|$prog|tnbc|$args|" >>"$work/jobs.traced"
+    for rc in "$@"; do
+        echo "${rc%%:*}-traced|$pl|$m|$bid:${rc#*:}|$tid:${rc#*:}|$tid.tr|verdict" >>"$work/rows"
+        echo "${rc%%:*}-agreed|$pl|$m|$bid:${rc#*:}|$tid:${rc#*:}|$tid.ag|agreed" >>"$work/rows"
+    done
+}
+add_traced() {   # PLATFORM MODEL
+    pl=$1 m=$2 t=$1.$2
+    traced "$pl" "$m" a2a_micro "" "$t.a2a.t" "$t.a2a.b" \
+        a2a_micro-0.25x:0.25x a2a_micro-0.5x:0.5x a2a_micro-1x:1x a2a_micro-2x:2x
+    traced "$pl" "$m" ft_like "" "$t.ft.t" "$t.ft.b" ft_like:default
+    traced "$pl" "$m" is_like "" "$t.is.t" "$t.is.b" is_like:nas
+    for c in alltoall allgather; do
+        traced "$pl" "$m" no_overlap "--coll $c" "$t.no-$c.t" "$t.no-$c.b" \
+            "no_overlap-$c:$c"
+    done
+}
 # the overlay's priority mode (--prio order) and the seed's per-node rule
 # as waves (--prio waves), against the same blocking runs
 add_prio() {   # PLATFORM MODEL
@@ -175,7 +223,9 @@ add_common() {   # PLATFORM MODEL [noIS]
         job "$t.is.t" "$pl" "$m" is_like tnbc "" ""
         row is_like "$pl" "$m" "$t.is.b:nas" "$t.is.t:nas"
     fi
-    for c in alltoall allgather bcast; do
+    colls="alltoall allgather bcast"
+    [ "$traced_only" = 1 ] && colls="alltoall allgather"
+    for c in $colls; do
         job "$t.no-$c.b" "$pl" "$m" no_overlap blocking "--coll $c" ""
         job "$t.no-$c.t" "$pl" "$m" no_overlap tnbc "--coll $c" ""
         row "no_overlap-$c" "$pl" "$m" "$t.no-$c.b:$c" "$t.no-$c.t:$c"
@@ -184,6 +234,8 @@ add_common() {   # PLATFORM MODEL [noIS]
 for p in $platforms; do
     add_common "$p" default
     [ "$prio_only" = 1 ] && continue
+    add_traced "$p" default
+    [ "$traced_only" = 1 ] && continue
     add_prio "$p" default
     # the overlay also swaps the MPI library's pairwise Alltoall for an
     # all-at-once schedule: the same program, blocking, with SMPI's linear one
@@ -231,6 +283,8 @@ $line
 END
 cfg=
 [ "$m" = eager ] && cfg=--cfg=smpi/async-small-thresh:65536
+# every tnbc run leaves its trace: each rank's verdict per timed case
+[ "$mode" = tnbc ] && args="$args --trace-out $work/runs/$id.trace"
 t0=$(date +%s)
 tm=   # the simulator's peak RSS, when GNU time is there
 [ -x /usr/bin/time ] && tm="/usr/bin/time -o $work/runs/$id.rss -f %M"
@@ -249,12 +303,35 @@ echo "  $id: $(( $(date +%s) - t0 )) s$rss"
 EOF
 chmod +x "$work/one.sh"
 mkdir -p "$work/runs"
-echo "== $(wc -l <"$work/jobs") simulations, $jobs at a time (64 ranks, block, 8 per node)"
-# longest first (is_like, a2a_micro tnbc), so that the last ones are short
-{ grep '|is_like|' "$work/jobs" || true; grep '|a2a_micro|tnbc|' "$work/jobs" || true
-  grep -v '|is_like|' "$work/jobs" | grep -v '|a2a_micro|tnbc|' || true; } >"$work/jobs.sorted"
-tr '\n' '\0' <"$work/jobs.sorted" | xargs -0 -P "$jobs" -n 1 "$work/one.sh" "$work" ||
-    die "some simulations failed (use --work DIR to keep their logs)"
+run_jobs() {   # JOBFILE
+    echo "== $(wc -l <"$1") simulations, $jobs at a time (64 ranks, block, 8 per node)"
+    # longest first (is_like, a2a_micro tnbc), so that the last ones are short
+    { grep '|is_like|' "$1" || true; grep '|a2a_micro|tnbc|' "$1" || true
+      grep -v '|is_like|' "$1" | grep -v '|a2a_micro|tnbc|' || true; } >"$1.sorted"
+    tr '\n' '\0' <"$1.sorted" | xargs -0 -P "$jobs" -n 1 "$work/one.sh" "$work" ||
+        die "some simulations failed (use --work DIR to keep their logs)"
+}
+run_jobs "$work/jobs"
+# the runs that read a trace, where some rank of some case steps aside:
+# --aside 1 if every case of the tnbc run is aside on every rank
+: >"$work/jobs2"
+while IFS='|' read -r tid id pl m prog mode args extra; do
+    grep -Eq 'verdict=(aside|mixed)' "$work/runs/$tid.out" || continue
+    if grep -Eq 'verdict=(keep|mixed)' "$work/runs/$tid.out"; then
+        args="$args --trace-in $work/runs/$tid.trace"
+    else
+        args="$args --aside 1"
+    fi
+    echo "$id|$pl|$m|$prog|$mode|${args# }|$extra" >>"$work/jobs2"
+done <"$work/jobs.traced"
+# the same with the times summed over the ranks (the profile store's
+# files): every rank of a case aside, or none
+while IFS='|' read -r tid id pl m prog mode args extra; do
+    grep -q 'agreed=aside' "$work/runs/$tid.out" || continue
+    echo "$tid.ag|$pl|$m|$prog|$mode|${args# }${args:+ }--trace-in $work/runs/$tid.trace.agreed|$extra" >>"$work/jobs2"
+done <"$work/jobs.traced"
+[ -s "$work/jobs2" ] && run_jobs "$work/jobs2"
+cat "$work/jobs2" >>"$work/jobs"
 
 # ---- table and CSV ----------------------------------------------------------
 cat "$work"/runs/*.out >"$out/runs.log"
@@ -264,7 +341,8 @@ for f in "$work"/runs/*.out; do
 done >"$work/results"
 csv=$out/tnbc.csv
 : >"$csv"
-awk -v np="$np" -v csv="$csv" -v rowsfile="$work/rows" '
+: >"$work/traced.body"
+awk -v np="$np" -v csv="$csv" -v rowsfile="$work/rows" -v tr="$work/traced.body" '
     FILENAME != rowsfile {
         id = $1
         for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -280,6 +358,29 @@ awk -v np="$np" -v csv="$csv" -v rowsfile="$work/rows" '
             printf "tnbc/run.sh: no result for %s or %s\n", b, t > "/dev/stderr"
             bad = 1
             next
+        }
+        if (r[6] != "") {   # -traced, -agreed: the run reading the trace, if aside
+            vd = R[t, r[7]]; tn = t
+            if (vd != "keep") {
+                split(t, tc, ":")
+                t = r[6] ":" tc[2]
+                if (!((t, "total") in R)) {
+                    printf "tnbc/run.sh: no result for %s\n", t > "/dev/stderr"
+                    bad = 1
+                    next
+                }
+            }
+            tb = R[b, "total"]
+            if (r[7] == "agreed")
+                printf "%-30s %-14s %10.4f %10.4f %7.1f %-7s %6s %9.4f %9.4f %10.4f %7.1f\n",
+                    name, pl, tb, R[tn, "total"], 100 * (tb - R[tn, "total"]) / tb, vd,
+                    vd == "aside" ? np : 0, R[tn, "sum_hidden"], R[tn, "sum_init"],
+                    R[t, "total"], 100 * (tb - R[t, "total"]) / tb > tr
+            else
+                printf "%-30s %-14s %10.4f %10.4f %7.1f %-7s %6s %9.4f %9.4f %10.4f %7.1f\n",
+                    name, pl, tb, R[tn, "total"], 100 * (tb - R[tn, "total"]) / tb, vd,
+                    R[tn, "aside_ranks"], R[tn, "ovl_hidden"], R[tn, "ovl_init"],
+                    R[t, "total"], 100 * (tb - R[t, "total"]) / tb > tr
         }
         tb = R[b, "total"]; tt = R[t, "total"]
         comm = tb - R[b, "work"]
@@ -306,8 +407,24 @@ awk -v np="$np" -v csv="$csv" -v rowsfile="$work/rows" '
 } >"$out/table.txt"
 { echo app,np,platform,model,t_blocking_s,t_tnbc_s,gain_pct,hidden_pct,t_overlap_model_s
   cat "$csv"; } >"$csv.tmp" && mv "$csv.tmp" "$csv"
+if [ -s "$work/traced.body" ]; then
+    {
+        echo "Stepping aside where the trace shows nothing hidden (default model):"
+        echo "-traced: each rank's own verdict (aside: all, keep: none, mixed: aside_ranks);"
+        echo "  hidden, init: the trace's sums (max over ranks); t_traced: the run reading it"
+        echo "-agreed: the verdict of the times summed over the ranks (the profile store's"
+        echo "  files: every rank the same); hidden, init: those sums"
+        echo
+        printf "%-30s %-14s %10s %10s %7s %-7s %6s %9s %9s %10s %7s\n" program platform \
+            t_blocking t_tnbc "gain%" verdict aside hidden init t_traced "gain%"
+        cat "$work/traced.body"
+    } >"$out/traced.txt"
+else
+    rm -f "$out/traced.txt"
+fi
 cat "$out/table.txt"
+[ ! -s "$out/traced.txt" ] || { echo; cat "$out/traced.txt"; }
 echo
 echo "$me: $(wc -l <"$work/jobs") simulations, $(( $(date +%s) - start )) s of wall time;" \
-    "$out/table.txt, $csv"
+    "$out/table.txt, $csv$([ ! -s "$out/traced.txt" ] || echo ", $out/traced.txt")"
 [ "$keep" = 0 ] || echo "$me: build, platforms and runs kept in $work"

@@ -39,6 +39,17 @@
  *   tn_coll_finish()  the next collective on the communicator, or
  *                     MPI_Finalize: everything still pending, then the
  *                     sends.
+ *   the trace         per call, the overlay's own figures (ovl_tnbc.c):
+ *                     T_init, span (return to the last sub-message
+ *                     noticed complete), waited (touches, completion);
+ *                     hidden = max(0, span - waited); summed per run and
+ *                     printed with the verdict a later run would act on:
+ *                     aside if sum hidden <= sum T_init (tn_trace_fold,
+ *                     tn_trace_flush).
+ *   --aside 1         that later run where the verdict is aside
+ *                     (ovl_tprio.c): alltoall(v) and allgather blocking,
+ *                     straight between the program's buffers, no copies
+ *                     but the own block (tn_aside_call); Bcast unchanged.
  *
  * The application's computation runs in slices of at most --poll-us while a
  * collective is pending, so that the thread's wake-ups happen in simulated
@@ -103,6 +114,7 @@ struct tn_params {
     double copy_chunks;         /* send copy and Isends in this many pieces */
     double prio;                /* TN_PRIO_*: sub-message order (seed, section 5) */
     double window;              /* --prio window: receives posted at a time */
+    double aside;               /* 1: the overlay steps aside (tn_aside_call) */
     double ref_total;           /* blocking run's total (run.sh passes it) */
     double ref_comm;            /* blocking run's T_comm */
 };
@@ -110,11 +122,28 @@ struct tn_params {
 static struct tn_params tn_par = {
     .copy_bw = 5e9, .fault_us = 5.0, .page_us = 0.05,
     .align_malloc = 0, .thread_on_core = 0, .poll_us = 500, .copy_chunks = 8,
-    .prio = 0, .window = 8,
+    .prio = 0, .window = 8, .aside = 0,
     .ref_total = 0, .ref_comm = 0,
 };
 
 static int tn_rank, tn_size, tn_mode;
+
+/*
+ * The overlay's trace, between runs (CLUSTERMAP_OVERLAY_TRACE, then
+ * CLUSTERMAP_OVERLAY_PRIO): --trace-out FILE (tnbc) writes, per timed case
+ * (at tn_finish), its label and each rank's verdict, '1' aside, '0' keep;
+ * --trace-in FILE (tnbc) reads it: in the k-th timed case, alltoall(v) and
+ * allgather run aside (tn_aside_call) on the ranks whose flag is '1'.
+ * Each rank decides from its own trace, as each process of the overlay
+ * does; the aside and kept forms exchange the same sub-messages.  FILE.agreed
+ * holds the flags of the times summed over the ranks (every rank '1' or
+ * every rank '0'), what the profile store writes into every rank's file
+ * (src/profiles/store_trace.c, agree_times).
+ */
+#define TN_MAXCASES 16
+static const char *tn_trace_out, *tn_trace_in;
+static unsigned char tn_trace_aside[TN_MAXCASES];  /* this rank, per case */
+static int tn_ncase;                               /* tn_report calls so far */
 
 /*
  * --prio (alltoall and alltoallv only; see tn_coll_start):
@@ -193,14 +222,39 @@ static inline void tn_usage(const char *summary, const struct tn_opt *o, int n)
            " none; window: a what-if, see tnbc.h)\n", "prio");
     printf("  --%-16s --prio window: receives posted at a time (default %g)\n",
            "window", tn_par.window);
+    printf("  --%-16s 1: alltoall(v) and allgather step aside (a trace"
+           " showed nothing hidden): blocking, no copies (default 0)\n",
+           "aside");
+    printf("  --%-16s tnbc: write each rank's verdict per timed case\n",
+           "trace-out FILE");
+    printf("  --%-16s tnbc: run aside where FILE's verdict says so\n",
+           "trace-in FILE");
     printf("  --%-16s blocking run's total time, s (tnbc: gain)\n",
            "ref-total");
     printf("  --%-16s blocking run's T_comm, s (tnbc: hidden, model)\n",
            "ref-comm");
 }
 
+/* --trace-in: this rank's verdict for each timed case, in order. */
+static inline void tn_trace_read(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        tn_die("cannot read --trace-in", path);
+    char label[64], flags[4096];
+    int k = 0;
+    while (fscanf(f, "%63s %4095s", label, flags) == 2) {
+        if (k >= TN_MAXCASES || strlen(flags) != (size_t)tn_size) {
+            fclose(f);
+            tn_die("--trace-in: not a trace of this many ranks:", path);
+        }
+        tn_trace_aside[k++] = flags[tn_rank] == '1';
+    }
+    fclose(f);
+}
+
 /* argv[1] is the mode; then --name value (or --name=value) pairs, all
- * numbers (strtod: 1e9, 0x10, 2.5 ...). */
+ * numbers (strtod: 1e9, 0x10, 2.5 ...) but the two file names. */
 static inline void tn_init(int *argc, char ***argv, const char *app,
                     const char *summary, const struct tn_opt *opt, int nopt)
 {
@@ -231,6 +285,7 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
         {"poll-us", &tn_par.poll_us}, {"copy-chunks", &tn_par.copy_chunks},
         {"ref-total", &tn_par.ref_total}, {"ref-comm", &tn_par.ref_comm},
         {"prio", &tn_par.prio}, {"window", &tn_par.window},
+        {"aside", &tn_par.aside},
     };
     for (int i = 2; i < ac; i++) {
         const char *a = av[i];
@@ -250,7 +305,11 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
         memcpy(name, a + 2, len);
         name[len] = '\0';
         double *dst = NULL;
-        const char *const *choices = NULL;
+        const char *const *choices = NULL, **str = NULL;
+        if (!strcmp(name, "trace-out"))
+            str = &tn_trace_out;
+        else if (!strcmp(name, "trace-in"))
+            str = &tn_trace_in;
         for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
             if (!strcmp(name, common[k].n)) {
                 dst = common[k].v;
@@ -262,7 +321,7 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
                 dst = opt[k].value;
                 choices = opt[k].choices;
             }
-        if (!dst)
+        if (!dst && !str)
             tn_die("unknown option", a);
         if (eq)
             val = eq + 1;
@@ -270,6 +329,10 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
             val = av[++i];
         else
             tn_die("missing value for", a);
+        if (str) {
+            *str = val;
+            continue;
+        }
         if (choices) {
             int k = 0;
             while (choices[k] && strcmp(choices[k], val))
@@ -288,6 +351,8 @@ static inline void tn_init(int *argc, char ***argv, const char *app,
     }
     if (!(tn_par.copy_bw > 0) || !(tn_par.poll_us > 0) || tn_par.copy_chunks < 1)
         tn_die("--copy-bw and --poll-us must be > 0, --copy-chunks >= 1:", "");
+    if (tn_mode == TN_TNBC && tn_trace_in)
+        tn_trace_read(tn_trace_in);
     if (tn_mode == TN_TNBC) {
         /* The overlay duplicates the communicator once, at MPI_Init. */
         tn_overlay_comm();
@@ -349,8 +414,16 @@ struct tn_stats {
     double faults;              /* tnbc: number of touches before arrival */
     double dcomm;               /* bytes received from other ranks */
     double calls;               /* collectives timed */
+    /* tnbc: what the overlay's trace records per call site (ovl_tnbc.c,
+     * cmp_ovl_settle), summed over the alltoall(v) and allgather calls
+     * (Bcast is never traced): a site steps aside when hidden <= init */
+    double ovl_hidden;          /* max(0, span - waited) per call */
+    double ovl_init;            /* T_init: entry to return */
+    double ovl_calls;           /* calls traced */
 };
-#define TN_NSTATS 10
+#define TN_NSTATS 13
+#define TN_NREDUCE 10           /* those tn_report reduces; the trace's three
+                                 * are gathered by tn_trace_flush */
 
 static struct tn_stats tn_st;
 
@@ -484,7 +557,7 @@ struct tn_coll {
     size_t stage_slot, copy_slot, copy_nslots;
     MPI_Request *rreq, *sreq;   /* rreq[n], sreq[n], token recv, token send */
     int nsreq;
-    int nreq;                   /* requests the thread watches: n, or 2n + 2 */
+    int nreq;                   /* requests the thread watches: 2n, or 2n + 2 */
     int waves, gated, sdone, token_sent;
     int *sorder;                /* peers in send order (waves: not yet posted) */
     size_t *slen;               /* bytes to each peer */
@@ -496,6 +569,10 @@ struct tn_coll {
     double *ready;              /* when the thread has copied it */
     int *idx;
     int active;
+    /* the trace's figures (ovl_tnbc.c): T_init, the return, the last
+     * sub-message noticed complete, the application's waits after the
+     * return (touches, completion) */
+    double t_init, t_ret, t_done, waited;
 };
 
 static struct tn_coll *tn_pending;       /* the collective in flight */
@@ -568,6 +645,8 @@ static inline void tn_maybe_pass(struct tn_coll *c)
 static inline void tn_event(struct tn_coll *c, int k)
 {
     int n = c->n;
+    if (k < 2 * n)                      /* a sub-message: the trace's span */
+        c->t_done = tn_now();
     if (k < n) {
         tn_noticed(c, k);
         c->rout--;
@@ -694,6 +773,54 @@ static inline void tn_blocking_call(struct tn_coll *c, const char *sbuf,
 }
 
 /*
+ * The overlay's trace of one completed call (ovl_tnbc.c, cmp_ovl_settle):
+ * span = from its return to the completion of its last sub-message, as
+ * the progress thread (or the completion point) noticed it, 0 if before
+ * the return; waited = the application's time in touches (the fault
+ * handler) and at the completion point; the call hid max(0, span -
+ * waited).  Summed per run, for the site's verdict (tn_trace_flush).
+ */
+static inline void tn_trace_fold(const struct tn_coll *c)
+{
+    if (c->kind == TN_BCAST)
+        return;                 /* the overlay never traces Bcast */
+    double span = c->t_done > c->t_ret ? c->t_done - c->t_ret : 0;
+    tn_st.ovl_hidden += span > c->waited ? span - c->waited : 0;
+    tn_st.ovl_init += c->t_init;
+    tn_st.ovl_calls += 1;
+}
+
+/*
+ * --aside 1: the site's trace showed nothing hidden (sum hidden <= sum
+ * T_init), so the overlay steps aside (ovl_tprio.c): the same
+ * sub-messages, blocking, straight from and into the program's buffers:
+ * one Irecv per peer into the receive buffer, one Isend per peer from the
+ * send buffer, both in rank order, the own block copied (the real code's
+ * memcpy: --copy-bw), then Waitall.  No send copy, staging, protection or
+ * thread work, so nothing else is charged.  Alltoall(v) and Allgather.
+ */
+static inline void tn_aside_call(struct tn_coll *c, const char *sbuf,
+                                 const size_t *scount, const size_t *sdispl)
+{
+    int n = c->n, me = tn_rank, ag = c->kind == TN_ALLGATHER, nr = 0;
+    MPI_Request *req = malloc(2 * (size_t)n * sizeof *req);
+    for (int p = 0; p < n; p++)
+        if (p != me)
+            MPI_Irecv(c->rbuf + c->rdispl[p], (int)c->rcount[p], MPI_BYTE, p,
+                      0, tn_comm, &req[nr++]);
+    for (int p = 0; p < n; p++)
+        if (p != me)    /* allgather: the one send block to every peer */
+            MPI_Isend(ag ? sbuf : sbuf + sdispl[p],
+                      (int)(ag ? scount[0] : scount[p]), MPI_BYTE, p, 0,
+                      tn_comm, &req[nr++]);
+    size_t own = ag ? scount[0] : scount[me];
+    tn_overhead(tn_copy_s((double)own));
+    tn_copy_head(c->rbuf + c->rdispl[me], ag ? sbuf : sbuf + sdispl[me], own);
+    MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
+    free(req);
+}
+
+/*
  * The call.  Blocking mode: the MPI collective.  Tnbc mode: the overlay's
  * initiation, as its PMPI wrapper would do it:
  *   1. protect the receive pages (PROT_NONE): --page-us per page;
@@ -709,7 +836,8 @@ static inline void tn_blocking_call(struct tn_coll *c, const char *sbuf,
  *      that cover them (lowest and highest block) are completed now;
  *   6. return.
  * T_init (tn_st.coll) is the time from entry to return.  The caller must
- * have completed the previous collective (tn_coll_finish).
+ * have completed the previous collective (tn_coll_finish).  With --aside 1
+ * alltoall(v) and allgather are tn_aside_call instead, complete at return.
  */
 static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
                                  const size_t *scount, const size_t *sdispl,
@@ -736,6 +864,17 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
     }
 
     double t0 = tn_now();
+    int aside = tn_par.aside > 0 ||
+                (tn_trace_in && tn_ncase < TN_MAXCASES && tn_trace_aside[tn_ncase]);
+    if (aside && kind != TN_BCAST) {
+        tn_aside_call(c, sbuf, scount, sdispl);
+        memset(c->done, 1, (size_t)n);
+        c->t_ret = c->t_done = tn_now();
+        c->t_init = c->t_ret - t0;
+        tn_st.coll += c->t_init;
+        tn_trace_fold(c);       /* complete at its return: nothing hidden */
+        return;
+    }
     c->active = 1;
     c->seen = calloc((size_t)n, 1);
     c->ready = calloc((size_t)n, sizeof *c->ready);
@@ -744,7 +883,9 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
     c->sreq = c->rreq + n;
     for (int k = 0; k < 2 * n + 2; k++)
         c->rreq[k] = MPI_REQUEST_NULL;
-    c->nreq = n;
+    /* the thread watches the sends too, as the overlay's Testsome does:
+     * their completion ends the call's span (tn_event) */
+    c->nreq = 2 * n;
     /* the order of the sub-messages: --prio none: receives in rank order,
      * sends to rank+1, rank+2, ...; order and waves: both in the order the
      * program first touches the blocks (tn_prio_order) */
@@ -865,14 +1006,19 @@ static inline void tn_coll_start(struct tn_coll *c, int kind, const char *sbuf,
         if (hi >= 0)
             tn_deliver(c, hi, 0);
     }
-    tn_st.coll += tn_now() - t0;
+    c->t_ret = tn_now();
+    c->t_init = c->t_ret - t0;
+    tn_st.coll += c->t_init;
 }
 
 /* The first touch of peer @p p's block (tnbc: may fault; blocking: no-op). */
 static inline void tn_touch(struct tn_coll *c, int p)
 {
-    if (c->active)
+    if (c->active) {
+        double t0 = tn_now();
         tn_deliver(c, p, 1);
+        c->waited += tn_now() - t0;   /* the fault handler's time */
+    }
 }
 
 /* The program's first touch of every received block, in rank order, each
@@ -901,7 +1047,7 @@ static inline void tn_touch_check_all(struct tn_coll *c, long it, size_t bytes,
 static inline void tn_coll_finish(struct tn_coll *c)
 {
     if (c->active) {
-        double t0 = tn_now();
+        double t_fin = tn_now(), t0 = t_fin;
         for (int p = 0; p < c->n; p++)
             if (!c->seen[p])
                 tn_wait_for(c, p);
@@ -925,9 +1071,16 @@ static inline void tn_coll_finish(struct tn_coll *c)
                 tn_event(c, k);
             }
         } else {
+            int left = 0;       /* sends the thread has not seen complete */
+            for (int k = 0; k < c->nsreq; k++)
+                left += c->sreq[k] != MPI_REQUEST_NULL;
             MPI_Waitall(c->nsreq, c->sreq, MPI_STATUSES_IGNORE);
+            if (left)
+                c->t_done = tn_now();
         }
         tn_st.wait += tn_now() - t0;
+        c->waited += tn_now() - t_fin;
+        tn_trace_fold(c);
         tn_free(c->stage, (size_t)c->n, c->stage_slot);
         tn_free(c->copy, c->copy_nslots, c->copy_slot);
         free(c->rreq);
@@ -947,27 +1100,127 @@ static inline void tn_coll_finish(struct tn_coll *c)
 /* ---- results ------------------------------------------------------------ */
 
 /*
+ * The trace's figures of each timed case, kept until tn_finish: this
+ * rank's sums (hidden, T_init, calls), and on rank 0 the case's label and
+ * RESULT line so far.  Gathering them at tn_report would put messages on
+ * the network while a slower rank is still in its timed region (under the
+ * eager model, 2 ns on ft_like); at tn_finish every rank is past its last.
+ */
+static double tn_case_ovl[TN_MAXCASES][3];
+static char tn_case_label[TN_MAXCASES][32];
+static char tn_case_line[TN_MAXCASES][512];
+
+/*
+ * The trace's verdict, per rank as each process reads its own trace: a
+ * site whose calls hid no more than their initiation cost (sum hidden <=
+ * sum T_init) runs aside in a later run; Bcast, never traced, keeps.
+ * Rank 0 completes each case's RESULT line (maxima over ranks, the number
+ * of ranks aside, the verdict) and writes the flags to --trace-out.
+ */
+static inline void tn_trace_flush(void)
+{
+    int nc = tn_ncase < TN_MAXCASES ? tn_ncase : TN_MAXCASES;
+    if (tn_mode != TN_TNBC || nc == 0)
+        return;
+    double *all = tn_rank == 0 ? malloc((size_t)tn_size * 3 * nc * sizeof *all)
+                               : NULL;
+    MPI_Gather(tn_case_ovl, 3 * nc, MPI_DOUBLE, all, 3 * nc, MPI_DOUBLE, 0,
+               MPI_COMM_WORLD);
+    if (tn_rank != 0)
+        return;
+    FILE *f = NULL, *g = NULL;
+    char agreed_path[4096];
+    if (tn_trace_out && !(f = fopen(tn_trace_out, "w")))
+        fprintf(stderr, "%s: ERROR cannot write %s\n", tn_app, tn_trace_out);
+    /* <FILE>.agreed: the verdict of the times summed over the ranks, as
+     * the profile store writes them into every rank's file (store_trace.c,
+     * agree_times): every rank aside, or none */
+    if (f && (snprintf(agreed_path, sizeof agreed_path, "%s.agreed",
+                       tn_trace_out) >= (int)sizeof agreed_path ||
+              !(g = fopen(agreed_path, "w"))))
+        fprintf(stderr, "%s: ERROR cannot write %s.agreed\n", tn_app,
+                tn_trace_out);
+    for (int k = 0; k < nc; k++) {
+        double mh = 0, mi = 0, sh = 0, si = 0;
+        int aside = 0, timed = 0;
+        if (f)
+            fprintf(f, "%s ", tn_case_label[k]);
+        for (int r = 0; r < tn_size; r++) {
+            const double *v = all + ((size_t)r * nc + k) * 3;
+            int a = v[2] > 0 && v[0] <= v[1];
+            mh = v[0] > mh ? v[0] : mh;
+            mi = v[1] > mi ? v[1] : mi;
+            if (v[2] > 0) {
+                sh += v[0];
+                si += v[1];
+                timed = 1;
+            }
+            aside += a;
+            if (f)
+                fputc(a ? '1' : '0', f);
+        }
+        int agreed = timed && sh <= si;
+        if (f)
+            fputc('\n', f);
+        if (g) {
+            fprintf(g, "%s ", tn_case_label[k]);
+            for (int r = 0; r < tn_size; r++)
+                fputc(agreed ? '1' : '0', g);
+            fputc('\n', g);
+        }
+        printf("%s ovl_hidden=%.9g ovl_init=%.9g aside_ranks=%d verdict=%s "
+               "sum_hidden=%.9g sum_init=%.9g agreed=%s\n",
+               tn_case_line[k], mh, mi, aside,
+               aside == tn_size ? "aside" : aside == 0 ? "keep" : "mixed",
+               sh, si, agreed ? "aside" : "keep");
+    }
+    if (f)
+        fclose(f);
+    if (g)
+        fclose(g);
+    free(all);
+    fflush(stdout);
+}
+
+/*
  * Rank 0 prints, for the timed region @p label, the maxima over ranks:
  *   RESULT app=.. case=.. mode=.. np=.. total=.. work=.. curc=.. crc=..
  *          coll=.. wait=.. overhead=.. faults=.. dcomm=.. calls=..
+ * in tnbc mode followed by the trace's figures and verdict, the whole
+ * line printed at tn_finish (tn_trace_flush):
+ *          ovl_hidden=.. ovl_init=.. aside_ranks=.. verdict=..
  * and, in tnbc mode with --ref-total/--ref-comm (from the blocking run):
  * gain, hidden fraction, and the seed's T_overlap (README).  Resets the
  * accounts.
  */
 static inline void tn_report(const char *label)
 {
-    double mine[TN_NSTATS], mx[TN_NSTATS];
+    double mine[TN_NSTATS], mx[TN_NSTATS] = {0};
     memcpy(mine, &tn_st, sizeof mine);
-    MPI_Reduce(mine, mx, TN_NSTATS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, mx, TN_NREDUCE, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int k = tn_ncase, keep = tn_mode == TN_TNBC && k < TN_MAXCASES;
+    if (keep) {
+        tn_case_ovl[k][0] = tn_st.ovl_hidden;
+        tn_case_ovl[k][1] = tn_st.ovl_init;
+        tn_case_ovl[k][2] = tn_st.ovl_calls;
+    }
     if (tn_rank == 0) {
         struct tn_stats m;
         memcpy(&m, mx, sizeof m);
         const char *mode = tn_mode == TN_TNBC ? "tnbc" : "blocking";
-        printf("RESULT app=%s case=%s mode=%s np=%d total=%.9g work=%.9g"
-               " curc=%.9g crc=%.9g coll=%.9g wait=%.9g overhead=%.9g"
-               " faults=%.0f dcomm=%.0f calls=%.0f\n", tn_app, label, mode,
-               tn_size, m.total, m.work, m.curc, m.crc, m.coll, m.wait,
-               m.overhead, m.faults, m.dcomm, m.calls);
+        char line[512];
+        snprintf(line, sizeof line, "RESULT app=%s case=%s mode=%s np=%d"
+                 " total=%.9g work=%.9g curc=%.9g crc=%.9g coll=%.9g"
+                 " wait=%.9g overhead=%.9g faults=%.0f dcomm=%.0f calls=%.0f",
+                 tn_app, label, mode, tn_size, m.total, m.work, m.curc,
+                 m.crc, m.coll, m.wait, m.overhead, m.faults, m.dcomm,
+                 m.calls);
+        if (keep) {             /* completed by tn_trace_flush */
+            snprintf(tn_case_label[k], sizeof tn_case_label[k], "%s", label);
+            memcpy(tn_case_line[k], line, sizeof line);
+        } else {
+            printf("%s\n", line);
+        }
         printf("%s %s [%s]: total %.6f s, own computation %.6f s, %s %.6f s",
                tn_app, label, mode, m.total, m.work,
                tn_mode == TN_TNBC ? "in the call (T_init)" : "in the collective",
@@ -996,6 +1249,7 @@ static inline void tn_report(const char *label)
         fflush(stdout);
     }
     memset(&tn_st, 0, sizeof tn_st);
+    tn_ncase++;                 /* --trace-in: the next case's verdicts */
 }
 
 /* Every rank: 0, or 1 if some rank saw a wrong word (rank 0 says ERROR). */
@@ -1003,6 +1257,7 @@ static inline int tn_finish(void)
 {
     long bad = 0;
     MPI_Allreduce(&tn_bad, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    tn_trace_flush();
     if (tn_rank == 0) {
         if (bad)
             printf("%s: ERROR %ld blocks with wrong data\n", tn_app, bad);
