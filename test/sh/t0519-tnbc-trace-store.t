@@ -36,9 +36,10 @@ test_users
 
 # job TAG MAPPING: tnbc_order on 4 ranks of 4 nodes as cmtu1, output in
 # out/TAG.*
+# (under race_retry: Open MPI's start-up race, test/sh/lib/cluster.sh)
 job() {
-    sbw_as cmtu1 -t 3 -J order -N4 -n4 --mapping="$2" -o out/$1.out \
-        -e out/$1.err order.sh || diag out/$1.out out/$1.err
+    race_retry sbw_as cmtu1 -t 3 -J order -N4 -n4 --mapping="$2" \
+        -o out/$1.out -e out/$1.err order.sh || diag out/$1.out out/$1.err
 }
 # same_sum A B: both outputs end with one identical checksum line
 same_sum() {
@@ -119,7 +120,7 @@ test_expect_success 'an incomplete trace: rank order, one line, the same checksu
 '
 
 test_expect_success 'another task count: no priorities, nothing said' '
-    sbw_as cmtu1 -t 3 -J order -N2 -n2 --mapping=cluster,overlap,noprofile \
+    race_retry sbw_as cmtu1 -t 3 -J order -N2 -n2 --mapping=cluster,overlap,noprofile \
         -o out/two.out -e out/two.err order.sh &&
     grep -Ex "checksum [0-9a-f]{16}" out/two.out &&
     ! grep "priorities\|trace" out/two.err
