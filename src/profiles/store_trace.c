@@ -221,8 +221,9 @@ static int replace_locked(cm_store_t *s, int stage, const char *side,
 }
 
 /* Staged trace "<task>.tnbc" of @p stage: its text (malloc'd, *len
- * bytes) when it is a regular file within the bound that parses, into
- * @p t too when @p t is not NULL; else NULL. */
+ * bytes) when it is a regular file within the bound and, with @p t, when
+ * it parses (into @p t); else NULL.  Without @p t it is not parsed again:
+ * ovl_trace_retime changes only the lines that parse as time lines. */
 static char *staged_text(const cm_store_t *s, int stage, int task,
                          ovl_trace_t *t, size_t *len)
 {
@@ -235,12 +236,10 @@ static char *staged_text(const cm_store_t *s, int stage, int task,
         return NULL;
     char *text = cm_profile_slurp_fd(fd, name, trace_bound(s), len, &err);
     close(fd);
-    ovl_trace_t mine = { 0 }, *into = t ? t : &mine;
-    if (text && ovl_trace_parse(into, text, *len, name, why, sizeof why) < 0) {
+    if (text && t && ovl_trace_parse(t, text, *len, name, why, sizeof why) < 0) {
         free(text);
         text = NULL;
     }
-    ovl_trace_free(&mine);
     return text;
 }
 

@@ -762,6 +762,13 @@ static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+/* Why a call runs blocking(): its site steps aside (@p aside), or its
+ * datatypes are not contiguous (!@p ok), or memory failed. */
+static int blocking_why(int ok, int aside)
+{
+    return aside ? OVL_TP_ASIDE : ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE;
+}
+
 /* Alltoall and Alltoallv, after begin_call: every other rank's block
  * received into staging, ours sent from a copy, in the traced priority
  * order when there is one (ovl_tprio_site). */
@@ -772,14 +779,9 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
     int ok = contiguous(ss->type, &ssz) & contiguous(rs->type, &rsz);
     MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
     ovl_tsite_t *ts = NULL;
-    int aside = 0;
+    int aside = 0;   /* its trace: the overlay costs more than it hides */
     const int *ord = ok ? ovl_tprio_site(what, n, me, &ts, &aside) : NULL;
-    if (aside) {   /* its trace: the overlay costs more than it hides */
-        int rc = blocking(sbuf, ss, rbuf, rs, d, n, me);
-        leave(NULL, t0, OVL_TP_ASIDE);
-        return rc;
-    }
-    op_t *o = ok ? op_new(n, 2 * (n - 1)) : NULL;
+    op_t *o = ok && !aside ? op_new(n, 2 * (n - 1)) : NULL;
     int rc = MPI_SUCCESS;
     size_t stot = 0, rtot = 0;
     for (int j = 0; j < n; j++)
@@ -795,7 +797,7 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
         if (o)
             op_free(o);
         rc = blocking(sbuf, ss, rbuf, rs, d, n, me);
-        leave(NULL, t0, ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
+        leave(NULL, t0, blocking_why(ok, aside));
         return rc;
     }
     o->tsite = ts;
@@ -925,8 +927,7 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
         if (o)
             op_free(o);
         int rc = blocking(sbuf, &ss, rbuf, &rs, d, n, me);
-        leave(NULL, t0, aside ? OVL_TP_ASIDE
-                        : ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE);
+        leave(NULL, t0, blocking_why(ok, aside));
         return rc;
     }
     o->tsite = ts;

@@ -328,6 +328,17 @@ int ovl_trace_parse(ovl_trace_t *t, const char *text, size_t len,
 
 /* ------------------------------------------- every rank's times -- */
 
+/* The time line of site (@p key, @p coll, @p n, @p me) with its two times
+ * into @p buf (size @p size): what snprintf returns.  The one spelling of
+ * the line, for the writer and for ovl_trace_retime. */
+static int time_text(char *buf, size_t size, const char *key, int coll, int n,
+                     int me, uint64_t hidden_ns, uint64_t init_ns)
+{
+    return snprintf(buf, size, "time %s %s %d %d %llu %llu\n", key,
+                    coll_name[coll], n, me, (unsigned long long)hidden_ns,
+                    (unsigned long long)init_ns);
+}
+
 int ovl_trace_total(ovl_trace_t *tot, const ovl_trace_t *t)
 {
     for (int i = 0; i < t->nsite; i++) {
@@ -371,11 +382,9 @@ char *ovl_trace_retime(const char *text, size_t len, const ovl_trace_t *tot,
             !site_id(&c, "time", key, &coll, &n, &me))
             m = ovl_trace_find(tot, key, coll, (int)n, 0);
         if (m && m->timed)
-            used += (size_t)snprintf(out + used, cap - used,
-                                     "time %s %s %lld %lld %llu %llu\n", key,
-                                     coll_name[coll], n, me,
-                                     (unsigned long long)m->hidden_ns,
-                                     (unsigned long long)m->init_ns);
+            used += (size_t)time_text(out + used, cap - used, key, coll,
+                                      (int)n, (int)me, m->hidden_ns,
+                                      m->init_ns);
         else {
             memcpy(out + used, p, (size_t)(next - p));
             used += (size_t)(next - p);
@@ -461,11 +470,12 @@ int ovl_trace_write(ovl_trace_t *t, const char *path, char *err, size_t errn)
         for (int k = 0; k < s->n - 1; k++)
             fprintf(f, " %d", s->order[k]);
         fputc('\n', f);
-        if (s->timed)
-            fprintf(f, "time %s %s %d %d %llu %llu\n", s->key,
-                    coll_name[s->coll], s->n, s->me,
-                    (unsigned long long)s->hidden_ns,
-                    (unsigned long long)s->init_ns);
+        char tl[OVL_TRACE_KEYMAX + 96];   /* the key and 5 numbers */
+        if (s->timed) {
+            time_text(tl, sizeof tl, s->key, s->coll, s->n, s->me,
+                      s->hidden_ns, s->init_ns);
+            fputs(tl, f);
+        }
     }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
