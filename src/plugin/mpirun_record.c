@@ -7,8 +7,10 @@
  * batch script may end right after mpirun: so the launcher that started
  * mpirun, which outlives it, records the run, not srun.  The run's staging
  * directory (in the user's store directory, shared by the nodes) holds the
- * ranks' parts, named by world rank, the control file the ranks read
- * ("traffic" or "time") and "record", one "key=value" per line:
+ * ranks' parts and tnbc traces, named by world rank, the control file the
+ * ranks read ("traffic" or "time", then "prio=<prefix>" when they run
+ * tnbc and the profile has a trace: overlay_trace.c) and "record", one
+ * "key=value" per line:
  *
  *   store=<store root>  profile=<key>  ntasks=<n>  step=<jobid>.<mpirun pid>
  *   weight=<merge weight>  max_bytes=<max_profile_size>
@@ -33,7 +35,7 @@
 #define RECORD_MAX 8192
 
 int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
-                            int traffic, cm_error_t *err)
+                            int traffic, const char *prio, cm_error_t *err)
 {
     char path[CMP_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/record", stage);
@@ -50,6 +52,8 @@ int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
     if (!(a = cm_file_atomic_open(path, err)))
         return -1;
     fputs(traffic ? "traffic\n" : "time\n", cm_file_atomic_stream(a));
+    if (prio && *prio)
+        fprintf(cm_file_atomic_stream(a), "prio=%s\n", prio);
     return cm_file_atomic_commit(a, err);
 }
 
@@ -128,6 +132,8 @@ int cmp_mpirun_record_collect(const char *stage, int status, char *msg, size_t n
     for (int k = 0; dir >= 0 && k < r.ntasks; k++) {
         int pfd;
         cm_part_status_t ps = cmp_part_find(dir, k, &pfd, detail, sizeof detail);
+        if (ps == CM_PART_OK)   /* its tnbc trace, before the part */
+            cmp_trace_put(st, r.step, dir, k);
         if (cm_store_part_put(st, r.step, k, ps, pfd, detail, &err) < 0)
             cm_store_part_put(st, r.step, k, CM_PART_MISSING, -1, err.msg, &err);
         if (pfd >= 0)

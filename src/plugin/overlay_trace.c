@@ -5,8 +5,11 @@
  *
  * srun (the user): when the step runs tnbc and its profile has a complete
  * trace for its task count in the store, it marks the step with the
- * trace's prefix (CLUSTERMAP_STEP_PRIO).  The ranks read their files
- * there themselves, as the user: the store is on a file system every node
+ * trace's prefix (CLUSTERMAP_STEP_PRIO) -- or, for the srun of mpirun's
+ * daemons, writes it into the control file clustermap's mpirun gave the
+ * ranks ("prio=<prefix>", mpirun_record.c): mpirun, not slurmstepd,
+ * starts those ranks, and their environment was fixed before this srun.
+ * The ranks read their files there themselves, as the user: the store is on a file system every node
  * shares at the same path (docs/admin-guide.md, "Installing"; each node
  * writes its tasks' parts into it at the step's end), so nothing is
  * copied.  A node that cannot reach it only runs its ranks in rank order
@@ -17,7 +20,10 @@
  * timed on this node, CLUSTERMAP_OVERLAY_TRACE=<the node's private
  * directory>/tnbc, so that each rank writes its trace where its part goes.
  * Root neither opens nor reads either: the node's user child delivers the
- * traces with the parts (profile_step.c, cm_store_trace_put).
+ * traces with the parts (profile_step.c, cmp_trace_put).  mpirun's ranks
+ * write theirs into the run's staging directory
+ * (CLUSTERMAP_OVERLAY_TRACE=<stage>/tnbc, set by clustermap's mpirun),
+ * which records them with the parts (mpirun_record.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,21 +34,22 @@
 #include "plugin.h"
 #include "plugin_spank.h"
 
-void cmp_overlay_prio_mark(const cmp_config_t *c, const cmp_request_t *r,
-                           cm_store_t *st, const char *key,
-                           const char *job_name, int ntasks)
+int cmp_overlay_prio_find(unsigned bits, cm_store_t *st, const char *key,
+                          const char *job_name, int ntasks, char *prio,
+                          size_t n)
 {
-    char prefix[2 * CMP_PATH_MAX];
     cm_error_t err;
-    if (!(cmp_overlay_bits(c, r) & CMP_OVL_TNBC) || !st)
-        return;
-    int rc = cm_store_trace_prefix(st, key, ntasks, prefix, sizeof prefix,
-                                   &err);
+    prio[0] = '\0';
+    if (!(bits & CMP_OVL_TNBC) || !st)
+        return 0;
+    int rc = cm_store_trace_prefix(st, key, ntasks, prio, n, &err);
     if (rc == 1) {
-        setenv(CMP_ENV_OVERLAY_PRIO, prefix, 1);
         cmp_user_info(0, "tnbc: priorities from the trace of job '%s' with %d "
                       "tasks", job_name, ntasks);
-    } else if (rc < 0) {
+        return 1;
+    }
+    prio[0] = '\0';
+    if (rc < 0) {
         /* said as a fallback is: to the user who asked, or with verbose */
         cmp_user_error("tnbc: not using the trace of job '%s' with %d tasks: "
                        "%s; running in rank order", job_name, ntasks, err.msg);
@@ -50,6 +57,17 @@ void cmp_overlay_prio_mark(const cmp_config_t *c, const cmp_request_t *r,
         cmp_debug("tnbc: no trace of job '%s' with %d tasks yet", job_name,
                   ntasks);
     }
+    return 0;
+}
+
+unsigned cmp_mpirun_overlay_bits(void)
+{
+    const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY);
+    char spec[32];
+    unsigned bits = 0;
+    if (!m || sscanf(m, "%31s", spec) != 1 || cmp_overlay_parse(spec, &bits) < 0)
+        return 0;
+    return bits;
 }
 
 void cmp_overlay_trace_env(spank_t sp, unsigned bits, const char *prio)

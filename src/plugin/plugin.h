@@ -265,9 +265,11 @@ typedef struct cmp_mpirun_record {
 } cmp_mpirun_record_t;
 
 /** srun: write @p r and then the ranks' control file ("traffic" or
- *  "time") into the run's staging directory @p stage.  0, or -1. */
+ *  "time", then "prio=@p prio" when @p prio is not "": the tnbc trace
+ *  the ranks read, docs/overlays.md) into the run's staging directory
+ *  @p stage.  0, or -1. */
 int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
-                            int traffic, cm_error_t *err);
+                            int traffic, const char *prio, cm_error_t *err);
 
 /** The launcher, after mpirun returned with exit code @p status (128 + N
  *  for signal N): record the run staged in @p stage (the ranks' parts into
@@ -297,6 +299,13 @@ int cmp_private_file(int dir, const char *name);
  *  "no MPI" mark part.<task>.nompi): CM_PART_OK with the part open in
  *  *@p fd, CM_PART_NOMPI, or CM_PART_MISSING with why in @p detail. */
 cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t n);
+
+/** As the user: the tnbc trace task @p task left in directory @p dir
+ *  (tnbc.<task>, CLUSTERMAP_OVERLAY_TRACE=<dir>/tnbc), when it wrote one,
+ *  into the staging directory of step @p step of store @p s, before the
+ *  task's part (cm_store_trace_put).  A bad one is left out: the store then
+ *  says how many tasks sent none and keeps the older trace. */
+void cmp_trace_put(cm_store_t *s, const char *step, int dir, int task);
 
 /* What clustermap's mpirun hands to the srun that starts mpirun's daemons
  * (through mpirun's environment), and the batch step to it. */
@@ -447,14 +456,18 @@ void cmp_overlay_mark(const cmp_config_t *c, const cmp_request_t *r);
 /** The overlays of a step or job that asked @p r. */
 unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r);
 
-/** srun, after cmp_overlay_mark: when the step runs tnbc and the store
- *  @p st (may be NULL) keeps a complete trace of profile @p key with
- *  @p ntasks tasks, mark the step with its prefix (CMP_ENV_OVERLAY_PRIO)
- *  for the ranks to read (overlay_trace.c).  An unusable trace: rank
- *  order, one line (to a user who gave --mapping, or with verbose). */
-void cmp_overlay_prio_mark(const cmp_config_t *c, const cmp_request_t *r,
-                           cm_store_t *st, const char *key,
-                           const char *job_name, int ntasks);
+/** srun, after cmp_overlay_mark: when the step's overlays @p bits hold
+ *  tnbc and the store @p st (may be NULL) keeps a complete trace of
+ *  profile @p key with @p ntasks tasks, its prefix (for
+ *  CLUSTERMAP_OVERLAY_PRIO) into @p prio (size @p n) and 1; otherwise ""
+ *  and 0 (overlay_trace.c).  An unusable trace: rank order, one line (to
+ *  a user who gave --mapping, or with verbose). */
+int cmp_overlay_prio_find(unsigned bits, cm_store_t *st, const char *key,
+                          const char *job_name, int ntasks, char *prio,
+                          size_t n);
+/** The overlays clustermap's mpirun gives its ranks (CMP_ENV_MPIRUN_OVERLAY,
+ *  "<spec> <verbose> <library>"): CMP_OVL_* bits, 0 when unset or bad. */
+unsigned cmp_mpirun_overlay_bits(void);
 
 /** srun's end: remove the hostfile written by cmp_srun_step, and keep
  *  the placement's record for `clustermap explain` (the step id is known

@@ -77,3 +77,15 @@ cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t 
              "MPI_Finalize with the profiler)");
     return CM_PART_MISSING;
 }
+
+void cmp_trace_put(cm_store_t *s, const char *step, int dir, int task)
+{
+    char name[48];
+    cm_error_t err;
+    snprintf(name, sizeof name, CM_TRACE_PREFIX ".%d", task);
+    int fd = cmp_private_file(dir, name);
+    if (fd < 0)
+        return;
+    cm_store_trace_put(s, step, task, fd, &err);
+    close(fd);
+}

@@ -251,22 +251,6 @@ static cm_part_status_t task_status(int dir, int i, int *fd, char *detail,
     return cmp_part_find(dir, t, fd, detail, n);
 }
 
-/* In the child, as the user: task @p task's tnbc trace, when it wrote one
- * (overlay_trace.c), into the step's staging directory, before its status.
- * A bad one is left out; the node that records the run then says how many
- * tasks sent none and keeps the older trace. */
-static void deliver_trace(cm_store_t *s, const char *key, int dir, int task)
-{
-    char name[48];
-    cm_error_t err;
-    snprintf(name, sizeof name, CM_TRACE_PREFIX ".%d", task);
-    int fd = cmp_private_file(dir, name);
-    if (fd < 0)
-        return;
-    cm_store_trace_put(s, key, task, fd, &err);
-    close(fd);
-}
-
 /* In the child, as the user.  Exit status: 0 recorded or pending, 1 not
  * recorded (a->msg says why: not shown as an error), 2 error. */
 static int deliver_child(void *p)
@@ -294,7 +278,7 @@ static int deliver_child(void *p)
         int fd;
         cm_part_status_t ps = task_status(dir, i, &fd, detail, sizeof detail);
         if (ps == CM_PART_OK)
-            deliver_trace(s, key, dir, step.tasks[i].task);
+            cmp_trace_put(s, key, dir, step.tasks[i].task);
         if (cm_store_part_put(s, key, step.tasks[i].task, ps, fd, detail,
                               &err) < 0) {
             /* Report the task as missing, so the set still completes. */

@@ -75,6 +75,8 @@ typedef struct step {
     const char *rankfile;             /* mpirun's daemons: the rank file
                                          clustermap's mpirun named, NULL
                                          for a step of srun's own */
+    char prio[2 * CMP_PATH_MAX];      /* mpirun's daemons: the tnbc trace
+                                         its ranks read ("" none) */
 } step_t;
 
 /* The mode that applies: srun's --mapping, else the one sbatch/salloc
@@ -266,7 +268,8 @@ static void mark_mpirun(const cmp_config_t *c, const step_t *s, int traffic,
     r.verbose = s->req.verbose || c->loglevel >= CMP_LOG_INFO ? 2
               : s->asked && c->loglevel > CMP_LOG_QUIET ? 1 : 0;
     snprintf(r.run, sizeof r.run, "%s", run);
-    if (cmp_mpirun_record_write(getenv(CMP_ENV_MPIRUN_STAGE), &r, traffic, &err) < 0)
+    if (cmp_mpirun_record_write(getenv(CMP_ENV_MPIRUN_STAGE), &r, traffic, s->prio,
+                                &err) < 0)
         cmp_user_error("mpirun launch: the run of job '%s' is not recorded: %s",
                        s->job_name, err.msg);
 }
@@ -729,8 +732,16 @@ void cmp_srun_step(const cmp_config_t *c)
     else {
         if (s.req.verbose)
             setenv(CMP_ENV_VERBOSE, "1", 1);
-        if (!mpirun)   /* as cmp_overlay_mark above */
-            cmp_overlay_prio_mark(c, &s.req, st, s.key, s.job_name, s.ntasks);
+        /* srun's own step: the overlays decided as cmp_overlay_mark above;
+         * mpirun's ranks: those clustermap's mpirun gave them, the trace
+         * through their control file (mark_mpirun) */
+        char prio[sizeof s.prio];
+        if (!mpirun && cmp_overlay_prio_find(cmp_overlay_bits(c, &s.req), st, s.key,
+                                             s.job_name, s.ntasks, prio, sizeof prio))
+            setenv(CMP_ENV_OVERLAY_PRIO, prio, 1);
+        else if (mpirun)
+            cmp_overlay_prio_find(cmp_mpirun_overlay_bits(), st, s.key, s.job_name,
+                                  s.ntasks, s.prio, sizeof s.prio);
         if (s.req.mode == CMP_MODE_PROFILE)
             profile_only(c, &s, st, &err);
         else

@@ -380,14 +380,19 @@ static int run_and_record(const char *real, char **av, const char *stage)
 /* The job's overlays (CLUSTERMAP_MPIRUN_OVERLAY, set by the batch step:
  * src/plugin/overlay_step.c) as -x options put first on @p args: the
  * overlay's variables and, unless stage() preloads it already, the
- * library.  @p args itself when there are none.  The library checks the
- * value and agrees with the other ranks (docs/overlays.md). */
+ * library; with tnbc in a staged run, where each rank writes its trace
+ * (the srun of the daemons puts the trace to read in the control file,
+ * src/plugin/overlay_trace.c).  @p args itself when there are none.  The
+ * library checks the value and agrees with the other ranks
+ * (docs/overlays.md). */
 static char **with_overlay(int argc, char **args)
 {
     static char x_ovl[64], x_verbose[] = "CLUSTERMAP_OVERLAY_VERBOSE=1",
-                x_from[] = "CLUSTERMAP_OVERLAY_FROM=plugin", x_lib[3 * CMP_PATH_MAX];
+                x_from[] = "CLUSTERMAP_OVERLAY_FROM=plugin", x_lib[3 * CMP_PATH_MAX],
+                x_trace[CMP_PATH_MAX + 64];
     const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY), *old = getenv("LD_PRELOAD");
-    char spec[32], *add[8], **out;
+    const char *stage_dir = getenv(CMP_ENV_MPIRUN_STAGE);
+    char spec[32], *add[10], **out;
     int verbose = 0, at = 0, n = 0;
     if (!m || sscanf(m, "%31s %d %n", spec, &verbose, &at) < 2 || m[at] != '/' ||
         strspn(spec, "abcdefghijklmnopqrstuvwxyz,") != strlen(spec))
@@ -400,6 +405,12 @@ static char **with_overlay(int argc, char **args)
     if (verbose) {
         add[n++] = "-x";
         add[n++] = x_verbose;
+    }
+    if (strstr(spec, "tnbc") && stage_dir &&
+        snprintf(x_trace, sizeof x_trace, "CLUSTERMAP_OVERLAY_TRACE=%s/" CM_TRACE_PREFIX,
+                 stage_dir) < (int)sizeof x_trace) {
+        add[n++] = "-x";
+        add[n++] = x_trace;
     }
     if (!x_preload[0]) {
         snprintf(x_lib, sizeof x_lib, "LD_PRELOAD=%s%s%s", m + at,

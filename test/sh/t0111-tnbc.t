@@ -14,7 +14,8 @@ matrix with tnbc as without; the trace mode writes one file per rank with
 the order the program reads in (tnbc_order), and runs with those traces as
 priorities (or with a missing, mismatching or corrupt one) give the same
 checksums; a site whose trace says it hid no more than it cost steps
-aside (blocking, on one rank or on all), and says so.'
+aside (blocking, on one rank or on all), and says so; the ranks decide
+alike, on the times of all of them summed.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
@@ -210,11 +211,40 @@ test_expect_success 'a site that hid more than it cost keeps the overlay in the 
     tnbc_line said.keep.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 0 passed through, "
 '
 
+# The ranks agree at MPI_Init on the times summed over all of them: a
+# rank steps aside alone only where CLUSTERMAP_OVERLAY_ASIDE=0 keeps the
+# others (rank2aside.sh: every rank but 2).
 test_expect_success 'one rank steps aside, the others keep the overlay: the same checksum' '
-    cp aside4.2 keep4.2 &&
-    overlay 4 mixed $TNBC -x CLUSTERMAP_OVERLAY_PRIO=keep4 ./tnbc_order &&
+    printf "#!/bin/sh\n[ \"\$OMPI_COMM_WORLD_RANK\" = 2 ] || export CLUSTERMAP_OVERLAY_ASIDE=0\nexec ./tnbc_order\n" >rank2aside.sh &&
+    chmod +x rank2aside.sh &&
+    overlay 4 mixed $TNBC -x CLUSTERMAP_OVERLAY_PRIO=aside4 ./rank2aside.sh &&
     same_sum out.order.4 ovl.mixed.4 &&
-    grep -Fx "clustermap overlay: tnbc: priorities from keep4.0: 3 of 3 calls in the trace'"'"'s order" said.mixed.4
+    grep -Fx "clustermap overlay: tnbc: priorities from aside4.0: 3 of 3 calls in the trace'"'"'s order" said.mixed.4
+'
+
+test_expect_success 'the ranks decide on their times summed: rank 0, whose own file says keep, steps aside with the others' '
+    with_time ord4 agree4 0 5 &&
+    with_time ord4 own4 2 1 && cp own4.0 agree4.0 &&
+    overlay 4 agree $TNBC -x CLUSTERMAP_OVERLAY_PRIO=agree4 ./tnbc_order &&
+    same_sum out.order.4 ovl.agree.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from agree4.0: 0 of 3 calls in the trace'"'"'s order, 3 stepped aside (their site hid no more than it cost)" said.agree.4 &&
+    tnbc_line said.agree.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 3 passed through (3 stepped aside), "
+'
+
+test_expect_success 'and the other way: the others keep, so rank 0 keeps, in its trace'"'"'s order' '
+    with_time ord4 agree4 2 1 && with_time ord4 own4 0 2 && cp own4.0 agree4.0 &&
+    overlay 4 agree2 $TNBC -x CLUSTERMAP_OVERLAY_PRIO=agree4 ./tnbc_order &&
+    same_sum out.order.4 ovl.agree2.4 &&
+    grep -Fx "clustermap overlay: tnbc: priorities from agree4.0: 3 of 3 calls in the trace'"'"'s order" said.agree2.4 &&
+    tnbc_line said.agree2.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 0 passed through, "
+'
+
+test_expect_success 'a rank without a trace follows the ranks that have one' '
+    with_time ord4 agree4 0 5 && rm agree4.0 &&
+    overlay 4 agree3 $TNBC -x CLUSTERMAP_OVERLAY_PRIO=agree4 ./tnbc_order &&
+    same_sum out.order.4 ovl.agree3.4 &&
+    grep "^clustermap overlay: tnbc: cannot read the trace agree4.0: " said.agree3.4 &&
+    tnbc_line said.agree3.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 3 passed through (3 stepped aside), "
 '
 
 test_expect_success 'CLUSTERMAP_OVERLAY_ASIDE=0: the site that would step aside keeps the overlay' '

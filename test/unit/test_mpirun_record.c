@@ -1,8 +1,9 @@
 /*
  * test_mpirun_record.c -- recording an mpirun run after mpirun returned
  * (src/plugin/mpirun_record.c): nothing without srun's record, a record
- * that is not one refused, and a run whose mpirun failed never recorded,
- * whatever its ranks staged.
+ * that is not one refused, a run whose mpirun failed never recorded,
+ * whatever its ranks staged, and a run whose ranks ran tnbc recorded with
+ * their traces (the control file naming the trace they read).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,8 +22,10 @@
 #include "../../src/plugin/step_run.c"
 #include "teststore.h"
 
-/* <root>/stage with srun's record for a 2-rank run of 'job' in the store. */
-static void stage_with_record(const cm_test_store_t *f, char *stage, size_t n)
+/* <root>/stage with srun's record for a 2-rank run of 'job' in the store
+ * (the ranks to read the tnbc trace @p prio, "" none). */
+static void stage_prio(const cm_test_store_t *f, char *stage, size_t n,
+                       const char *prio)
 {
     cmp_mpirun_record_t r;
     cm_error_t err;
@@ -37,7 +40,77 @@ static void stage_with_record(const cm_test_store_t *f, char *stage, size_t n)
     r.weight = 1;
     r.max_bytes = CM_TEST_STORE_MAXB;
     r.verbose = 2;
-    assert_int_equal(cmp_mpirun_record_write(stage, &r, 1, &err), 0);
+    assert_int_equal(cmp_mpirun_record_write(stage, &r, 1, prio, &err), 0);
+}
+
+static void stage_with_record(const cm_test_store_t *f, char *stage, size_t n)
+{
+    stage_prio(f, stage, n, "");
+}
+
+/* @p text as file @p name of directory @p dir. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* The control file: the mode first (what the profiler reads), then the
+ * trace to read when there is one. */
+static void test_control_file(void **state)
+{
+    cm_test_store_t *f = *state;
+    char stage[4200], path[4300], text[256];
+    stage_prio(f, stage, sizeof stage, "/store/u/job.2.json.tnbc/tnbc");
+    snprintf(path, sizeof path, "%s/control", stage);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t len = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[len] = '\0';
+    assert_string_equal(text, "traffic\nprio=/store/u/job.2.json.tnbc/tnbc\n");
+}
+
+/* Ranks that ran tnbc left their traces beside their parts (tnbc.<rank>,
+ * CLUSTERMAP_OVERLAY_TRACE=<stage>/tnbc): the run keeps them with the
+ * profile, every rank's times summed. */
+static void test_traces_kept(void **state)
+{
+    cm_test_store_t *f = *state;
+    char stage[4200], msg[512] = "", text[512], name[64], path[4400];
+    int verbose;
+    stage_with_record(f, stage, sizeof stage);
+    for (int t = 0; t < 2; t++) {
+        snprintf(text, sizeof text, "clustermap-raw 2\nranks 2\nrank %d\n"
+                 "job 7 123\nprogram a\np2p %d %d 64 2\nend 1\n", t, t, 1 - t);
+        snprintf(name, sizeof name, "part.%d.txt", t);
+        put(stage, name, text);
+        snprintf(text, sizeof text, "clustermap-tnbc-trace 1\n"
+                 "site app+0x10 alltoall 2 %d 1 %d\n"
+                 "time app+0x10 alltoall 2 %d %d 7\n", t, 1 - t, t, 10 * (t + 1));
+        snprintf(name, sizeof name, "tnbc.%d", t);
+        put(stage, name, text);
+    }
+    assert_int_equal(cmp_mpirun_record_collect(stage, 0, msg, sizeof msg, &verbose),
+                     CM_STEP_RECORDED);
+    assert_non_null(strstr(msg, "kept its tnbc trace"));
+    cm_trace_info_t ti;
+    cm_error_t err;
+    assert_int_equal(cm_store_trace_info(f->s, "job", 2, &ti, &err), 1);
+    assert_int_equal(ti.ranks, 2);
+    assert_int_equal(ti.sites, 1);
+    assert_int_equal(cm_store_trace_prefix(f->s, "job", 2, path, sizeof path, &err), 1);
+    strcat(path, ".1");
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t len = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[len] = '\0';
+    assert_non_null(strstr(text, "\ntime app+0x10 alltoall 2 1 30 14\n"));
 }
 
 static void test_no_record_nothing_to_do(void **state)
@@ -103,6 +176,8 @@ int main(void)
         CM_TEST_STORE_CASE(test_bad_record_refused),
         CM_TEST_STORE_CASE(test_failed_mpirun_not_recorded),
         CM_TEST_STORE_CASE(test_succeeded_mpirun_reads_parts),
+        CM_TEST_STORE_CASE(test_control_file),
+        CM_TEST_STORE_CASE(test_traces_kept),
     };
     return cmocka_run_group_tests_name("test_mpirun_record", tests, NULL, NULL);
 }

@@ -2,8 +2,9 @@
  * (src/profiles/overlay/ovl_trace.h): the table (sites found and added,
  * the priority order from the summed places, ties by rank), the parser on
  * good files and on every kind of bad line (the right line number, the
- * table left empty), the "time" lines, the rule that steps a site aside
- * and every rank's times summed, and a write / load round trip. */
+ * table left empty), the "time" lines, the rule that steps a site aside,
+ * every rank's times summed (the store's, and the ranks' agreement at
+ * MPI_Init), and a write / load round trip. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -329,6 +330,103 @@ static void test_file(void **state)
     rmdir(dir);
 }
 
+/* The reductions of ovl_tprio_agree, done here by hand over @p nr ranks'
+ * tables: MPI_MAX of the ids, MPI_SUM of the times. */
+static void reduce(ovl_trace_t **t, int nr, uint64_t *ids, uint64_t *sums)
+{
+    uint64_t i1[2 * OVL_AGREE_SLOTS], s1[2 * OVL_AGREE_SLOTS];
+    memset(ids, 0, sizeof i1);
+    memset(sums, 0, sizeof s1);
+    for (int r = 0; r < nr; r++) {
+        ovl_trace_agree_mine(t[r], i1, s1);
+        for (int k = 0; k < 2 * OVL_AGREE_SLOTS; k++) {
+            ids[k] = i1[k] > ids[k] ? i1[k] : ids[k];
+            sums[k] += s1[k];
+        }
+    }
+}
+
+/* The slot of a timed site (@p key, alltoall, 4) alone in a table. */
+static int slot_of(const char *key)
+{
+    ovl_trace_t t = { 0 };
+    uint64_t ids[2 * OVL_AGREE_SLOTS], sums[2 * OVL_AGREE_SLOTS];
+    ovl_tsite_t *s = ovl_trace_add(&t, key, OVL_T_ALLTOALL, 4, 0);
+    assert_non_null(s);
+    s->timed = 1;
+    ovl_trace_agree_mine(&t, ids, sums);
+    ovl_trace_free(&t);
+    for (int k = 0; k < OVL_AGREE_SLOTS; k++)
+        if (ids[k])
+            return k;
+    fail_msg("no slot for %s", key);
+    return -1;
+}
+
+/* Every rank decides alike: the times of all ranks that timed a site,
+ * summed, whatever each rank's own say; ranks without a trace follow; a
+ * slot that two sites share (on one rank, or across ranks) decides
+ * nothing, and each rank then goes by its own trace. */
+static void test_agree(void **state)
+{
+    (void)state;
+    ovl_trace_t a = { 0 }, b = { 0 }, c = { 0 };
+    uint64_t ids[2 * OVL_AGREE_SLOTS], sums[2 * OVL_AGREE_SLOTS];
+    /* rank a alone would step aside (hid 5 of 10), rank b not (30 of 10) */
+    ovl_tsite_t *s = ovl_trace_add(&a, "app+0x10", OVL_T_ALLTOALL, 4, 0);
+    s->timed = 1, s->hidden_ns = 5, s->init_ns = 10;
+    s = ovl_trace_add(&b, "app+0x10", OVL_T_ALLTOALL, 4, 1);
+    s->timed = 1, s->hidden_ns = 30, s->init_ns = 10;
+    /* a second site: both would step aside, but only a timed it */
+    s = ovl_trace_add(&a, "app+0x20", OVL_T_ALLTOALLV, 4, 0);
+    s->timed = 1, s->hidden_ns = 7, s->init_ns = 9;
+    s = ovl_trace_add(&b, "app+0x20", OVL_T_ALLTOALLV, 4, 1);   /* untimed */
+    ovl_trace_t *three[] = { &a, &b, NULL };
+    reduce(three, 3, ids, sums);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLTOALL, 4), 0);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x20", OVL_T_ALLTOALLV, 4), 1);
+    /* another size, collective or key: not decided */
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLTOALL, 8), -1);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLGATHER, 4), -1);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x30", OVL_T_ALLTOALL, 4), -1);
+    /* all ranks hid little: aside, also where hidden == inside */
+    a.site[0]->hidden_ns = 10;
+    b.site[0]->hidden_ns = 10;
+    reduce(three, 2, ids, sums);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLTOALL, 4), 1);
+
+    /* a key sharing app+0x10's slot */
+    char other[32];
+    int k0 = slot_of("app+0x10"), i;
+    for (i = 0; i < 100000; i++) {
+        snprintf(other, sizeof other, "lib+0x%x", i);
+        if (slot_of(other) == k0)
+            break;
+    }
+    assert_true(i < 100000);
+    /* on another rank: the slot is mixed, undecided */
+    s = ovl_trace_add(&c, other, OVL_T_ALLTOALL, 4, 2);
+    s->timed = 1, s->hidden_ns = 1, s->init_ns = 100;
+    ovl_trace_t *mixed[] = { &a, &b, &c };
+    reduce(mixed, 3, ids, sums);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLTOALL, 4), -1);
+    assert_int_equal(ovl_trace_agreed(ids, sums, other, OVL_T_ALLTOALL, 4), -1);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x20", OVL_T_ALLTOALLV, 4), 1);
+    /* on the same rank: the same */
+    s = ovl_trace_add(&a, other, OVL_T_ALLTOALL, 4, 0);
+    s->timed = 1;
+    reduce(three, 2, ids, sums);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLTOALL, 4), -1);
+    assert_int_equal(ovl_trace_agreed(ids, sums, other, OVL_T_ALLTOALL, 4), -1);
+    /* no trace anywhere: nothing decided */
+    ovl_trace_t *none[] = { NULL, NULL };
+    reduce(none, 2, ids, sums);
+    assert_int_equal(ovl_trace_agreed(ids, sums, "app+0x10", OVL_T_ALLTOALL, 4), -1);
+    ovl_trace_free(&a);
+    ovl_trace_free(&b);
+    ovl_trace_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_parse_bad),
         cmocka_unit_test(test_aside),
         cmocka_unit_test(test_total_retime),
+        cmocka_unit_test(test_agree),
         cmocka_unit_test(test_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

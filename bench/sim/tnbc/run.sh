@@ -48,8 +48,10 @@
 # a second run reading the trace: --aside 1 when every case of the run is
 # aside, --trace-in (aside per rank and case) otherwise.  The "-agreed"
 # rows: the same with the verdict of the times summed over the ranks, as
-# the profile store writes them into every rank's file (every rank aside
-# for a case, or none; runs/ID.trace.agreed).  Gain against the same
+# the overlay's ranks decide in every run (the profile store's sums and
+# the agreement at MPI_Init: every rank aside for a case, or none;
+# runs/ID.trace.agreed); the "-traced" rows are each rank alone, as
+# before that agreement.  Gain against the same
 # blocking run as the other rows; the verdicts in traced.txt.
 #
 # CSV columns: app,np,platform,model,t_blocking_s,t_tnbc_s,gain_pct,

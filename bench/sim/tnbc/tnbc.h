@@ -135,10 +135,11 @@ static int tn_rank, tn_size, tn_mode;
  * --trace-in FILE (tnbc) reads it: in the k-th timed case, alltoall(v) and
  * allgather run aside (tn_aside_call) on the ranks whose flag is '1'.
  * Each rank decides from its own trace, as each process of the overlay
- * does; the aside and kept forms exchange the same sub-messages.  FILE.agreed
- * holds the flags of the times summed over the ranks (every rank '1' or
- * every rank '0'), what the profile store writes into every rank's file
- * (src/profiles/store_trace.c, agree_times).
+ * did before the ranks agreed; the aside and kept forms exchange the same
+ * sub-messages.  FILE.agreed holds the flags of the times summed over the
+ * ranks (every rank '1' or every rank '0'): what the overlay's ranks now
+ * decide in every run (the profile store's sums, src/profiles/store_trace.c
+ * agree_times, and the agreement at MPI_Init, ovl_tprio_agree).
  */
 #define TN_MAXCASES 16
 static const char *tn_trace_out, *tn_trace_in;

@@ -251,11 +251,7 @@ static int keep(int n)
 /* FNV-1a over the bytes of @p row[n + 1]. */
 static uint64_t row_hash(const uint64_t *row, int n)
 {
-    const unsigned char *p = (const unsigned char *)row;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < ((size_t)n + 1) * sizeof *row; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
+    return ovl_fnv1a(OVL_FNV_START, row, ((size_t)n + 1) * sizeof *row);
 }
 
 /* The slot a new entry goes to: an empty one, else the least recently

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "ovl.h"
+#include "ovl_trace.h"
 
 OVL_HIDDEN int ovl_css_on;
 
@@ -74,6 +75,8 @@ void ovl_start(int granted)
                            "MPI_THREAD_MULTIPLE");
         ovl_tnbc_on = all;
         tnbc_asked = 1;
+        if (all)   /* every rank here: which sites step aside, alike */
+            ovl_tprio_agree();
     }
 }
 

@@ -131,4 +131,15 @@ OVL_HIDDEN int ovl_tnbc_line(char *buf, size_t n, int rank,
 OVL_HIDDEN double ovl_tnbc_model(double t_comm, double t_init, double t_curc,
                                  double d_comm, double r_crc);
 
+/* FNV-1a 64 over @p len bytes of @p data, from hash @p h (start with
+ * OVL_FNV_START): the overlays' hashes of what every rank must see alike. */
+#define OVL_FNV_START 0xcbf29ce484222325ull
+static inline uint64_t ovl_fnv1a(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
 #endif /* CM_OVL_TEXT_H */

@@ -15,6 +15,12 @@
  *   CLUSTERMAP_OVERLAY_ASIDE=0       never step aside: every known site
  *                                    runs the overlay in the trace's order
  *
+ * mpirun's ranks in a batch job get CLUSTERMAP_OVERLAY_TRACE from
+ * clustermap's mpirun and the PREFIX to read from the "prio=" line of the
+ * control file it gave them (CLUSTERMAP_PROFILE_CONTROL): their
+ * environment is fixed before the srun of mpirun's daemons, which finds
+ * the profile's trace, runs.
+ *
  * The call site's key is the first return address on the stack outside
  * this library and outside Open MPI's own libraries (libmpi*: the Fortran
  * bindings), as "<module file name>+0x<offset from the module's load
@@ -37,10 +43,13 @@ static char rec_path[4096];   /* "" when not tracing */
 static char prio_path[4096];  /* the trace read */
 static int prio_on;           /* a trace was read */
 static uint64_t prio_calls;   /* calls seen since, ... */
-static uint64_t prio_found;   /* ... of them at a site of the trace, */
-static uint64_t prio_aside;   /* ... of those, stepped aside */
+static uint64_t prio_found;   /* ... of them in the trace's order, */
+static uint64_t prio_aside;   /* ... of them stepped aside */
 static int aside_off;         /* CLUSTERMAP_OVERLAY_ASIDE=0 */
 static int say_rank = -1;     /* world rank */
+static int agreed_on;         /* the ranks' agreement below holds */
+static uint64_t agreed_ids[2 * OVL_AGREE_SLOTS];   /* reduced: MPI_MAX */
+static uint64_t agreed_sums[2 * OVL_AGREE_SLOTS];  /* reduced: MPI_SUM */
 static int site_failed;       /* a site could not be recorded: said once */
 
 /* PREFIX.<rank> into @p out; 0, or -1 when too long. */
@@ -49,11 +58,31 @@ static int rank_file(char *out, size_t n, const char *prefix, int rank)
     return snprintf(out, n, "%s.%d", prefix, rank) < (int)n ? 0 : -1;
 }
 
+/* The trace mpirun's ranks read: the "prio=" line of the control file
+ * clustermap's mpirun gave them (cmp_control_read) into @p buf, or NULL. */
+static const char *control_prio(char *buf, size_t size)
+{
+    char text[CMP_CONTROL_MAX];
+    if (cmp_control_read(text, sizeof text) < 0)
+        return NULL;
+    for (char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+        size_t len = strcspn(line, "\n");
+        if (len > 5 && !strncmp(line, "prio=", 5) && len - 5 < size) {
+            memcpy(buf, line + 5, len - 5);
+            buf[len - 5] = '\0';
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 void ovl_tprio_start(int world_rank)
 {
     const char *tp = getenv("CLUSTERMAP_OVERLAY_TRACE");
     const char *pp = getenv("CLUSTERMAP_OVERLAY_PRIO");
-    char path[4096], err[4400];
+    char path[4096], err[4400], ctl[4096];
+    if (!pp || !*pp)
+        pp = control_prio(ctl, sizeof ctl);
     const char *as = getenv("CLUSTERMAP_OVERLAY_ASIDE");
     say_rank = world_rank;
     aside_off = as && strcmp(as, "0") == 0;
@@ -79,6 +108,22 @@ void ovl_tprio_start(int world_rank)
         ovl_say("tnbc: cannot read the trace %s; running without "
                 "priorities\n", err);
     prio_on = rc == 0;
+}
+
+void ovl_tprio_agree(void)
+{
+    uint64_t ids[2 * OVL_AGREE_SLOTS + 1];
+    agreed_on = 0;
+    ovl_trace_agree_mine(prio_on ? &prio : NULL, ids, agreed_sums);
+    ids[2 * OVL_AGREE_SLOTS] = prio_on;   /* some rank read a trace */
+    if (PMPI_Allreduce(MPI_IN_PLACE, ids, 2 * OVL_AGREE_SLOTS + 1,
+                       MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        !ids[2 * OVL_AGREE_SLOTS])
+        return;
+    memcpy(agreed_ids, ids, sizeof agreed_ids);
+    agreed_on = PMPI_Allreduce(MPI_IN_PLACE, agreed_sums, 2 * OVL_AGREE_SLOTS,
+                               MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) ==
+                MPI_SUCCESS;
 }
 
 /* The module of @p pc: its file name (without directories) and base. */
@@ -142,7 +187,7 @@ const int *ovl_tprio_site(int coll, int n, int me, ovl_tsite_t **recp,
     char key[OVL_TRACE_KEYMAX];
     *recp = NULL;
     *aside = 0;
-    if ((!rec_path[0] && !prio_on) || !ovl_trace_coll_name(coll))
+    if ((!rec_path[0] && !prio_on && !agreed_on) || !ovl_trace_coll_name(coll))
         return NULL;
     site_key(key);
     if (rec_path[0]) {
@@ -156,15 +201,22 @@ const int *ovl_tprio_site(int coll, int n, int me, ovl_tsite_t **recp,
     /* another site, size or rank than the trace's: rank order */
     ovl_tsite_t *p = prio_on ? ovl_trace_find(&prio, key, coll, n, me) : NULL;
     prio_calls += prio_on;
-    prio_found += p != NULL;
-    if (p && !aside_off && ovl_trace_aside(p)) {
-        prio_aside++;
+    /* the ranks' agreement decides the sites it knows; its own trace the
+     * others (a slot two sites share) */
+    int verdict = agreed_on ? ovl_trace_agreed(agreed_ids, agreed_sums, key,
+                                               coll, n)
+                            : -1;
+    if (verdict < 0)
+        verdict = p && ovl_trace_aside(p);
+    if (verdict && !aside_off) {
+        prio_aside += prio_on;
         *aside = 1;
-        if (*recp)
+        if (*recp && p)
             carry(*recp, p);
         *recp = NULL;
         return NULL;
     }
+    prio_found += p != NULL;
     return p ? p->order : NULL;
 }
 
@@ -176,20 +228,20 @@ void ovl_tprio_finish(void)
     /* rank 0's one line about the trace read: when asked to speak, or
      * when some call found no site in it (another binary, other sizes);
      * each rank's own figures */
-    if (prio_on && say_rank == 0 && (cfg.verbose || prio_found < prio_calls)) {
+    if (prio_on && say_rank == 0 && (cfg.verbose || prio_found + prio_aside < prio_calls)) {
         char more[96] = "";
         if (prio_aside)
             snprintf(more, sizeof more, ", %llu stepped aside (their site hid "
                      "no more than it cost)", (unsigned long long)prio_aside);
         ovl_say("tnbc: priorities from %s: %llu of %llu calls in the "
                 "trace's order%s\n", prio_path,
-                (unsigned long long)(prio_found - prio_aside),
+                (unsigned long long)prio_found,
                 (unsigned long long)prio_calls, more);
     }
     if (rec_path[0] && ovl_trace_write(&rec, rec_path, err, sizeof err) != 0)
         ovl_say("tnbc: cannot write the trace %s\n", err);
     rec_path[0] = '\0';
-    prio_on = 0;
+    prio_on = agreed_on = 0;
     prio_calls = prio_found = prio_aside = 0;
     ovl_trace_free(&rec);
     ovl_trace_free(&prio);

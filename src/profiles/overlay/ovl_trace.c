@@ -328,6 +328,50 @@ int ovl_trace_parse(ovl_trace_t *t, const char *text, size_t len,
 
 /* ------------------------------------------- every rank's times -- */
 
+/* The site's identity for the agreement: (key, collective, size), never
+ * 0 nor ~0 (the marks of an empty and of a shared slot). */
+static uint64_t agree_id(const char *key, int coll, int n)
+{
+    uint64_t h = ovl_fnv1a(OVL_FNV_START, key, strlen(key) + 1);
+    h = ovl_fnv1a(h, &coll, sizeof coll);
+    h = ovl_fnv1a(h, &n, sizeof n);
+    return h == 0 ? 1 : h == UINT64_MAX ? UINT64_MAX - 1 : h;
+}
+
+void ovl_trace_agree_mine(const ovl_trace_t *t, uint64_t *ids,
+                          uint64_t *sums)
+{
+    memset(ids, 0, 2 * OVL_AGREE_SLOTS * sizeof *ids);
+    memset(sums, 0, 2 * OVL_AGREE_SLOTS * sizeof *sums);
+    for (int i = 0; t && i < t->nsite; i++) {
+        const ovl_tsite_t *s = t->site[i];
+        if (!s->timed)
+            continue;
+        uint64_t h = agree_id(s->key, s->coll, s->n);
+        size_t k = h % OVL_AGREE_SLOTS;
+        if (ids[k] && ids[k] != h)   /* two of this rank's sites: shared */
+            ids[k] = ids[OVL_AGREE_SLOTS + k] = UINT64_MAX;
+        else if (!ids[k]) {
+            ids[k] = h;
+            ids[OVL_AGREE_SLOTS + k] = ~h;
+        }
+        sums[k] += s->hidden_ns;
+        sums[OVL_AGREE_SLOTS + k] += s->init_ns;
+    }
+}
+
+int ovl_trace_agreed(const uint64_t *ids, const uint64_t *sums,
+                     const char *key, int coll, int n)
+{
+    uint64_t h = agree_id(key, coll, n);
+    size_t k = h % OVL_AGREE_SLOTS;
+    /* every rank that had a site in the slot had this one: the largest id
+     * is it, and so is the smallest (the largest of the complements) */
+    if (ids[k] != h || ~ids[OVL_AGREE_SLOTS + k] != h)
+        return -1;
+    return sums[k] <= sums[OVL_AGREE_SLOTS + k];
+}
+
 /* The time line of site (@p key, @p coll, @p n, @p me) with its two times
  * into @p buf (size @p size): what snprintf returns.  The one spelling of
  * the line, for the writer and for ovl_trace_retime. */

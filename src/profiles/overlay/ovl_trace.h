@@ -106,6 +106,30 @@ OVL_HIDDEN int ovl_trace_total(ovl_trace_t *tot, const ovl_trace_t *t);
 OVL_HIDDEN char *ovl_trace_retime(const char *text, size_t len,
                                   const ovl_trace_t *tot, size_t *outlen);
 
+/* The agreement of every rank at MPI_Init (ovl_tprio_agree): each rank's
+ * timed sites go into OVL_AGREE_SLOTS slots by a hash of (key, collective,
+ * size); an MPI_MAX reduction of the ids (each slot's id and its
+ * complement: the largest and the smallest) tells the slots that hold one
+ * site on every rank that has one, an MPI_SUM reduction of the times
+ * gives that site's times over all ranks.  A slot two sites share, on one
+ * rank or across ranks, decides nothing. */
+#define OVL_AGREE_SLOTS 128
+
+/* This rank's part: the ids of @p t's timed sites (NULL: none) into
+ * @p ids [2 * OVL_AGREE_SLOTS], to be reduced with MPI_MAX, and their two
+ * times into @p sums [2 * OVL_AGREE_SLOTS] (hidden, then inside the
+ * call), to be reduced with MPI_SUM. */
+OVL_HIDDEN void ovl_trace_agree_mine(const ovl_trace_t *t, uint64_t *ids,
+                                     uint64_t *sums);
+
+/* With @p ids and @p sums reduced over every rank: 1 when site (@p key,
+ * @p coll, @p n) steps aside (hidden no more than inside the call, summed
+ * over the ranks, as ovl_trace_aside), 0 when it keeps the overlay, -1
+ * when the reductions do not decide it (no rank timed it, or its slot is
+ * shared). */
+OVL_HIDDEN int ovl_trace_agreed(const uint64_t *ids, const uint64_t *sums,
+                                const char *key, int coll, int n);
+
 /* Free every site; @p t is then empty. */
 OVL_HIDDEN void ovl_trace_free(ovl_trace_t *t);
 
@@ -128,6 +152,14 @@ OVL_HIDDEN void ovl_tprio_start(int world_rank);
  * the same. */
 OVL_HIDDEN const int *ovl_tprio_site(int coll, int n, int me,
                                      ovl_tsite_t **rec, int *aside);
+
+/* At MPI_Init, after every rank turned tnbc on (ovl_start): the
+ * agreement above, collective over MPI_COMM_WORLD, so that every rank
+ * decides alike which sites step aside, whichever trace it read (its
+ * own, another rank's times, none).  One MPI_Allreduce of
+ * 2 * OVL_AGREE_SLOTS + 1 integers, and a second when some rank read a
+ * trace; without an agreement each rank decides from its own file. */
+OVL_HIDDEN void ovl_tprio_agree(void);
 
 /* At MPI_Finalize (ovl_tnbc_teardown): write this rank's trace when
  * tracing, free everything. */

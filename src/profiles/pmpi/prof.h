@@ -61,6 +61,14 @@ CMP_INLINE void cmp_settle(void)
         cmp_ovl_settle();
 }
 
+/* prof_state.c: the text of the control file clustermap's mpirun gives
+ * its ranks (CLUSTERMAP_PROFILE_CONTROL: the srun of mpirun's daemons
+ * writes it before any rank starts, src/plugin/mpirun_record.c): its
+ * first CMP_CONTROL_MAX - 1 bytes into @p buf, NUL-terminated ("" when the
+ * file cannot be read).  -1 when the variable is unset or empty, else 0. */
+#define CMP_CONTROL_MAX 8192
+CMP_HIDDEN int cmp_control_read(char *buf, size_t size);
+
 /* Non-zero once MPI_Init (any language) returned successfully. */
 extern CMP_HIDDEN int cmp_mpi_seen;
 

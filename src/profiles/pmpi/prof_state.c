@@ -28,8 +28,9 @@
  * away); only the timing runs, and cmp_finish writes a part without rows.
  *
  * CLUSTERMAP_PROFILE_CONTROL names a file that decides instead of
- * CLUSTERMAP_PROFILE_TRAFFIC: "traffic", "time", anything else (or no
- * file) not profiling at all.  clustermap's mpirun starts every rank with
+ * CLUSTERMAP_PROFILE_TRAFFIC: its first line "traffic", "time", anything
+ * else (or no file) not profiling at all; later lines are for the
+ * overlays (cmp_control_read).  clustermap's mpirun starts every rank with
  * the library and such a file; the srun of mpirun's daemons, which runs
  * before any rank starts, writes in it what it decided for the run.
  */
@@ -394,21 +395,33 @@ static int traffic_setup(void)
     return 0;
 }
 
+int cmp_control_read(char *buf, size_t size)
+{
+    const char *ctl = getenv("CLUSTERMAP_PROFILE_CONTROL");
+    size_t used = 0;
+    ssize_t n = 0;
+    buf[0] = '\0';
+    if (!ctl || !*ctl)
+        return -1;
+    int fd = open(ctl, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    while (used < size - 1 && (n = read(fd, buf + used, size - 1 - used)) > 0)
+        used += (size_t)n;
+    close(fd);
+    buf[used] = '\0';
+    return 0;
+}
+
 /* The traffic mode: 1 traffic, 0 time only, -1 not profiling. */
 static int traffic_mode(void)
 {
-    const char *ctl = getenv("CLUSTERMAP_PROFILE_CONTROL");
     const char *tr = getenv("CLUSTERMAP_PROFILE_TRAFFIC");
-    char word[16];
-    if (!ctl || !*ctl)
+    char text[CMP_CONTROL_MAX];
+    if (cmp_control_read(text, sizeof text) < 0)
         return !(tr && strcmp(tr, "0") == 0);
-    int fd = open(ctl, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, word, sizeof word - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    word[n > 0 ? n : 0] = '\0';
-    word[strcspn(word, "\n")] = '\0';
-    return !strcmp(word, "traffic") ? 1 : !strcmp(word, "time") ? 0 : -1;
+    text[strcspn(text, "\n")] = '\0';
+    return !strcmp(text, "traffic") ? 1 : !strcmp(text, "time") ? 0 : -1;
 }
 
 void cmp_start(int provided)
