@@ -28,7 +28,12 @@
  *   --reps R        timed repetitions per variant (3), after --warmup W (1)
  *   --variants LIST which of library,classic,css,general,nodes,overlay to run (all;
  *                   the others print as nan)
- *                   print as nan)
+ *   --window W      the schedules (css, general, nodes, overlay) run
+ *                   without a Waitall between steps: every receive posted
+ *                   at once, the sends in step order with at most W in
+ *                   flight (0, the default: step by step, as the overlay
+ *                   runs them).  A what-if: how close a schedule comes to
+ *                   the library when its steps may overlap
  *   --fattree C:L:BW:R  also print the fluid bounds of the exchange and of
  *                   the schedule's steps on a fat tree of C cores per node,
  *                   L nodes per leaf, links of BW bytes/s (after SMPI's
@@ -119,6 +124,7 @@ typedef struct exch {
     int recognised;
     int aside;              /* the overlay passes it to the library */
     int share;              /* one schedule for all ranks (build_shared) */
+    int window;             /* --window: sends in flight, 0 step by step */
     long errors;
 } exch_t;
 
@@ -528,9 +534,44 @@ static void run_classic(exch_t *e)
     }
 }
 
+/* --window: every receive at once, the sends in step order, at most
+ * e->window of them in flight. */
+static void run_window(exch_t *e, const cm_css_sched_t *s)
+{
+    int me = e->me, steps = cm_css_sched_nsteps(s), w = e->window, nr = 0, ns = 0;
+    MPI_Request *rr = xcalloc((size_t)steps + 1, sizeof *rr);
+    MPI_Request *sr = xcalloc((size_t)w, sizeof *sr);
+    local_copy(e);
+    for (int k = 0; k < steps; k++) {
+        int from = cm_css_sched_source(s, k, me);
+        if (from >= 0)
+            MPI_Irecv(e->rbuf + e->rdis[from], e->rcnt[from], MPI_DOUBLE, from, TAG_CSS,
+                      MPI_COMM_WORLD, &rr[nr++]);
+    }
+    for (int k = 0; k < steps; k++) {
+        int to = cm_css_sched_peer(s, k, me), slot = ns;
+        if (to < 0)
+            continue;
+        if (ns == w)
+            MPI_Waitany(w, sr, &slot, MPI_STATUS_IGNORE);
+        else
+            ns++;
+        MPI_Isend(e->sbuf + e->sdis[to], e->scnt[to], MPI_DOUBLE, to, TAG_CSS, MPI_COMM_WORLD,
+                  &sr[slot]);
+    }
+    MPI_Waitall(ns, sr, MPI_STATUSES_IGNORE);
+    MPI_Waitall(nr, rr, MPI_STATUSES_IGNORE);
+    free(rr);
+    free(sr);
+}
+
 static void run_css(exch_t *e, const cm_css_sched_t *s)
 {
     int me = e->me, steps = cm_css_sched_nsteps(s);
+    if (e->window > 0) {
+        run_window(e, s);
+        return;
+    }
     local_copy(e);
     for (int k = 0; k < steps; k++) {
         int from = cm_css_sched_source(s, k, me), to = cm_css_sched_peer(s, k, me);
@@ -683,7 +724,8 @@ static void fattree_bounds(const exch_t *e, const cm_css_sched_t *s, int cores, 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: css_bench cyclic:X:Y|block:Y|forall|irregular|uniform [--pair BYTES]\n"
-               "       [--density P] [--seed S] [--reps R] [--warmup W]   (see css_bench.c)\n");
+               "       [--density P] [--seed S] [--reps R] [--warmup W] [--window W]\n"
+               "       (see css_bench.c)\n");
 }
 
 int main(int argc, char **argv)
@@ -732,6 +774,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--fattree") && v) {
             bad = sscanf(v, "%d:%d:%lf:%lf", &ft_cores, &ft_per_leaf, &ft_bw, &ft_oversub) != 4 ||
                   ft_cores < 1 || ft_per_leaf < 1 || !(ft_bw > 0) || !(ft_oversub >= 1);
+            i++;
+        } else if (!strcmp(a, "--window") && v) {
+            e.window = atoi(v);
+            bad = e.window < 0;
             i++;
         } else if (!strcmp(a, "--build-everywhere")) {
             e.share = 0;

@@ -44,6 +44,9 @@
 #   ALLTOALLV    an SMPI alltoallv algorithm for the library variant
 #                (--cfg=smpi/alltoallv:ALG, e.g. ompi, pair, ring) [SMPI's
 #                default selector]
+#   WINDOW       the schedules run with css_bench --window W (their steps
+#                overlapping, at most W sends in flight per rank) [0: step
+#                by step, as the overlay]
 #   CSS_BUILD    where to build and keep the platforms [a temporary directory]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +62,7 @@ names() { for f in "$@"; do printf '%s\n' "${f%.spec}"; done | paste -sd' '; }
 p64=${P64:-$(cd "$sim/platforms" && names ft8-*.spec)}
 p128=${P128:-$(cd "$sim/platforms" && names ft16-*.spec)}
 alltoallv=${ALLTOALLV:-}
+window=${WINDOW:-0}
 
 # name|css_bench arguments.  Messages average 256 KiB between ranks that
 # exchange data (64 KiB for the dense exchanges, which cost the simulator
@@ -156,7 +160,7 @@ for np in 128 64; do   # the long ones first
 done
 echo "css/run.sh: $(wc -l <"$jobsfile") runs, $jobs at a time, reps $reps, warm-up $warmup$([ -n "$alltoallv" ] && echo ", smpi/alltoallv:$alltoallv")"
 
-export work out reps warmup alltoallv all_exchanges
+export work out reps warmup alltoallv window all_exchanges
 # One run: smpirun, then the RESULT line as a CSV row in rows/.
 # shellcheck disable=SC2016
 one='
@@ -172,6 +176,7 @@ if ! (cd "$work" && smpirun -np "$np" -platform "$work/plat/$p.$np/platform.xml"
         -hostfile "$work/plat/$p.$np/block.hosts" --cfg=smpi/simulate-computation:no \
         --cfg=maxmin/precision:1e-4 $cfg \
         --log=root.thres:warning ./css_bench $args --reps "$reps" --warmup "$warmup" \
+        --window "$window" \
         $(cat "$work/plat/$p.$np/fattree")) \
         </dev/null >"$log" 2>&1; then
     echo "css/run.sh: $e $np $p $m failed (see $log)" >&2
