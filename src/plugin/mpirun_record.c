@@ -8,9 +8,9 @@
  * mpirun, which outlives it, records the run, not srun.  The run's staging
  * directory (in the user's store directory, shared by the nodes) holds the
  * ranks' parts and tnbc traces, named by world rank, the control file the
- * ranks read ("traffic" or "time", then "prio=<prefix>" when they run
- * tnbc and the profile has a trace: overlay_trace.c) and "record", one
- * "key=value" per line:
+ * ranks read ("traffic", "time" or, for a run neither profiled nor timed,
+ * "off"; then "prio=<prefix>" when they run tnbc and the profile has a
+ * trace: overlay_trace.c) and "record", one "key=value" per line:
  *
  *   store=<store root>  profile=<key>  ntasks=<n>  step=<jobid>.<mpirun pid>
  *   weight=<merge weight>  max_bytes=<max_profile_size>
@@ -34,6 +34,20 @@
 
 #define RECORD_MAX 8192
 
+int cmp_mpirun_control_write(const char *stage, const char *mode, const char *prio,
+                             cm_error_t *err)
+{
+    char path[CMP_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/control", stage);
+    cm_file_atomic_t *a = cm_file_atomic_open(path, err);
+    if (!a)
+        return -1;
+    fprintf(cm_file_atomic_stream(a), "%s\n", mode);
+    if (prio && *prio)
+        fprintf(cm_file_atomic_stream(a), "prio=%s\n", prio);
+    return cm_file_atomic_commit(a, err);
+}
+
 int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
                             int traffic, const char *prio, cm_error_t *err)
 {
@@ -48,13 +62,7 @@ int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
     if (cm_file_atomic_commit(a, err) < 0)
         return -1;
     /* the ranks read the control file when they start: last */
-    snprintf(path, sizeof path, "%s/control", stage);
-    if (!(a = cm_file_atomic_open(path, err)))
-        return -1;
-    fputs(traffic ? "traffic\n" : "time\n", cm_file_atomic_stream(a));
-    if (prio && *prio)
-        fprintf(cm_file_atomic_stream(a), "prio=%s\n", prio);
-    return cm_file_atomic_commit(a, err);
+    return cmp_mpirun_control_write(stage, traffic ? "traffic" : "time", prio, err);
 }
 
 /* "key=value" lines of @p text into @p r.  0, or -1 with @p err. */

@@ -264,6 +264,12 @@ typedef struct cmp_mpirun_record {
     char run[128];                 /* as CLUSTERMAP_STEP_RUN */
 } cmp_mpirun_record_t;
 
+/** srun: the ranks' control file of the run staged in @p stage: @p mode
+ *  ("traffic", "time", "off") and, when @p prio is not "", the line
+ *  "prio=@p prio" (the tnbc trace the ranks read).  0, or -1. */
+int cmp_mpirun_control_write(const char *stage, const char *mode, const char *prio,
+                             cm_error_t *err);
+
 /** srun: write @p r and then the ranks' control file ("traffic" or
  *  "time", then "prio=@p prio" when @p prio is not "": the tnbc trace
  *  the ranks read, docs/overlays.md) into the run's staging directory

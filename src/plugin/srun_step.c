@@ -739,9 +739,16 @@ void cmp_srun_step(const cmp_config_t *c)
         if (!mpirun && cmp_overlay_prio_find(cmp_overlay_bits(c, &s.req), st, s.key,
                                              s.job_name, s.ntasks, prio, sizeof prio))
             setenv(CMP_ENV_OVERLAY_PRIO, prio, 1);
-        else if (mpirun)
-            cmp_overlay_prio_find(cmp_mpirun_overlay_bits(), st, s.key, s.job_name,
-                                  s.ntasks, s.prio, sizeof s.prio);
+        else if (mpirun && getenv(CMP_ENV_MPIRUN_STAGE) &&
+                 cmp_overlay_prio_find(cmp_mpirun_overlay_bits(), st, s.key, s.job_name,
+                                       s.ntasks, s.prio, sizeof s.prio)) {
+            /* the trace, whether or not the run is recorded: a recorded
+             * run's control file replaces this one (mark_mpirun) */
+            cm_error_t cerr;
+            if (cmp_mpirun_control_write(getenv(CMP_ENV_MPIRUN_STAGE), "off", s.prio,
+                                         &cerr) < 0)
+                cmp_debug("tnbc: mpirun's ranks run in rank order: %s", cerr.msg);
+        }
         if (s.req.mode == CMP_MODE_PROFILE)
             profile_only(c, &s, st, &err);
         else

@@ -168,6 +168,12 @@ test_expect_success 'mpirun, second run: the ranks read the trace named in their
     wait_trace kept morder
 '
 
+test_expect_success 'mpirun, a placed run neither profiled nor timed reads the trace too' '
+    mjob mplaced cluster,overlap,noprofile,verbose &&
+    same_sum plain mplaced &&
+    grep -E "^clustermap overlay: tnbc: priorities from $mdir/tnbc.0: 3 of 3 calls in the trace.s order$" out/mplaced.err
+'
+
 test_expect_success 'mpirun without overlap: no trace read, none written' '
     mjob mplain profile,nooverlay &&
     same_sum plain mplain &&

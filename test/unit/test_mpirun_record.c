@@ -73,6 +73,15 @@ static void test_control_file(void **state)
     fclose(fp);
     text[len] = '\0';
     assert_string_equal(text, "traffic\nprio=/store/u/job.2.json.tnbc/tnbc\n");
+    /* a run neither profiled nor timed: only the trace to read */
+    cm_error_t err;
+    assert_int_equal(cmp_mpirun_control_write(stage, "off", "/t/tnbc", &err), 0);
+    fp = fopen(path, "r");
+    assert_non_null(fp);
+    len = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[len] = '\0';
+    assert_string_equal(text, "off\nprio=/t/tnbc\n");
 }
 
 /* Ranks that ran tnbc left their traces beside their parts (tnbc.<rank>,
