@@ -79,9 +79,17 @@ cluster_idle() { "$CM_CLUSTER_BIN/wait-idle" 30; }
 # it has added MPI_COMM_WORLD to ob1, whose matching then reads a NULL
 # communicator (SIGSEGV at 0xe0, mca_pml_ob1_recv_frag_callback_match under
 # ompi_mpi_init); on this loaded 2-core machine it hit one 16-rank launch in
-# a few.
+# a few.  Slurm 22.05's mpi/pmix_v4 has one of its own: a slurmstepd
+# rejects another's direct connection when munge refuses the credential
+# ("Munge decode failed: Unauthorized credential for client UID=<the job
+# user>", then "Verifying authentication credential: Invalid authentication
+# credential"), and the step's ranks crash or hang in MPI_Init; seen twice
+# in CI (2026-11-25, t0519, jobs of an unprivileged user), and on
+# production clusters with pmix_v3 (esm-tools/esm_tools issue 1367).
 ompi_race() {
     grep -q "Failing at address: (nil)" "$@" 2>/dev/null ||
+        grep -q "Verifying authentication credential: Invalid authentication credential" \
+            "$@" 2>/dev/null ||
         { grep -q "mca_pml_ob1_recv_frag_callback_match" "$@" 2>/dev/null &&
           grep -q "ompi_mpi_init" "$@" 2>/dev/null; }
 }
