@@ -9,10 +9,10 @@
  * daemons, writes it into the control file clustermap's mpirun gave the
  * ranks ("prio=<prefix>", mpirun_record.c): mpirun, not slurmstepd,
  * starts those ranks, and their environment was fixed before this srun.
- * The ranks read their files there themselves, as the user: the store is on a file system every node
- * shares at the same path (docs/admin-guide.md, "Installing"; each node
- * writes its tasks' parts into it at the step's end), so nothing is
- * copied.  A node that cannot reach it only runs its ranks in rank order
+ * The ranks read their files there themselves, as the user: the store is
+ * on a file system every node shares at the same path
+ * (docs/admin-guide.md, "Installing"; each node writes its tasks' parts
+ * into it at the step's end), so nothing is copied.  A node that cannot reach it only runs its ranks in rank order
  * (rank 0 says so once, docs/overlays.md).
  *
  * slurmstepd (root, after the overlays are preloaded): the tasks get

@@ -75,8 +75,8 @@ typedef struct step {
     const char *rankfile;             /* mpirun's daemons: the rank file
                                          clustermap's mpirun named, NULL
                                          for a step of srun's own */
-    char prio[2 * CMP_PATH_MAX];      /* mpirun's daemons: the tnbc trace
-                                         its ranks read ("" none) */
+    char prio[2 * CMP_PATH_MAX];      /* the tnbc trace the ranks read
+                                         ("" none) */
 } step_t;
 
 /* The mode that applies: srun's --mapping, else the one sbatch/salloc
@@ -732,21 +732,21 @@ void cmp_srun_step(const cmp_config_t *c)
     else {
         if (s.req.verbose)
             setenv(CMP_ENV_VERBOSE, "1", 1);
-        /* srun's own step: the overlays decided as cmp_overlay_mark above;
-         * mpirun's ranks: those clustermap's mpirun gave them, the trace
-         * through their control file (mark_mpirun) */
-        char prio[sizeof s.prio];
-        if (!mpirun && cmp_overlay_prio_find(cmp_overlay_bits(c, &s.req), st, s.key,
-                                             s.job_name, s.ntasks, prio, sizeof prio))
-            setenv(CMP_ENV_OVERLAY_PRIO, prio, 1);
-        else if (mpirun && getenv(CMP_ENV_MPIRUN_STAGE) &&
-                 cmp_overlay_prio_find(cmp_mpirun_overlay_bits(), st, s.key, s.job_name,
-                                       s.ntasks, s.prio, sizeof s.prio)) {
-            /* the trace, whether or not the run is recorded: a recorded
-             * run's control file replaces this one (mark_mpirun) */
-            cm_error_t cerr;
-            if (cmp_mpirun_control_write(getenv(CMP_ENV_MPIRUN_STAGE), "off", s.prio,
-                                         &cerr) < 0)
+        /* The trace the ranks read.  srun's own step: the overlays decided
+         * as cmp_overlay_mark above, the trace in the step's environment.
+         * mpirun's ranks (staged runs only): the overlays clustermap's
+         * mpirun gave them, the trace in their control file -- whether or
+         * not the run is recorded: a recorded run's control file replaces
+         * this one (mark_mpirun). */
+        const char *stage = mpirun ? getenv(CMP_ENV_MPIRUN_STAGE) : NULL;
+        unsigned bits = mpirun ? cmp_mpirun_overlay_bits() : cmp_overlay_bits(c, &s.req);
+        cm_error_t cerr;
+        if ((!mpirun || stage) &&
+            cmp_overlay_prio_find(bits, st, s.key, s.job_name, s.ntasks, s.prio,
+                                  sizeof s.prio)) {
+            if (!mpirun)
+                setenv(CMP_ENV_OVERLAY_PRIO, s.prio, 1);
+            else if (cmp_mpirun_control_write(stage, "off", s.prio, &cerr) < 0)
                 cmp_debug("tnbc: mpirun's ranks run in rank order: %s", cerr.msg);
         }
         if (s.req.mode == CMP_MODE_PROFILE)

@@ -65,13 +65,14 @@ static const char *control_prio(char *buf, size_t size)
     char text[CMP_CONTROL_MAX];
     if (cmp_control_read(text, sizeof text) < 0)
         return NULL;
-    for (char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+    for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n");
         if (len > 5 && !strncmp(line, "prio=", 5) && len - 5 < size) {
             memcpy(buf, line + 5, len - 5);
             buf[len - 5] = '\0';
             return buf;
         }
+        line += len + (line[len] == '\n');
     }
     return NULL;
 }

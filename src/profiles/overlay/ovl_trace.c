@@ -89,9 +89,16 @@ ovl_tsite_t *ovl_trace_add(ovl_trace_t *t, const char *key, int coll, int n,
     return s;
 }
 
+/* The rule that steps a site aside, on one rank's times or on all ranks'
+ * summed: it hid no more than it spent inside the calls. */
+static int hid_no_more(uint64_t hidden_ns, uint64_t init_ns)
+{
+    return hidden_ns <= init_ns;
+}
+
 int ovl_trace_aside(const ovl_tsite_t *s)
 {
-    return s->timed && s->hidden_ns <= s->init_ns;
+    return s->timed && hid_no_more(s->hidden_ns, s->init_ns);
 }
 
 void ovl_trace_order(ovl_tsite_t *s)
@@ -369,7 +376,7 @@ int ovl_trace_agreed(const uint64_t *ids, const uint64_t *sums,
      * is it, and so is the smallest (the largest of the complements) */
     if (ids[k] != h || ~ids[OVL_AGREE_SLOTS + k] != h)
         return -1;
-    return sums[k] <= sums[OVL_AGREE_SLOTS + k];
+    return hid_no_more(sums[k], sums[OVL_AGREE_SLOTS + k]);
 }
 
 /* The time line of site (@p key, @p coll, @p n, @p me) with its two times
