@@ -29,12 +29,18 @@ TNBC="-x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_VERBOSE=1"
 KEEP="-x CLUSTERMAP_OVERLAY_ASIDE=0"
 unset CLUSTERMAP_OVERLAY_TRACE CLUSTERMAP_OVERLAY_PRIO CLUSTERMAP_OVERLAY_ASIDE
 
-# tnbc_line FILE PREFIX: FILE holds one well-formed tnbc verbose line
-# starting with PREFIX after "rank 0: ".
+# tnbc_line FILE PREFIX [WAVES]: FILE holds one well-formed tnbc verbose
+# line starting with PREFIX after "rank 0: ", ending with WAVES (", N
+# calls in waves (K ranks on the node)") when given, else without waves.
 tnbc_line() {
-    grep -Ex 'clustermap overlay: tnbc: rank 0: [0-9]+ calls? \([0-9]+ MPI_Alltoall, [0-9]+ MPI_Alltoallv, [0-9]+ MPI_Allgather, [0-9]+ MPI_Bcast\), [0-9]+ passed through( \([^)]*\))?, [0-9]+\.[0-9] MiB received, [0-9]+\.[0-9]{4} s inside the calls, [0-9]+ page faults?, [0-9]+\.[0-9]{4} s hidden \(seed'\''s model: [0-9]+\.[0-9]{4} s\)' "$1" >line &&
+    grep -Ex 'clustermap overlay: tnbc: rank 0: [0-9]+ calls? \([0-9]+ MPI_Alltoall, [0-9]+ MPI_Alltoallv, [0-9]+ MPI_Allgather, [0-9]+ MPI_Bcast\), [0-9]+ passed through( \([^)]*\))?, [0-9]+\.[0-9] MiB received, [0-9]+\.[0-9]{4} s inside the calls, [0-9]+ page faults?, [0-9]+\.[0-9]{4} s hidden \(seed'\''s model: [0-9]+\.[0-9]{4} s\)(, [0-9]+ calls? in waves \([0-9]+ ranks? on the node\))?' "$1" >line &&
     test $(wc -l <line) = 1 &&
-    grep -F "clustermap overlay: tnbc: rank 0: $2" line ||
+    grep -F "clustermap overlay: tnbc: rank 0: $2" line &&
+    if test -n "$3"; then
+        grep -F "s)$3" line
+    else
+        ! grep -F " in waves " line
+    fi ||
     { echo "unexpected: $(cat "$1")"; return 1; }
 }
 
@@ -300,6 +306,56 @@ test_expect_success 'trace: a prefix that cannot be written: said, the same chec
     overlay 4 nowrite -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_TRACE=no/such/dir/tr ./tnbc_order &&
     same_sum out.order.4 ovl.nowrite.4 &&
     test $(grep -c "^clustermap overlay: tnbc: cannot write the trace no/such/dir/tr\.[0-3]: No such file or directory\$" said.nowrite.4) = 4
+'
+
+# The per-node rule (CLUSTERMAP_OVERLAY_WAVES=1, ovl_waves.c): on each node
+# the ranks send one after the other, passing a token.  On this machine
+# every rank shares one node, so the chain is all of them.
+WAVES="$TNBC -x CLUSTERMAP_OVERLAY_WAVES=1"
+for np in 4 8; do
+    test_expect_success "waves, $np ranks: the mini-applications (C and Fortran) give the same checksums, every Alltoall(v) in waves" "
+        for app in transpose isort redist; do
+            overlay $np w.\$app $WAVES ./mini_\$app &&
+            same_sum out.mini_\$app.$np ovl.w.\$app.$np &&
+            overlay $np w.\${app}_f $WAVES ./mini_\${app}_f &&
+            same_sum out.mini_\$app.$np ovl.w.\${app}_f.$np || return 1
+        done &&
+        tnbc_line said.w.transpose.$np \"\$expect_transpose\" \", 3 calls in waves ($np ranks on the node)\" &&
+        tnbc_line said.w.isort_f.$np \"\$expect_isort\" \", 8 calls in waves ($np ranks on the node)\" &&
+        tnbc_line said.w.redist.$np \"\$expect_redist\" \", 4 calls in waves ($np ranks on the node)\"
+    "
+done
+
+test_expect_success 'waves, 5 ranks: tnbc_edges (a communicator freed with a call pending on it, Allgather and Bcast beside) and tnbc_fallback (ranks blocking in the chain)' '
+    plain 5 edges ./tnbc_edges &&
+    overlay 5 w.edges $WAVES ./tnbc_edges &&
+    ! grep ERROR ovl.w.edges.5 &&
+    grep -x "tnbc_edges: ok" ovl.w.edges.5 &&
+    tnbc_line said.w.edges.5 "10 calls (7 MPI_Alltoall, 0 MPI_Alltoallv, 1 MPI_Allgather, 2 MPI_Bcast), 0 passed through, " ", 7 calls in waves (5 ranks on the node)" &&
+    overlay 5 w.fallback $WAVES ./tnbc_fallback &&
+    ! grep ERROR ovl.w.fallback.5 &&
+    grep -x "tnbc_fallback: ok" ovl.w.fallback.5
+'
+
+test_expect_success 'waves with priorities, and with one rank stepped aside in the chain: the same checksum' '
+    overlay 4 w.prorder $WAVES $KEEP -x CLUSTERMAP_OVERLAY_PRIO=ord4 ./tnbc_order &&
+    same_sum out.order.4 ovl.w.prorder.4 &&
+    tnbc_line said.w.prorder.4 "3 calls (3 MPI_Alltoall, " ", 3 calls in waves (4 ranks on the node)" &&
+    overlay 4 w.mixed $WAVES -x CLUSTERMAP_OVERLAY_PRIO=aside4 ./rank2aside.sh &&
+    same_sum out.order.4 ovl.w.mixed.4 &&
+    tnbc_line said.w.mixed.4 "3 calls (3 MPI_Alltoall, 0 MPI_Alltoallv, 0 MPI_Allgather, 0 MPI_Bcast), 0 passed through, " ", 3 calls in waves (4 ranks on the node)"
+'
+
+test_expect_success 'waves asked for by some ranks only: none runs them, one line says so' '
+    printf "#!/bin/sh\n[ \"\$OMPI_COMM_WORLD_RANK\" = 1 ] && export CLUSTERMAP_OVERLAY_WAVES=1\nexec ./mini_isort\n" >rank1waves.sh &&
+    chmod +x rank1waves.sh &&
+    overlay 4 w.some $TNBC ./rank1waves.sh &&
+    same_sum out.mini_isort.4 ovl.w.some.4 &&
+    grep -Fx "clustermap overlay: tnbc: CLUSTERMAP_OVERLAY_WAVES not set alike on every rank (or not set up); running without waves" said.w.some.4 &&
+    tnbc_line said.w.some.4 "$expect_isort" &&
+    overlay 4 w.zero $TNBC -x CLUSTERMAP_OVERLAY_WAVES=0 ./mini_isort &&
+    tnbc_line said.w.zero.4 "$expect_isort" &&
+    test $(wc -l <said.w.zero.4) = 1
 '
 
 test_done

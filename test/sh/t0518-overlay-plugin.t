@@ -75,6 +75,21 @@ test_expect_success '--mapping=cluster,overlap,verbose: the same output, the tnb
     same_sum base tnbc && said tnbc "$TNBC_LINE"
 '
 
+# The per-node rule (docs/overlays.md, "Waves"): each virtual node has its
+# own processes, so a chain holds the ranks of one node (Slurm puts 3 and
+# 1, or 2 and 2, of the 4 on the two), never all 4.  srun passes the
+# job's environment on; mpirun needs -x.
+test_expect_success 'overlap on 2 nodes, 4 ranks, CLUSTERMAP_OVERLAY_WAVES=1: the same output, in waves of the ranks of a node' '
+    case $MPI_RUN in mpirun*) x="-x CLUSTERMAP_OVERLAY_WAVES" ;; *) x= ;; esac &&
+    printf "#!/bin/sh\nexport OMPI_MCA_mpi_yield_when_idle=1 CLUSTERMAP_OVERLAY_WAVES=1\n%s %s ./mini_redist\n" "$MPI_RUN" "$x" >redistw.sh &&
+    chmod 755 redistw.sh &&
+    sbw -t 3 -J redist -N2 -n4 --mapping=cluster,overlap,verbose -o out/tnbcw.out \
+        -e out/tnbcw.err redistw.sh >/dev/null || { diag out/tnbcw.out out/tnbcw.err; return 1; } &&
+    same_sum base tnbcw && said tnbcw "$TNBC_LINE" &&
+    { grep "did not grant" said.tnbcw ||
+      grep -E "s\), 4 calls in waves \([123] ranks? on the node\)\$" said.tnbcw || diag said.tnbcw; }
+'
+
 test_expect_success 'plugstack overlay=css applies without the modifier; nooverlay drops it' '
     plugstack overlay=css &&
     test_when_finished "plugstack" &&

@@ -206,6 +206,20 @@ static void test_tnbc_line(void **state)
                               "passed through, 0.0 MiB received, 0.0000 s "
                               "inside the calls, 0 page faults, 0.0000 s "
                               "hidden (seed's model: 0.0000 s)\n");
+    st.waves = 1;   /* the per-node rule: its part, singular */
+    st.wave_len = 1;
+    ovl_tnbc_line(line, sizeof line, 3, &st);
+    assert_string_equal(line, "tnbc: rank 3: 1 call (0 MPI_Alltoall, 0 "
+                              "MPI_Alltoallv, 0 MPI_Allgather, 1 MPI_Bcast), 0 "
+                              "passed through, 0.0 MiB received, 0.0000 s "
+                              "inside the calls, 0 page faults, 0.0000 s "
+                              "hidden (seed's model: 0.0000 s), 1 call in "
+                              "waves (1 rank on the node)\n");
+    st.waves = 20;
+    st.wave_len = 8;
+    ovl_tnbc_line(line, sizeof line, 3, &st);
+    assert_non_null(strstr(line, "0.0000 s), 20 calls in waves (8 ranks on "
+                                 "the node)\n"));
 }
 
 int main(void)

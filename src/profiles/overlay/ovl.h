@@ -21,7 +21,8 @@
  *                before their data arrived (seed 001), pages protected
  *                until complete; ovl_ivl.c the protected ranges;
  *                ovl_tprio.c its trace and priorities (call sites, the
- *                files), ovl_trace.c their table and file format
+ *                files), ovl_trace.c their table and file format,
+ *                ovl_waves.c the per-node rule's chains
  *  ovl_config.c, ovl_report.c   the text (ovl_text.h)
  */
 #ifndef CM_OVL_H
@@ -109,6 +110,25 @@ OVL_HIDDEN int ovl_tnbc_setup(void);
  * attribute (at MPI_Finalize). */
 OVL_HIDDEN void ovl_tnbc_teardown(void);
 OVL_HIDDEN void ovl_tnbc_stats(ovl_tnbc_stats_t *out);
+
+/* ovl_waves.c (the seed's per-node rule, CLUSTERMAP_OVERLAY_WAVES): set
+ * at MPI_Init when every rank asked for it and runs tnbc; never changed
+ * after, until MPI_Finalize. */
+extern OVL_HIDDEN int ovl_waves_on;
+/* Non-zero when CLUSTERMAP_OVERLAY_WAVES asks for waves (set, not "0"). */
+OVL_HIDDEN int ovl_waves_want(void);
+/* The attribute the chains are kept in (at MPI_Init); -1 when it cannot
+ * be made.  ovl_waves_teardown frees it (at MPI_Finalize). */
+OVL_HIDDEN int ovl_waves_setup(void);
+OVL_HIDDEN void ovl_waves_teardown(void);
+/* Collective on @p d, tnbc's private duplicate, at its making: when waves
+ * are on, work out this rank's chain (the ranks of @p d on its node, in
+ * rank order) and keep it on @p d if every rank could; 0, or -1 when it
+ * could not be kept on this rank (the duplicate is then unusable). */
+OVL_HIDDEN int ovl_waves_mark(MPI_Comm d);
+/* This rank's previous and next rank in its node's chain of @p d (-1:
+ * none) and the chain's length: 0, or -1 when @p d runs without waves. */
+OVL_HIDDEN int ovl_waves_chain(MPI_Comm d, int *prev, int *next, int *len);
 
 /* ovl_css.c: create the communicator attribute the schedules are cached in
  * (at MPI_Init); -1 when it cannot be (every call then falls back, decided

@@ -100,15 +100,21 @@ int ovl_tnbc_line(char *buf, size_t n, int rank, const ovl_tnbc_stats_t *st)
     }
     uint64_t passed = reasons_text(reasons, sizeof reasons, st->pass, twhy,
                                    OVL_TP_NPASS);
+    char waves[80] = "";
+    if (st->waves)
+        snprintf(waves, sizeof waves, ", %llu call%s in waves (%llu rank%s on "
+                 "the node)", (unsigned long long)st->waves, plural(st->waves),
+                 (unsigned long long)st->wave_len, plural(st->wave_len));
     return snprintf(buf, n,
                     "tnbc: rank %d: %llu call%s (%s), %llu passed through%s, "
                     "%.1f MiB received, %.4f s inside the calls, %llu page "
-                    "fault%s, %.4f s hidden (seed's model: %.4f s)\n",
+                    "fault%s, %.4f s hidden (seed's model: %.4f s)%s\n",
                     rank, (unsigned long long)calls, plural(calls), ops,
                     (unsigned long long)passed, reasons,
                     (double)st->bytes / (1024.0 * 1024.0), (double)st->ns * 1e-9,
                     (unsigned long long)st->faults, plural(st->faults),
-                    (double)st->hidden_ns * 1e-9, (double)st->model_ns * 1e-9);
+                    (double)st->hidden_ns * 1e-9, (double)st->model_ns * 1e-9,
+                    waves);
 }
 
 double ovl_tnbc_model(double t_comm, double t_init, double t_curc,

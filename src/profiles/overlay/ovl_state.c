@@ -63,19 +63,27 @@ void ovl_start(int granted)
         /* the library's answer is the same everywhere, but a rank that
          * could not set up must not leave the others sending to it: every
          * rank runs tnbc, or none does */
-        int ok = granted == MPI_THREAD_MULTIPLE, all = 0, mult = ok;
+        int ok = granted == MPI_THREAD_MULTIPLE, mult = ok;
+        int want = ovl_waves_want();
         ok = ok && ovl_tnbc_setup() == 0;
-        if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
+        /* and the waves, asked for by every rank or by none: MIN of
+         * (tnbc set up, waves asked for and set up, waves not asked for) */
+        int v[3] = { ok, want && ovl_waves_setup() == 0, !want }, all[3];
+        if (PMPI_Allreduce(v, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
             MPI_SUCCESS)
-            all = 0;
-        if (!all && world_rank == 0)
+            all[0] = all[1] = 0, all[2] = 1;
+        if (!all[0] && world_rank == 0)
             ovl_say("tnbc: %s; running without it\n",
                     mult ? "could not be set up on every rank"
                          : "the MPI library did not grant "
                            "MPI_THREAD_MULTIPLE");
-        ovl_tnbc_on = all;
+        if (all[0] && !all[1] && !all[2] && world_rank == 0)
+            ovl_say("tnbc: CLUSTERMAP_OVERLAY_WAVES not set alike on every "
+                    "rank (or not set up); running without waves\n");
+        ovl_tnbc_on = all[0];
+        ovl_waves_on = all[0] && all[1];
         tnbc_asked = 1;
-        if (all)   /* every rank here: which sites step aside, alike */
+        if (all[0])   /* every rank here: which sites step aside, alike */
             ovl_tprio_agree();
     }
 }
@@ -87,6 +95,8 @@ void ovl_finish(void)
         int was = ovl_tnbc_on;
         ovl_tnbc_teardown();   /* completes what is pending, in any case */
         ovl_tnbc_on = 0;
+        ovl_waves_on = 0;
+        ovl_waves_teardown();
         if (was && verbose && world_rank == 0) {
             ovl_tnbc_stats_t st;
             char line[640];

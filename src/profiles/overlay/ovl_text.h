@@ -104,6 +104,10 @@ typedef struct ovl_tnbc_stats {
     uint64_t model_ns;             /* the seed's model of it, T_overlap
                                     * (ovl_tnbc_model), summed over the
                                     * same calls */
+    uint64_t waves;                /* Alltoall(v) calls run in waves
+                                    * (ovl_waves.c) */
+    uint64_t wave_len;             /* the ranks of the node's chain, at
+                                    * the last of them */
 } ovl_tnbc_stats_t;
 
 /* The tnbc verbose line of rank @p rank into @p buf (size @p n), without
@@ -112,6 +116,8 @@ typedef struct ovl_tnbc_stats {
  *   MPI_Allgather, 0 MPI_Bcast), 2 passed through (2 small), 3.1 MiB
  *   received, 0.0123 s inside the calls, 12 page faults, 0.0042 s hidden
  *   (seed's model: 0.0051 s)
+ * and, when calls ran in waves, before the newline:
+ *   , 20 calls in waves (4 ranks on the node)
  * Returns what snprintf returns. */
 OVL_HIDDEN int ovl_tnbc_line(char *buf, size_t n, int rank,
                              const ovl_tnbc_stats_t *st);

@@ -41,6 +41,12 @@
  * blocking instead (blocking(): the same sub-messages, so its peers match
  * them whatever they decide).
  *
+ * Waves (seed 001, section 5; ovl_waves.c), when every rank asked for
+ * them: an Alltoall(v) rank that is not the first of its node's chain
+ * holds its sends (their copy made) until the previous rank passes it a
+ * token, and passes its own on once they are complete; the progress
+ * thread, or a completion point, posts them (completed()).
+ *
  * The seed's model of the time hidden (formula 3): each call left pending
  * notes its start, return and completion times, and the handler its first
  * touches (note_touch, always); the completion point turns them into the
@@ -64,7 +70,24 @@
 OVL_HIDDEN int ovl_tnbc_on;
 CMP_HIDDEN int cmp_ovl_pending;
 
-#define TAG 15   /* on the private duplicate only */
+#define TAG 15    /* on the private duplicate only */
+#define WTAG 16   /* the waves' tokens (ovl_waves.c), there too */
+
+/* What a request slot completes, besides a received block (>= 0). */
+enum { RQ_SEND = -1, RQ_TOKIN = -2, RQ_TOKOUT = -3 };
+
+/* One send held for the waves: posted when the token comes. */
+typedef struct held {
+    const char *buf;
+    int count, peer, slot;
+} held_t;
+
+/* A call's place in its node's chain (ovl_waves.c), or none. */
+typedef struct wave {
+    int on;           /* the call runs in waves */
+    int prev, next;   /* ranks of the private duplicate, -1: none */
+    int len;          /* the chain's length */
+} wave_t;
 
 /* One sub-message received: where its bytes go, where they land. */
 typedef struct blk {
@@ -86,7 +109,7 @@ typedef struct op {
     blk_t *blk;            /* sorted by user address, disjoint */
     int nreq;
     MPI_Request *req;
-    int *req_blk;          /* block completed by request k, -1 for a send */
+    int *req_blk;          /* block completed by request k, else RQ_* */
     int *idx;              /* Testsome's indices */
     int left;              /* requests not yet complete (under lock) */
     char *stage, *scopy;   /* staging, send copy (freed at settle) */
@@ -108,6 +131,15 @@ typedef struct op {
     ovl_tsite_t *tsite;    /* tracing: the call site it is folded into at
                             * its completion (ovl_trace.h), else NULL */
     int ntouch;            /* atomic: blocks touched so far (tracing) */
+    /* Waves (ovl_waves.c), under lock: the sends held until the previous
+     * rank's token comes (post_held), ours passed on to the next rank
+     * once every send is complete (slot wtok). */
+    MPI_Comm wcomm;        /* the private duplicate */
+    MPI_Datatype wtype;    /* a duplicate of the send type, while held */
+    int nheld;
+    held_t *held;
+    int wsends;            /* sends not yet complete, while wtok >= 0 */
+    int wtok, wnext;       /* the token's slot and the next rank, or -1 */
 } op_t;
 
 static op_t *cur;                 /* the pending call (application thread) */
@@ -278,6 +310,59 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 
 /* ---------------------------------------------- progress thread -- */
 
+static char token;   /* the waves' tokens carry nothing */
+
+/* Under lock: post the token to the next rank of the chain. */
+static void post_token(op_t *o)
+{
+    if (PMPI_Isend(&token, 0, MPI_BYTE, o->wnext, WTAG, o->wcomm,
+                   &o->req[o->wtok]) != MPI_SUCCESS) {
+        o->req[o->wtok] = MPI_REQUEST_NULL;
+        o->left--;   /* the library failed: nothing more to wait for */
+    }
+}
+
+static void send_done(op_t *o)
+{
+    if (o->wtok >= 0 && --o->wsends == 0)
+        post_token(o);
+}
+
+/* Under lock: the previous rank's token came; post the sends held. */
+static void post_held(op_t *o)
+{
+    for (int h = 0; h < o->nheld; h++) {
+        held_t *x = &o->held[h];
+        if (PMPI_Isend(x->buf, x->count, o->wtype, x->peer, TAG, o->wcomm,
+                       &o->req[x->slot]) != MPI_SUCCESS) {
+            o->req[x->slot] = MPI_REQUEST_NULL;
+            o->left--;
+            send_done(o);
+        }
+    }
+    o->nheld = 0;
+}
+
+/* Under lock: requests o->idx[0 .. @p outn) of @p o completed. */
+static void completed(op_t *o, int outn)
+{
+    for (int k = 0; k < outn; k++) {
+        int b = o->req_blk[o->idx[k]];
+        if (b >= 0)
+            ASTORE(&o->blk[b].done, 1);
+        else if (b == RQ_TOKIN)
+            post_held(o);
+        else if (b == RQ_SEND)
+            send_done(o);
+    }
+    o->left -= outn;
+    if (!o->left) {
+        o->t_done = cmp_now();
+        if (live == o)
+            live = NULL;
+    }
+}
+
 static void *progress(void *arg)
 {
     (void)arg;
@@ -295,16 +380,7 @@ static void *progress(void *arg)
                               MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
                 outn == MPI_UNDEFINED)
                 outn = 0;
-            for (int k = 0; k < outn; k++) {
-                int b = o->req_blk[o->idx[k]];
-                if (b >= 0)
-                    ASTORE(&o->blk[b].done, 1);
-            }
-            o->left -= outn;
-            if (!o->left) {
-                o->t_done = cmp_now();
-                live = NULL;
-            }
+            completed(o, outn);
             got = 1;
         }
         pthread_mutex_unlock(&lock);
@@ -339,18 +415,28 @@ static void op_free(op_t *o)
     free(o->stage);
     free(o->scopy);
     free(o->pstate);
+    free(o->held);
+    if (o->wtype != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&o->wtype);
     free(o);
 }
 
-/* Complete every request of @p o here (application thread): Waitall on
- * what the progress thread has not seen complete, under its lock. */
+/* Complete every request of @p o here (application thread): wait for
+ * what the progress thread has not seen complete, under its lock, the
+ * waves' held sends and token included (each completion may post them). */
 static void wait_all(op_t *o)
 {
     pthread_mutex_lock(&lock);
-    if (o->left) {
-        PMPI_Waitall(o->nreq, o->req, MPI_STATUSES_IGNORE);
-        o->left = 0;
-        o->t_done = cmp_now();
+    while (o->left) {
+        int outn = 0;
+        if (PMPI_Waitsome(o->nreq, o->req, &outn, o->idx,
+                          MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+            outn == MPI_UNDEFINED) {
+            o->left = 0;   /* nothing active: the library failed */
+            o->t_done = cmp_now();
+            break;
+        }
+        completed(o, outn);
     }
     for (int k = 0; k < o->nblk; k++)
         ASTORE(&o->blk[k].done, 1);
@@ -473,6 +559,10 @@ static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
     (void)kv;
     (void)extra;
     MPI_Comm dup = val_comm(val);
+    /* a call pending on it may still have sends to post there (waves):
+     * complete it first (MPI_Comm_free is no wrapper's completion point) */
+    if (cur && cur->wcomm == dup)
+        cmp_ovl_settle();
     if (dup != MPI_COMM_NULL)
         PMPI_Comm_free(&dup);
     return MPI_SUCCESS;
@@ -495,6 +585,10 @@ static MPI_Comm dup_of(MPI_Comm comm)
         return MPI_COMM_NULL;
     if (PMPI_Comm_set_attr(comm, keyval, comm_val(d)) != MPI_SUCCESS) {
         PMPI_Comm_free(&d);
+        return MPI_COMM_NULL;
+    }
+    if (ovl_waves_mark(d) != 0) {   /* collective on d: every rank here */
+        PMPI_Comm_delete_attr(comm, keyval);   /* frees d (on_delete) */
         return MPI_COMM_NULL;
     }
     return d;
@@ -554,6 +648,8 @@ static op_t *op_new(int nblk, int nreq)
     o->req_blk = malloc((size_t)(nreq ? nreq : 1) * sizeof *o->req_blk);
     o->idx = malloc((size_t)(nreq > nblk ? nreq : nblk ? nblk : 1) *
                     sizeof *o->idx);
+    o->wtype = MPI_DATATYPE_NULL;
+    o->wtok = o->wnext = -1;
     if (!o->blk || !o->req || !o->req_blk || !o->idx) {
         op_free(o);
         return NULL;
@@ -728,11 +824,19 @@ static int peer_at(const int *ord, int i, int me)
  * never wait for each other in a cycle: the pair (x, y) with the smallest
  * x, then y, of the unfinished ones is the next pair of both). */
 static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
-                    const side_t *rs, MPI_Comm d, int n, int me)
+                    const side_t *rs, MPI_Comm d, int n, int me,
+                    const wave_t *w)
 {
     MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
 #define SB(j) ((const char *)sbuf + dsp_of(ss, j) * sext)
 #define RB(j) ((char *)rbuf + dsp_of(rs, j) * rext)
+    /* waves: our token passed on at once, the previous rank's taken
+     * before returning, so that the chain never waits on this rank */
+    MPI_Request tok[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    if (w && w->on && w->prev >= 0)
+        PMPI_Irecv(&token, 0, MPI_BYTE, w->prev, WTAG, d, &tok[0]);
+    if (w && w->on && w->next >= 0)
+        PMPI_Isend(&token, 0, MPI_BYTE, w->next, WTAG, d, &tok[1]);
     int rc = PMPI_Sendrecv(SB(me), cnt_of(ss, me), ss->type, 0, TAG, RB(me),
                            cnt_of(rs, me), rs->type, 0, TAG, MPI_COMM_SELF,
                            MPI_STATUS_IGNORE);
@@ -759,6 +863,7 @@ static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
     }
 #undef SB
 #undef RB
+    PMPI_Waitall(2, tok, MPI_STATUSES_IGNORE);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
@@ -769,19 +874,37 @@ static int blocking_why(int ok, int aside)
     return aside ? OVL_TP_ASIDE : ok ? OVL_TP_FALLBACK : OVL_TP_DATATYPE;
 }
 
+/* Under waves, hold the sends of @p o (the send copy is made, they are
+ * posted when the token comes): 1, or 0 when they cannot be held (memory,
+ * a duplicate of @p type) and go at once, the token passed on as ever. */
+static int hold(op_t *o, int n, MPI_Datatype type)
+{
+    o->held = malloc((size_t)(n - 1) * sizeof *o->held);
+    if (!o->held || PMPI_Type_dup(type, &o->wtype) != MPI_SUCCESS) {
+        free(o->held);
+        o->held = NULL;
+        o->wtype = MPI_DATATYPE_NULL;
+        return 0;
+    }
+    return 1;
+}
+
 /* Alltoall and Alltoallv, after begin_call: every other rank's block
  * received into staging, ours sent from a copy, in the traced priority
- * order when there is one (ovl_tprio_site). */
+ * order when there is one (ovl_tprio_site), and in waves when the
+ * private duplicate @p d has a chain (ovl_waves.c). */
 static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
                const side_t *rs, MPI_Comm d, int n, int me, uint64_t t0)
 {
+    wave_t w = { 0, -1, -1, 1 };
+    w.on = ovl_waves_chain(d, &w.prev, &w.next, &w.len) == 0;
     size_t ssz = 0, rsz = 0;
     int ok = contiguous(ss->type, &ssz) & contiguous(rs->type, &rsz);
     MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
     ovl_tsite_t *ts = NULL;
     int aside = 0;   /* its trace: the overlay costs more than it hides */
     const int *ord = ok ? ovl_tprio_site(what, n, me, &ts, &aside) : NULL;
-    op_t *o = ok && !aside ? op_new(n, 2 * (n - 1)) : NULL;
+    op_t *o = ok && !aside ? op_new(n, 2 * (n - 1) + 2) : NULL;
     int rc = MPI_SUCCESS;
     size_t stot = 0, rtot = 0;
     for (int j = 0; j < n; j++)
@@ -796,14 +919,29 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
     if (!o || !o->scopy || !o->stage) {
         if (o)
             op_free(o);
-        rc = blocking(sbuf, ss, rbuf, rs, d, n, me);
+        rc = blocking(sbuf, ss, rbuf, rs, d, n, me, &w);
         leave(NULL, t0, blocking_why(ok, aside));
         return rc;
     }
     o->tsite = ts;
-    /* the receives, the send copy and the sends, then the own block */
+    /* waves: the previous rank's token awaited, the sends held for it */
+    o->wcomm = d;
     size_t soff = 0, roff = 0;
-    int k = 0, b = 0;
+    int k = 0, b = 0, held = 0;
+    if (w.on) {
+        st.waves++;
+        st.wave_len = (uint64_t)w.len;
+        if (w.prev >= 0) {
+            held = hold(o, n, ss->type);
+            o->req_blk[k] = RQ_TOKIN;
+            rc = PMPI_Irecv(&token, 0, MPI_BYTE, w.prev, WTAG, d, &o->req[k++]);
+        }
+        if (w.next >= 0) {
+            o->wnext = w.next;
+            o->wsends = n - 1;
+        }
+    }
+    /* the receives, the send copy and the sends, then the own block */
     for (int i = 0; i < n - 1 && rc == MPI_SUCCESS; i++) {
         int j = peer_at(ord, i, me);
         size_t rl = len_of(rs, j, rsz);
@@ -824,11 +962,22 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
         int j = peer_at(ord, i, me);
         size_t sl = len_of(ss, j, ssz);
         memcpy(o->scopy + soff, (const char *)sbuf + dsp_of(ss, j) * sext, sl);
-        o->req_blk[k] = -1;
-        rc = PMPI_Isend(o->scopy + soff, cnt_of(ss, j), ss->type, j, TAG, d,
-                        &o->req[k]);
+        o->req_blk[k] = RQ_SEND;
+        if (held) {
+            o->held[o->nheld++] = (held_t){ o->scopy + soff, cnt_of(ss, j), j,
+                                            k };
+            o->req[k] = MPI_REQUEST_NULL;
+        } else {
+            rc = PMPI_Isend(o->scopy + soff, cnt_of(ss, j), ss->type, j, TAG,
+                            d, &o->req[k]);
+        }
         soff += sl;
         k++;
+    }
+    if (o->wnext >= 0) {   /* posted once every send is complete */
+        o->wtok = k;
+        o->req_blk[k] = RQ_TOKOUT;
+        o->req[k++] = MPI_REQUEST_NULL;
     }
     {
         size_t ml = len_of(ss, me, ssz), rl = len_of(rs, me, rsz);
@@ -845,7 +994,11 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
     o->nblk = b;
     o->nreq = k;
     if (rc != MPI_SUCCESS) {
+        /* the library failed: what was posted completed, and the token
+         * passed on all the same */
         PMPI_Waitall(k, o->req, MPI_STATUSES_IGNORE);
+        if (o->wnext >= 0)
+            PMPI_Send(&token, 0, MPI_BYTE, o->wnext, WTAG, d);
         op_free(o);
         leave(NULL, t0, OVL_TP_FALLBACK);
         return rc;
@@ -926,7 +1079,7 @@ int ovl_tnbc_allgather(const void *sbuf, int scount, MPI_Datatype stype,
         side_t rs = { rtype, rcount, rcount, NULL, NULL };
         if (o)
             op_free(o);
-        int rc = blocking(sbuf, &ss, rbuf, &rs, d, n, me);
+        int rc = blocking(sbuf, &ss, rbuf, &rs, d, n, me, NULL);
         leave(NULL, t0, blocking_why(ok, aside));
         return rc;
     }
