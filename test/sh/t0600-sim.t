@@ -103,5 +103,35 @@ test_expect_success 'judge: a --work path with blanks is refused' '
     grep "smpirun cannot use a path with blanks" err
 '
 
+# SimGrid's packet-level ns-3 model on the same switches (bench/sim/README.md,
+# "A packet-level network"): one route of one link per host and per leaf,
+# and css/run.sh runs an exchange on it with its data checked.
+test_expect_success 'mkplatform: platform-ns3.xml, hosts and routers joined by one-link routes' '
+    "$SIM/mkplatform" "$SIM/platforms/ft8-25g-4to1.spec" ns3plat >/dev/null &&
+    x=ns3plat/platform-ns3.xml &&
+    test $(grep -c "<host " $x) = 8 && test $(grep -c "<router id=\"leaf" $x) = 4 &&
+    test $(grep -c "<route " $x) = 12 &&
+    test $(grep "<route " $x | grep -vc "^    <route src=\"[^\"]*\" dst=\"[^\"]*\"><link_ctn id=\"[^\"]*\"/></route>\$") = 0 &&
+    grep -F "<route src=\"n3\" dst=\"leaf1\"><link_ctn id=\"n3-nic\"/></route>" $x &&
+    grep -F "<route src=\"leaf3\" dst=\"spine0\"><link_ctn id=\"leaf3-up\"/></route>" $x
+'
+
+test_expect_success 'css/run.sh NETWORK=ns3: the exchange under ns-3, data checked, its own times' '
+    for net in ns3 fluid; do
+        NETWORK=$net PAIR=16K P64=ft8-25g-4to1 P128=" " MODELS=default EXCHANGES=cyclic4-cyclic6 \
+            JOBS=1 CSS_BUILD="$W/css" "$SIM/css/run.sh" "$W/$net" >$net.out 2>&1 ||
+        { cat $net.out; return 1; }
+        grep "network $net, messages 16K" $net.out &&
+        test $(wc -l <"$W/$net/css.csv") = 2 || return 1
+    done &&
+    grep -q "res_ns3" "$W/ns3/logs/cyclic4-cyclic6.64.ft8-25g-4to1.default.log" &&
+    ! grep -q "res_ns3" "$W/fluid/logs/cyclic4-cyclic6.64.ft8-25g-4to1.default.log" &&
+    a=$(sed -n 2p "$W/ns3/css.csv" | cut -d, -f5) && b=$(sed -n 2p "$W/fluid/css.csv" | cut -d, -f5) &&
+    echo "library: ns-3 $a s, fluid $b s" &&
+    awk -v a="$a" -v b="$b" "BEGIN { exit !(a > 0 && b > 0 && a != b) }" &&
+    test_expect_code 1 env NETWORK=ethernet "$SIM/css/run.sh" "$W/bad" 2>err &&
+    grep "NETWORK: expected fluid or ns3, got .ethernet." err
+'
+
 rm -rf "$W"
 test_done
