@@ -1,7 +1,8 @@
 #!/bin/sh
 test_description='the SimGrid judge (bench/sim): a smoke case end to end, the
 hostfile seen from inside the simulated program, a replay against an online
-run, the ping-pong, and refusals of bad input'
+run, the ping-pong, refusals of bad input, a jittered trace, and the ns-3
+platform'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
@@ -101,6 +102,27 @@ test_expect_success 'judge: a --work path with blanks is refused' '
     test_expect_code 1 "$SIM/judge" --app "$SIM/apps/halo2d.c" --np 8 --platform $P \
         --work "$PWD/a b" 2>err &&
     grep "smpirun cannot use a path with blanks" err
+'
+
+# jitter: the smoke case's trace with its computations varied per rank and
+# step (bench/README.md, the natural halos' floors), everything else as it
+# was, the same copy from the same seed; the copy replays.
+test_expect_success 'jitter: computations within the fraction, the rest unchanged, deterministic, replayed' '
+    "$SIM/jitter" "$W/trace" "$W/j0" 0 1 && diff -r "$W/trace" "$W/j0" &&
+    "$SIM/jitter" "$W/trace" "$W/j1" 0.5 7 && "$SIM/jitter" "$W/trace" "$W/j2" 0.5 7 &&
+    diff -r "$W/j1" "$W/j2" &&
+    for f in $(cat "$W/trace/app.ti"); do
+        grep -v " compute " "$W/trace/$f" >a && grep -v " compute " "$W/j1/$f" >b && test_cmp a b &&
+        paste -d" " "$W/trace/$f" "$W/j1/$f" | awk "\$2 == \"compute\" { n++; r = \$NF / \$3
+                if (r < 0.5 || r > 1.5) bad = 1; if (r != 1) moved++ }
+            END { exit bad || !n || !moved }" || return 1
+    done &&
+    "$SIM/replay.sh" "$W/j1" app.ti 32 "$W/plat/$P/block.hosts" "$W/plat/$P/platform.xml" default jr.out &&
+    awk "{ exit !(\$1 > 0) }" jr.out &&
+    test_expect_code 1 "$SIM/jitter" "$W/trace" "$W/j1" 0.5 7 2>err && grep "j1 exists" err &&
+    test_expect_code 1 "$SIM/jitter" "$W/trace" "$W/j3" 2 7 2>err &&
+    grep "FRACTION: expected a number from 0 to 1, got .2." err &&
+    ! test -e "$W/j3"
 '
 
 # SimGrid's packet-level ns-3 model on the same switches (bench/sim/README.md,

@@ -14,7 +14,7 @@
  * its sends at once; every other rank copies its send buffer in the call,
  * as always, but posts its sends only once the previous rank of its chain
  * has seen all of its own complete and passed it a token (a 0-byte message
- * on the private duplicate, tag OVL_WAVES_TAG), and passes its own token on
+ * on the private duplicate, ovl_tnbc.c's WTAG), and passes its own token on
  * when its sends are complete.  Receives are all posted in the call, so a
  * held send waits only for sends that every rank's receives let finish;
  * a rank that runs the call blocking (stepped aside, a datatype, memory)
