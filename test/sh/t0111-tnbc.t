@@ -15,7 +15,10 @@ the order the program reads in (tnbc_order), and runs with those traces as
 priorities (or with a missing, mismatching or corrupt one) give the same
 checksums; a site whose trace says it hid no more than it cost steps
 aside (blocking, on one rank or on all), and says so; the ranks decide
-alike, on the times of all of them summed.'
+alike, on the times of all of them summed; with CLUSTERMAP_OVERLAY_WAVES=1
+the ranks of the node send one after another (the same checksums, ranks
+blocking inside the chain, a communicator freed with a call pending), and
+only when every rank asked for it.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"

@@ -70,8 +70,10 @@ void ovl_start(int granted)
          * (tnbc set up, waves asked for and set up, waves not asked for) */
         int v[3] = { ok, want && ovl_waves_setup() == 0, !want }, all[3];
         if (PMPI_Allreduce(v, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
-            MPI_SUCCESS)
-            all[0] = all[1] = 0, all[2] = 1;
+            MPI_SUCCESS) {
+            all[0] = all[1] = 0;
+            all[2] = 1;
+        }
         if (!all[0] && world_rank == 0)
             ovl_say("tnbc: %s; running without it\n",
                     mult ? "could not be set up on every rank"
