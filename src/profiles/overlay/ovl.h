@@ -121,14 +121,21 @@ OVL_HIDDEN int ovl_waves_want(void);
  * be made.  ovl_waves_teardown frees it (at MPI_Finalize). */
 OVL_HIDDEN int ovl_waves_setup(void);
 OVL_HIDDEN void ovl_waves_teardown(void);
+/* A rank's place in its node's chain of a private duplicate of n ranks:
+ * the previous and the next rank of the chain (-1: none), the chain's
+ * length, and 2n requests a rank of the chain that runs the call blocking
+ * posts its exchange with (calls on one communicator never overlap). */
+typedef struct ovl_chain {
+    int prev, next, len;
+    MPI_Request req[];
+} ovl_chain_t;
 /* Collective on @p d, tnbc's private duplicate, at its making: when waves
  * are on, work out this rank's chain (the ranks of @p d on its node, in
- * rank order) and keep it on @p d if every rank could; 0, or -1 when it
- * could not be kept on this rank (the duplicate is then unusable). */
-OVL_HIDDEN int ovl_waves_mark(MPI_Comm d);
-/* This rank's previous and next rank in its node's chain of @p d (-1:
- * none) and the chain's length: 0, or -1 when @p d runs without waves. */
-OVL_HIDDEN int ovl_waves_chain(MPI_Comm d, int *prev, int *next, int *len);
+ * rank order) and keep it on @p d if every rank could, else on no rank;
+ * nothing after the ranks agree can fail on one rank alone. */
+OVL_HIDDEN void ovl_waves_mark(MPI_Comm d);
+/* This rank's chain of @p d, or NULL when @p d runs without waves. */
+OVL_HIDDEN ovl_chain_t *ovl_waves_chain(MPI_Comm d);
 
 /* ovl_css.c: create the communicator attribute the schedules are cached in
  * (at MPI_Init); -1 when it cannot be (every call then falls back, decided

@@ -82,13 +82,6 @@ typedef struct held {
     int count, peer, slot;
 } held_t;
 
-/* A call's place in its node's chain (ovl_waves.c), or none. */
-typedef struct wave {
-    int on;           /* the call runs in waves */
-    int prev, next;   /* ranks of the private duplicate, -1: none */
-    int len;          /* the chain's length */
-} wave_t;
-
 /* One sub-message received: where its bytes go, where they land. */
 typedef struct blk {
     char *user;     /* in the program's receive buffer */
@@ -363,6 +356,20 @@ static void completed(op_t *o, int outn)
     }
 }
 
+/* Whether a Testsome or Waitsome that returned @p rc completed @p outn
+ * requests to be counted: on success, and when the error is in one of
+ * their statuses (the others completed all the same: in waves, dropping
+ * them would leave held sends and tokens unposted, and the chain waiting
+ * for them). */
+static int some_done(int rc, int outn)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) != MPI_SUCCESS)
+        return 0;
+    return (cls == MPI_SUCCESS || cls == MPI_ERR_IN_STATUS) && outn >= 0 &&
+           outn != MPI_UNDEFINED;
+}
+
 static void *progress(void *arg)
 {
     (void)arg;
@@ -376,9 +383,8 @@ static void *progress(void *arg)
         op_t *o = live;
         if (o && o->left) {
             int outn = 0;
-            if (PMPI_Testsome(o->nreq, o->req, &outn, o->idx,
-                              MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
-                outn == MPI_UNDEFINED)
+            if (!some_done(PMPI_Testsome(o->nreq, o->req, &outn, o->idx,
+                                         MPI_STATUSES_IGNORE), outn))
                 outn = 0;
             completed(o, outn);
             got = 1;
@@ -429,9 +435,8 @@ static void wait_all(op_t *o)
     pthread_mutex_lock(&lock);
     while (o->left) {
         int outn = 0;
-        if (PMPI_Waitsome(o->nreq, o->req, &outn, o->idx,
-                          MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
-            outn == MPI_UNDEFINED) {
+        if (!some_done(PMPI_Waitsome(o->nreq, o->req, &outn, o->idx,
+                                     MPI_STATUSES_IGNORE), outn)) {
             o->left = 0;   /* nothing active: the library failed */
             o->t_done = cmp_now();
             break;
@@ -587,10 +592,7 @@ static MPI_Comm dup_of(MPI_Comm comm)
         PMPI_Comm_free(&d);
         return MPI_COMM_NULL;
     }
-    if (ovl_waves_mark(d) != 0) {   /* collective on d: every rank here */
-        PMPI_Comm_delete_attr(comm, keyval);   /* frees d (on_delete) */
-        return MPI_COMM_NULL;
-    }
+    ovl_waves_mark(d);   /* collective on d: every rank here */
     return d;
 }
 
@@ -819,13 +821,16 @@ static int peer_at(const int *ord, int i, int me)
  * program's buffers with its datatypes: for a rank that cannot run the
  * call non-blocking (its datatype, its memory) while the others do, so
  * that their sub-messages still match.  It allocates nothing it cannot do
- * without: when even the 2n requests cannot be had, it exchanges with one
- * peer at a time (PMPI_Sendrecv in increasing rank order; two such ranks
- * never wait for each other in a cycle: the pair (x, y) with the smallest
- * x, then y, of the unfinished ones is the next pair of both). */
+ * without: in waves (@p w, this rank's chain) it posts its exchange with
+ * the chain's own requests; otherwise, when even the 2n requests cannot
+ * be had, it exchanges with one peer at a time (PMPI_Sendrecv in
+ * increasing rank order; two such ranks never wait for each other in a
+ * cycle: the pair (x, y) with the smallest x, then y, of the unfinished
+ * ones is the next pair of both -- which holds only when no send is held
+ * back, hence never in waves, ovl_waves.c). */
 static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
                     const side_t *rs, MPI_Comm d, int n, int me,
-                    const wave_t *w)
+                    ovl_chain_t *w)
 {
     MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
 #define SB(j) ((const char *)sbuf + dsp_of(ss, j) * sext)
@@ -833,14 +838,18 @@ static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
     /* waves: our token passed on at once, the previous rank's taken
      * before returning, so that the chain never waits on this rank */
     MPI_Request tok[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    if (w && w->on && w->prev >= 0)
-        PMPI_Irecv(&token, 0, MPI_BYTE, w->prev, WTAG, d, &tok[0]);
-    if (w && w->on && w->next >= 0)
-        PMPI_Isend(&token, 0, MPI_BYTE, w->next, WTAG, d, &tok[1]);
+    if (w && w->prev >= 0 &&
+        PMPI_Irecv(&token, 0, MPI_BYTE, w->prev, WTAG, d, &tok[0]) !=
+            MPI_SUCCESS)
+        tok[0] = MPI_REQUEST_NULL;
+    if (w && w->next >= 0 &&
+        PMPI_Isend(&token, 0, MPI_BYTE, w->next, WTAG, d, &tok[1]) !=
+            MPI_SUCCESS)
+        tok[1] = MPI_REQUEST_NULL;
     int rc = PMPI_Sendrecv(SB(me), cnt_of(ss, me), ss->type, 0, TAG, RB(me),
                            cnt_of(rs, me), rs->type, 0, TAG, MPI_COMM_SELF,
                            MPI_STATUS_IGNORE);
-    MPI_Request *r = malloc((size_t)(2 * n) * sizeof *r);
+    MPI_Request *r = w ? w->req : malloc((size_t)(2 * n) * sizeof *r);
     int rc2 = MPI_SUCCESS, k = 0;
     if (r) {
         for (int j = 0; j < n; j++)
@@ -850,7 +859,8 @@ static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
             if (j != me)
                 PMPI_Isend(SB(j), cnt_of(ss, j), ss->type, j, TAG, d, &r[k++]);
         rc2 = PMPI_Waitall(k, r, MPI_STATUSES_IGNORE);
-        free(r);
+        if (!w)
+            free(r);
     } else {
         for (int j = 0; j < n; j++)
             if (j != me) {
@@ -896,8 +906,7 @@ static int hold(op_t *o, int n, MPI_Datatype type)
 static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
                const side_t *rs, MPI_Comm d, int n, int me, uint64_t t0)
 {
-    wave_t w = { 0, -1, -1, 1 };
-    w.on = ovl_waves_chain(d, &w.prev, &w.next, &w.len) == 0;
+    ovl_chain_t *w = ovl_waves_chain(d);
     size_t ssz = 0, rsz = 0;
     int ok = contiguous(ss->type, &ssz) & contiguous(rs->type, &rsz);
     MPI_Aint sext = extent_of(ss->type), rext = extent_of(rs->type);
@@ -919,7 +928,7 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
     if (!o || !o->scopy || !o->stage) {
         if (o)
             op_free(o);
-        rc = blocking(sbuf, ss, rbuf, rs, d, n, me, &w);
+        rc = blocking(sbuf, ss, rbuf, rs, d, n, me, w);
         leave(NULL, t0, blocking_why(ok, aside));
         return rc;
     }
@@ -928,16 +937,19 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
     o->wcomm = d;
     size_t soff = 0, roff = 0;
     int k = 0, b = 0, held = 0;
-    if (w.on) {
+    if (w) {
         st.waves++;
-        st.wave_len = (uint64_t)w.len;
-        if (w.prev >= 0) {
+        st.wave_len = (uint64_t)w->len;
+        if (w->prev >= 0) {
             held = hold(o, n, ss->type);
             o->req_blk[k] = RQ_TOKIN;
-            rc = PMPI_Irecv(&token, 0, MPI_BYTE, w.prev, WTAG, d, &o->req[k++]);
+            rc = PMPI_Irecv(&token, 0, MPI_BYTE, w->prev, WTAG, d, &o->req[k]);
+            if (rc != MPI_SUCCESS)
+                o->req[k] = MPI_REQUEST_NULL;
+            k++;
         }
-        if (w.next >= 0) {
-            o->wnext = w.next;
+        if (w->next >= 0) {
+            o->wnext = w->next;
             o->wsends = n - 1;
         }
     }

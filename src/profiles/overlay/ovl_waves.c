@@ -24,10 +24,15 @@
  *
  * The chain is worked out once per communicator, when tnbc makes its
  * private duplicate (collective, every rank in the same call), and kept
- * in an attribute of the duplicate whose value is the chain itself, so
- * that no call allocates anything.
+ * in an attribute of the duplicate together with the requests a blocking
+ * rank of the chain posts its exchange with, so that no call allocates
+ * anything: a rank short of memory in a call could otherwise only
+ * exchange with one peer at a time, and that waits in a cycle with the
+ * sends its chain holds (a blocking rank waiting on a held sender whose
+ * predecessor waits on another blocking rank).  Everything that can fail
+ * on one rank is done before the ranks agree, so that after it no rank
+ * can drop out alone.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,13 +42,15 @@ OVL_HIDDEN int ovl_waves_on;
 
 static int keyval = MPI_KEYVAL_INVALID;
 
-/* The attribute's value: bit 63 set, then the node's size, the previous
- * and the next rank of the chain (+1, so that 0 is "none"), 21 bits each;
- * a communicator of more ranks than that runs without waves. */
-#define FIELD 21
-#define FMAX ((1u << FIELD) - 1u)
-_Static_assert(sizeof(void *) >= sizeof(uint64_t),
-               "the chain fits in an attribute value");
+/* The attribute's delete callback: the chain goes with the duplicate. */
+static int chain_delete(MPI_Comm d, int kv, void *val, void *extra)
+{
+    (void)d;
+    (void)kv;
+    (void)extra;
+    free(val);
+    return MPI_SUCCESS;
+}
 
 int ovl_waves_want(void)
 {
@@ -55,9 +62,8 @@ int ovl_waves_setup(void)
 {
     if (keyval != MPI_KEYVAL_INVALID)
         return 0;
-    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
-                                   MPI_COMM_NULL_DELETE_FN, &keyval,
-                                   NULL) == MPI_SUCCESS ? 0 : -1;
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, chain_delete,
+                                   &keyval, NULL) == MPI_SUCCESS ? 0 : -1;
 }
 
 void ovl_waves_teardown(void)
@@ -105,35 +111,35 @@ static int chain_of(MPI_Comm d, int *prev, int *next, int *len)
     return 0;
 }
 
-int ovl_waves_mark(MPI_Comm d)
+void ovl_waves_mark(MPI_Comm d)
 {
     if (!ovl_waves_on || keyval == MPI_KEYVAL_INVALID)
-        return 0;
-    int prev, next, len, n = 0;
+        return;
+    int n = 0;
     PMPI_Comm_size(d, &n);
-    int ok = chain_of(d, &prev, &next, &len) == 0 && (unsigned)n < FMAX;
+    ovl_chain_t *c = n > 0 ? malloc(sizeof *c + (size_t)(2 * n) *
+                                                 sizeof(MPI_Request))
+                           : NULL;
+    int ok = c && chain_of(d, &c->prev, &c->next, &c->len) == 0;
+    if (ok)
+        ok = PMPI_Comm_set_attr(d, keyval, c) == MPI_SUCCESS;
+    if (!ok) {
+        free(c);
+        c = NULL;
+    }
     int all = 0;
-    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, d) != MPI_SUCCESS ||
-        !all)
-        return 0;   /* every rank without waves on @p d: no attribute */
-    uint64_t v = 1ull << 63 | (uint64_t)len << (2 * FIELD) |
-                 (uint64_t)(prev + 1) << FIELD | (uint64_t)(next + 1);
-    void *val;
-    memcpy(&val, &v, sizeof v);
-    return PMPI_Comm_set_attr(d, keyval, val) == MPI_SUCCESS ? 0 : -1;
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, d) != MPI_SUCCESS)
+        all = 0;
+    if (!all && c)   /* some rank could not: every rank without waves */
+        PMPI_Comm_delete_attr(d, keyval);   /* frees c (chain_delete) */
 }
 
-int ovl_waves_chain(MPI_Comm d, int *prev, int *next, int *len)
+ovl_chain_t *ovl_waves_chain(MPI_Comm d)
 {
     void *val = NULL;
     int flag = 0;
     if (keyval == MPI_KEYVAL_INVALID ||
         PMPI_Comm_get_attr(d, keyval, &val, &flag) != MPI_SUCCESS || !flag)
-        return -1;
-    uint64_t v;
-    memcpy(&v, &val, sizeof v);
-    *len = (int)(v >> (2 * FIELD) & FMAX);
-    *prev = (int)(v >> FIELD & FMAX) - 1;
-    *next = (int)(v & FMAX) - 1;
-    return 0;
+        return NULL;
+    return val;
 }
