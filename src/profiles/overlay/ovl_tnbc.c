@@ -305,14 +305,29 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 
 static char token;   /* the waves' tokens carry nothing */
 
+/* The waves' token from @p prev, or to @p next, on @p d into @p r; a post
+ * that fails leaves @p r null, so that nobody waits on it. */
+static int token_recv(int prev, MPI_Comm d, MPI_Request *r)
+{
+    int rc = PMPI_Irecv(&token, 0, MPI_BYTE, prev, WTAG, d, r);
+    if (rc != MPI_SUCCESS)
+        *r = MPI_REQUEST_NULL;
+    return rc;
+}
+
+static int token_send(int next, MPI_Comm d, MPI_Request *r)
+{
+    int rc = PMPI_Isend(&token, 0, MPI_BYTE, next, WTAG, d, r);
+    if (rc != MPI_SUCCESS)
+        *r = MPI_REQUEST_NULL;
+    return rc;
+}
+
 /* Under lock: post the token to the next rank of the chain. */
 static void post_token(op_t *o)
 {
-    if (PMPI_Isend(&token, 0, MPI_BYTE, o->wnext, WTAG, o->wcomm,
-                   &o->req[o->wtok]) != MPI_SUCCESS) {
-        o->req[o->wtok] = MPI_REQUEST_NULL;
+    if (token_send(o->wnext, o->wcomm, &o->req[o->wtok]) != MPI_SUCCESS)
         o->left--;   /* the library failed: nothing more to wait for */
-    }
 }
 
 static void send_done(op_t *o)
@@ -838,14 +853,10 @@ static int blocking(const void *sbuf, const side_t *ss, void *rbuf,
     /* waves: our token passed on at once, the previous rank's taken
      * before returning, so that the chain never waits on this rank */
     MPI_Request tok[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    if (w && w->prev >= 0 &&
-        PMPI_Irecv(&token, 0, MPI_BYTE, w->prev, WTAG, d, &tok[0]) !=
-            MPI_SUCCESS)
-        tok[0] = MPI_REQUEST_NULL;
-    if (w && w->next >= 0 &&
-        PMPI_Isend(&token, 0, MPI_BYTE, w->next, WTAG, d, &tok[1]) !=
-            MPI_SUCCESS)
-        tok[1] = MPI_REQUEST_NULL;
+    if (w && w->prev >= 0)
+        token_recv(w->prev, d, &tok[0]);
+    if (w && w->next >= 0)
+        token_send(w->next, d, &tok[1]);
     int rc = PMPI_Sendrecv(SB(me), cnt_of(ss, me), ss->type, 0, TAG, RB(me),
                            cnt_of(rs, me), rs->type, 0, TAG, MPI_COMM_SELF,
                            MPI_STATUS_IGNORE);
@@ -943,10 +954,7 @@ static int a2a(int what, const void *sbuf, const side_t *ss, void *rbuf,
         if (w->prev >= 0) {
             held = hold(o, n, ss->type);
             o->req_blk[k] = RQ_TOKIN;
-            rc = PMPI_Irecv(&token, 0, MPI_BYTE, w->prev, WTAG, d, &o->req[k]);
-            if (rc != MPI_SUCCESS)
-                o->req[k] = MPI_REQUEST_NULL;
-            k++;
+            rc = token_recv(w->prev, d, &o->req[k++]);
         }
         if (w->next >= 0) {
             o->wnext = w->next;
