@@ -122,6 +122,15 @@ test_expect_success 'sbatch-wait returns the exit code of the job' '
     test_cmp expect ok.out
 '
 
+sbatch_mpi_2s() { (CM_JOB_TIMEOUT=2 && export CM_JOB_TIMEOUT && sbatch_mpi "$@"); }
+test_expect_success 'a job that outlives CM_JOB_TIMEOUT is cancelled (124) and sbatch_mpi submits it once more' '
+    test_expect_code 124 sbatch_mpi_2s -o "$PWD/hang.out" \
+        --wrap "echo started; sleep 30" >hang.sub 2>hang.err &&
+    test "$(grep -c "^Submitted batch job [0-9]*$" hang.sub)" = 2 &&
+    test "$(grep -c "^sbatch-wait: job [0-9]* still [A-Z]* (reason [^ ]*) after 2 s; cancelling$" hang.err)" = 2 &&
+    idle
+'
+
 test_expect_success MPICC 'compile the MPI test program' '
     mpicc -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 \
         -o hello_hosts "$REPO/test/mpi/hello_hosts.c"

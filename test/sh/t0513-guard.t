@@ -28,13 +28,24 @@ unset CM_CLUSTER_SLURM_EXTRA
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
 
 # run_job NAME MODE K: the K-th run of job NAME, its output in out/NAME.K.*
-# (sbatch's "Submitted batch job N" in out/NAME.K.sub)
+# (sbatch's "Submitted batch job N" in out/NAME.K.sub); a failed job shows
+# its files and the cluster's log lines about it (job_diag)
 run_job() {
     sbw -J "$1" -N4 -n16 --exclusive --mapping=cluster,verbose \
         -o "out/$1.$3.out" -e "out/$1.$3.err" "$2.sh" >"out/$1.$3.sub" &&
-    cat "out/$1.$3.sub"
+    cat "out/$1.$3.sub" ||
+    job_diag "$1.$3"
 }
-jobid_of() { sed -n "s/^Submitted batch job \([0-9]*\).*/\1/p" "out/$1.sub"; }
+jobid_of() { sed -n "s/^Submitted batch job \([0-9]*\).*/\1/p" "out/$1.sub" | tail -n 1; }
+# job_diag NAME.K: show the run's files, the log lines of its job and the
+# profile's history in prove's output, and fail
+job_diag() {
+    j=$(jobid_of "$1")
+    grep -h -e "\[$j\." -e "JobId=$j " -e "job $j[ .]" \
+        "$STATE"/log/slurmctld.log "$STATE"/log/slurmd-*.log >"out/$1.log" 2>/dev/null
+    "$CM" profile --store "$STORE" show "${1%.*}" --ntasks 16 >"out/$1.show" 2>&1
+    diag "out/$1.sub" "out/$1.err" "out/$1.out" "out/$1.log" "out/$1.show"
+}
 # placed FILE: the run was placed from the profile (a plan was printed)
 placed() { grep -q "^clustermap: placed 16 tasks of job" "$1"; }
 # slurm_layout FILE: ranks ran where Slurm's block layout puts them
@@ -102,7 +113,7 @@ test_expect_success 'the placed runs were slower: run 5 is Slurm.s default, with
     { grep -E "^clustermap: job .slow. ran slower when placed: placed runs took [0-9.]+ s, Slurm.s default [0-9.]+ s \(spread [0-9.]+ s, 2 and 2 runs\); using Slurm.s default placement$" out/slow.5.err &&
       ! placed out/slow.5.err &&
       slurm_layout out/slow.5.out ||
-      { "$CM" profile --store "$STORE" show slow --ntasks 16 >show5; diag out/slow.5.err show5; }; }
+      job_diag slow.5; }
 '
 
 test_expect_success 'after 2 runs under Slurm.s default, run 6 probes the placement' '
@@ -117,8 +128,9 @@ test_expect_success 'after 2 runs under Slurm.s default, run 6 probes the placem
 
 test_expect_success 'the probe was slow too: run 7 is Slurm.s default again' '
     run_job slow same 7 &&
-    ! placed out/slow.7.err &&
-    grep "ran slower when placed" out/slow.7.err
+    { ! placed out/slow.7.err &&
+      grep "ran slower when placed" out/slow.7.err ||
+      job_diag slow.7; }
 '
 
 test_expect_success 'profile reset forgets the evidence: run 8 is placed' '
