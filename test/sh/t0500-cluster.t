@@ -122,12 +122,15 @@ test_expect_success 'sbatch-wait returns the exit code of the job' '
     test_cmp expect ok.out
 '
 
-sbatch_mpi_2s() { (CM_JOB_TIMEOUT=2 && export CM_JOB_TIMEOUT && sbatch_mpi "$@"); }
+# (what sbatch_mpi shows in prove's output goes to hang.diag here)
+sbatch_mpi_2s() { (CM_JOB_TIMEOUT=2 && export CM_JOB_TIMEOUT && sbatch_mpi "$@") 7>hang.diag; }
 test_expect_success 'a job that outlives CM_JOB_TIMEOUT is cancelled (124) and sbatch_mpi submits it once more' '
     test_expect_code 124 sbatch_mpi_2s -o "$PWD/hang.out" \
         --wrap "echo started; sleep 30" >hang.sub 2>hang.err &&
     test "$(grep -c "^Submitted batch job [0-9]*$" hang.sub)" = 2 &&
     test "$(grep -c "^sbatch-wait: job [0-9]* still [A-Z]* (reason [^ ]*) after 2 s; cancelling$" hang.err)" = 2 &&
+    grep "^# sbatch-wait: job [0-9]* still" hang.diag &&
+    test "$(grep -c "^# submitting it again$" hang.diag)" = 1 &&
     idle
 '
 

@@ -118,8 +118,8 @@ run_mpi() {
 # in prove's output.  In a CI run of 2026-11-28, t0513 took 244 s against
 # its usual 130 s and one of its jobs failed with nothing in its files:
 # one job cancelled after 120 s, most likely Open MPI's connection set-up
-# starved of CPU (test/cluster/run, mpi_yield_when_idle).  A hang that
-# comes back is still a failure.
+# starved of CPU (t0513 has its ranks yield now).  A hang that comes back
+# is still a failure.
 race_retry() {
     log= prev=
     for a in "$@"; do
