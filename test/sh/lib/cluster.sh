@@ -20,7 +20,7 @@
 # Bring the cluster up in the first test, with the plugstack the file needs:
 #   test_expect_success 'cluster up' '"$CM_CLUSTER_BIN/up.sh"'
 
-. "$SHARNESS_TEST_DIRECTORY/lib/diag.sh"
+. "$SHARNESS_TEST_DIRECTORY/../sh/lib/diag.sh"   # also from test/pkg
 CM_CLUSTER_BIN=$(cd "$SHARNESS_TEST_DIRECTORY/../cluster" && pwd)
 if [ -z "${CM_CLUSTER_NAME:-}" ]; then
     CM_CLUSTER_NAME=$(basename "$0" | sed -n 's/^\(t[0-9][0-9]*\).*/\1/p' | cut -c1-8)
