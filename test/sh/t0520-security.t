@@ -148,7 +148,7 @@ test_expect_success 'row 4: store root a symlink, user-owned or group-writable: 
     mkdir -p real owned gw && chmod 711 real owned && chmod 775 gw &&
     chown cmtu2 owned && ln -sfn "$R/real" link && cd - >/dev/null &&
     test_when_finished "plugstack" &&
-    for sr in link owned gw; do   # (sbw_as sets $st)
+    for sr in link owned gw; do
         plugstack store="$R/$sr" &&
         timed r4$sr sbw_user cmtu1 -t 3 -J sroot -N2 -n4 --mapping=cluster \
             -o out/r4$sr.out -e out/r4$sr.err job.sh &&

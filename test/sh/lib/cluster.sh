@@ -121,27 +121,28 @@ run_mpi() {
 # starved of CPU (t0513 has its ranks yield now).  A hang that comes back
 # is still a failure.
 race_retry() {
-    log= prev=
-    for a in "$@"; do
-        case $prev in -e) log=$a ;; -o) [ -n "$log" ] || log=$a ;; esac
-        prev=$a
+    # _rr_ names: SUBMIT may be a shell function with loop counters of its own
+    _rr_log= _rr_prev=
+    for _rr_a in "$@"; do
+        case $_rr_prev in -e) _rr_log=$_rr_a ;; -o) [ -n "$_rr_log" ] || _rr_log=$_rr_a ;; esac
+        _rr_prev=$_rr_a
     done
-    n=0 hung=0 werr=$(mktemp)
+    _rr_n=0 _rr_hung=0 _rr_err=$(mktemp)
     while :; do
-        "$@" 2>"$werr"
-        rc=$?
-        cat "$werr" >&2
-        if [ "$rc" -eq 124 ] && [ "$hung" -eq 0 ]; then
-            hung=1
-            { sed 's/^/# /' "$werr"; echo "# submitting it again"; } >&7
+        "$@" 2>"$_rr_err"
+        _rr_rc=$?
+        cat "$_rr_err" >&2
+        if [ "$_rr_rc" -eq 124 ] && [ "$_rr_hung" -eq 0 ]; then
+            _rr_hung=1
+            { sed 's/^/# /' "$_rr_err"; echo "# submitting it again"; } >&7
             continue
         fi
-        [ -n "$log" ] && ompi_race "$log" && [ "$n" -lt 2 ] || break
-        n=$((n + 1))
+        [ -n "$_rr_log" ] && ompi_race "$_rr_log" && [ "$_rr_n" -lt 2 ] || break
+        _rr_n=$((_rr_n + 1))
         say "# Open MPI start-up race (see test/sh/lib/cluster.sh); submitting again"
     done
-    rm -f "$werr"
-    return $rc
+    rm -f "$_rr_err"
+    return $_rr_rc
 }
 
 # sbatch_mpi [SBATCH-OPTION...] SCRIPT: sbatch-wait under race_retry.

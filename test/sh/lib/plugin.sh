@@ -111,22 +111,25 @@ as() {
     setpriv --reuid="$u" --regid=users --clear-groups "$@"
 }
 
-# sbw_as USER [OPTION...] SCRIPT: submit as USER (group users), wait as root.
+# sbw_as USER [OPTION...] SCRIPT: submit as USER (group users), wait as
+# root; after 60 s, cancel the job and return 124 (as sbatch-wait does).
+# (_sw_ names: race_retry runs it and keeps counters of its own.)
 sbw_as() {
-    u=$1; shift
-    id=$(run setpriv --reuid="$u" --regid=users --clear-groups sbatch --parsable "$@") ||
+    _sw_u=$1; shift
+    _sw_id=$(run setpriv --reuid="$_sw_u" --regid=users --clear-groups sbatch --parsable "$@") ||
         return 1
-    id=${id%%;*}
-    n=0
-    while [ "$n" -lt 600 ]; do
-        st=$(run scontrol -o show job "$id" | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p')
-        case $st in
+    _sw_id=${_sw_id%%;*}
+    _sw_i=0
+    while [ "$_sw_i" -lt 600 ]; do
+        _sw_st=$(run scontrol -o show job "$_sw_id" | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p')
+        case $_sw_st in
             COMPLETED) return 0 ;;
             FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) return 1 ;;
         esac
-        sleep 0.1; n=$((n + 1))
+        sleep 0.1; _sw_i=$((_sw_i + 1))
     done
-    run scancel "$id"; return 1
+    echo "sbw_as: job $_sw_id still ${_sw_st:-unknown} after 60 s; cancelling" >&2
+    run scancel "$_sw_id"; return 124
 }
 
 # The measured guard (guard=yes, the default) decides from run times,
