@@ -61,40 +61,59 @@ SLURM_CFLAGS  := -I/usr/include/slurm
 CAIRO_CFLAGS  := $(shell $(PKG) --cflags cairo 2>/dev/null)
 CAIRO_LIBS    := $(shell $(PKG) --libs cairo 2>/dev/null || echo -lcairo)
 
-CFLAGS_ALL := $(BASEFLAGS) -Isrc/core -Isrc/profiles $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
+# One folder per component (docs/design.md, "Components"); each is a
+# static library with its headers in its folder.
+INCS       := -Isrc/core -Isrc/util -Isrc/trace -Isrc/profiles -Isrc/store -Isrc/launch
+CFLAGS_ALL := $(BASEFLAGS) $(INCS) $(HWLOC_CFLAGS) $(JSONC_CFLAGS) \
               $(SCOTCH_CFLAGS) $(LAPACK_CFLAGS) $(CFLAGS)
 LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) -lm
 LIBS_PROF  := $(JSONC_LIBS) -lz
 
 CORE_SRC    := $(sort $(wildcard src/core/*.c))
+# the tnbc traces' format: written by the overlay, kept by the store
+TRACE_SRC   := $(sort $(wildcard src/trace/*.c))
+# profiles, their run history and the guard
 PROFILE_SRC := $(sort $(wildcard src/profiles/*.c))
-PMPI_SRC    := $(sort $(wildcard src/profiles/pmpi/*.c))
+# the per-user profile store
+STORE_SRC   := $(sort $(wildcard src/store/*.c))
+# the Slurm-free launch model the plugin and clustermap's mpirun share
+LAUNCH_SRC  := $(sort $(wildcard src/launch/*.c))
+# the PMPI profiler (libclustermap-prof.so, with the overlays in it)
+PMPI_SRC    := $(sort $(wildcard src/profiler/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
-# clustermap's mpirun (src/shim/), put first in the PATH of placed batch
-# jobs by the plugin; it shares the plugin's mpirun and allocation code.
-SHIM_SRC    := $(sort $(wildcard src/shim/*.c))
-SHIM_LINK   := $(addprefix src/plugin/,mpirun_args.c mpirun_record.c private_dir.c \
-                 rankfile.c alloc.c srun_args.c step_run.c)
+# clustermap's mpirun (src/mpirun/), put first in the PATH of placed batch
+# jobs by the plugin
+SHIM_SRC    := $(sort $(wildcard src/mpirun/*.c))
 # The plugin is two shared objects: the placement module (the engine and
-# its heavy libraries) and the thin clustermap.so, everything else.
-PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c switches.c topo_cache.c)
-PLUGIN_SRC  := $(filter-out $(PLACE_SRC),$(sort $(wildcard src/plugin/*.c)))
+# its heavy libraries) and the thin clustermap.so, everything else.  The
+# switch records and their cache use no Slurm symbol (libcm-topo.a, also
+# linked by their unit test).
+TOPO_SRC    := $(addprefix src/plugin/,switches.c topo_cache.c)
+PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c)
+PLUGIN_SRC  := $(filter-out $(PLACE_SRC) $(TOPO_SRC),$(sort $(wildcard src/plugin/*.c)))
 TEST_SRC    := $(sort $(wildcard test/unit/test_*.c))
 TESTLIB_SRC := $(sort $(wildcard test/unit/lib/*.c))
-# The communication overlays (issue 15, docs/overlays.md), folded into
-# the profiler library: the contention-free schedules (css_*, plain C, also
-# linked by their unit test) and the overlays that run them (ovl_*, MPI).
-CSS_SRC     := $(sort $(wildcard src/profiles/overlay/css_*.c))
-OVL_SRC     := $(sort $(wildcard src/profiles/overlay/ovl_*.c))
-# the overlays' text (ovl_text.h): no MPI, linked by its unit test too
-OVL_TEXT_SRC:= $(addprefix src/profiles/overlay/,ovl_config.c ovl_report.c)
+# The communication overlays (docs/overlays.md), in the profiler library:
+# the contention-free schedules (css_*, plain C), the overlays' text and
+# interval sets (plain C), and the overlays that run them (MPI).  The
+# plain-C parts are also a static library for their unit tests.
+CSS_SRC     := $(sort $(wildcard src/overlay/css_*.c))
+OVL_TEXT_SRC:= $(addprefix src/overlay/,ovl_config.c ovl_report.c ovl_ivl.c)
+OVL_SRC     := $(filter-out $(OVL_TEXT_SRC),$(sort $(wildcard src/overlay/ovl_*.c)))
 BENCH_SRC   := $(sort $(wildcard bench/engine/*.c))
 BENCHLIB_SRC:= $(sort $(wildcard bench/engine/lib/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIBCORE   := $(BUILD)/libclustermap.a
-LIBPROFS  := $(BUILD)/libclustermap-profiles.a
+LIBTRACE  := $(BUILD)/lib/libcm-trace.a
+LIBPROFS  := $(BUILD)/lib/libcm-profiles.a
+LIBSTORE  := $(BUILD)/lib/libcm-store.a
+LIBLAUNCH := $(BUILD)/lib/libcm-launch.a
+LIBTOPO   := $(BUILD)/lib/libcm-topo.a
+LIBOVL    := $(BUILD)/lib/libcm-overlay.a
+# What a program that reads or writes the store links, in link order.
+LIBS_STORE_ALL := $(LIBSTORE) $(LIBPROFS) $(LIBTRACE)
 CLI       := $(BUILD)/clustermap
 PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
@@ -113,31 +132,28 @@ TESTS     := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(TEST_SRC))
 BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)/bench/cutbound \
              $(BUILD)/bench/partbound
 
-TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(if $(PROFILE_SRC),$(LIBPROFS)) $(if $(CLI_SRC),$(CLI)) \
-           $(if $(PMPI_SRC),$(PMPI_SO)) $(if $(PLUGIN_SRC),$(PLUGIN_SO) $(PLACE_SO)) $(if $(SHIM_SRC),$(SHIM)) \
-           $(PINGPONG)
+TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(LIBS_STORE_ALL) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) \
+           $(CLI) $(PMPI_SO) $(PLUGIN_SO) $(PLACE_SO) $(SHIM) $(PINGPONG)
 
 .PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
 all: $(TARGETS)
 
-$(BUILD)/obj/src/profiles/pmpi/%.o: src/profiles/pmpi/%.c
+$(BUILD)/obj/src/profiler/%.o: src/profiler/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiles/pmpi -Isrc/profiles/overlay -MMD -MP -c $< -o $@
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiler -Isrc/overlay -Isrc/trace -Isrc/util -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/src/profiles/overlay/ovl_%.o: src/profiles/overlay/ovl_%.c
+$(BUILD)/obj/src/overlay/ovl_%.o: src/overlay/ovl_%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/core -Isrc/profiles/pmpi -MMD -MP -c $< -o $@
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/core -Isrc/profiler -Isrc/trace -Isrc/util -MMD -MP -c $< -o $@
 # ovl_agree.c declares the few PMIx types it uses (forky has no
 # libpmix-dev) and checks them against <pmix_common.h> where it is found.
 PMIX_CFLAGS := $(shell $(PKG) --cflags pmix 2>/dev/null)
-$(BUILD)/obj/src/profiles/overlay/ovl_agree.o: CFLAGS += $(PMIX_CFLAGS)
+$(BUILD)/obj/src/overlay/ovl_agree.o: CFLAGS += $(PMIX_CFLAGS)
 
 $(BUILD)/obj/src/plugin/%.o: src/plugin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SLURM_CFLAGS) \
-	  $(if $(HWLOC_SONAME),-DCMP_HWLOC_SONAME='"$(HWLOC_SONAME)"') \
-	  -DCMP_DEFAULT_PROF_LIB='"$(LIBDIR)/libclustermap-prof.so"' \
-	  -DCMP_DEFAULT_MPIRUN_DIR='"$(LIBEXECDIR)/clustermap/bin"' -MMD -MP -c $< -o $@
+	  $(if $(HWLOC_SONAME),-DCMP_HWLOC_SONAME='"$(HWLOC_SONAME)"') -MMD -MP -c $< -o $@
 
 # The plugin's default prof_lib= and mpirun_dir= are where `make install`
 # puts the profiler and the launcher: config.o is rebuilt when LIBDIR or
@@ -146,7 +162,10 @@ LIBDIR_STAMP := $(BUILD)/libdir.stamp
 $(LIBDIR_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(LIBDIR) $(LIBEXECDIR)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBEXECDIR)' >$@
-$(BUILD)/obj/src/plugin/config.o: $(LIBDIR_STAMP)
+$(BUILD)/obj/src/launch/config.o: $(LIBDIR_STAMP)
+$(BUILD)/obj/src/launch/config.o: CFLAGS_ALL += \
+  -DCMP_DEFAULT_PROF_LIB='"$(LIBDIR)/libclustermap-prof.so"' \
+  -DCMP_DEFAULT_MPIRUN_DIR='"$(LIBEXECDIR)/clustermap/bin"'
 $(BUILD)/obj/src/cli/cmd_calibrate.o: $(LIBDIR_STAMP)
 $(BUILD)/obj/src/cli/cmd_calibrate.o: CFLAGS_ALL += \
   -DCM_DEFAULT_PINGPONG='"$(LIBEXECDIR)/clustermap/pingpong"'
@@ -173,16 +192,29 @@ $(PCFILE): src/core/clustermap.pc.in $(LIBDIR_STAMP)
 	    -e 's|@VERSION@|$(VERSION)|; s|@LIBS_PRIVATE@|$(SCOTCH_LIBS) $(LAPACK_LIBS) -lm|' \
 	    $< >$@
 
-# The store checks the tnbc traces it keeps (store_trace.c) with the
-# overlay's own parser: ovl_trace.c is plain C, shared, not copied.
-PROFILE_OVL_SRC := src/profiles/overlay/ovl_trace.c
-$(LIBPROFS): $(call obj,$(PROFILE_SRC) $(PROFILE_OVL_SRC))
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+# One static library per component: $(call archive,OBJECTS)
+define archive
+@mkdir -p $(dir $@)
+rm -f $@ && ar rcs $@ $^
+endef
+$(LIBTRACE): $(call obj,$(TRACE_SRC))
+	$(archive)
+$(LIBPROFS): $(call obj,$(PROFILE_SRC))
+	$(archive)
+$(LIBSTORE): $(call obj,$(STORE_SRC))
+	$(archive)
+$(LIBLAUNCH): $(call obj,$(LAUNCH_SRC))
+	$(archive)
+$(LIBTOPO): $(call obj,$(TOPO_SRC))
+	$(archive)
+$(LIBOVL): $(call obj,$(CSS_SRC) $(OVL_TEXT_SRC))
+	$(archive)
+$(call obj,$(TOPO_SRC)): CFLAGS_ALL += $(SLURM_CFLAGS) -Isrc/plugin
+$(call obj,$(CSS_SRC)): CFLAGS_ALL += -Isrc/overlay
 
 $(call obj,$(CLI_SRC)): CFLAGS_ALL += $(CAIRO_CFLAGS)
 
-$(CLI): $(call obj,$(CLI_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
+$(CLI): $(call obj,$(CLI_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CAIRO_LIBS)
 
 $(PINGPONG): src/calibrate/pingpong.c
@@ -192,10 +224,10 @@ $(PINGPONG): src/calibrate/pingpong.c
 # The overlays' objects before the core library they call into
 # (cm_error_set); the version script exports the MPI and Fortran entry
 # points only.
-$(PMPI_SO): $(call obj,$(PMPI_SRC) $(OVL_SRC) $(CSS_SRC)) $(LIBCORE) \
-            src/profiles/pmpi/libclustermap-prof.map
-	$(MPICC) $(LDFLAGS_ALL) -shared -Wl,--version-script=src/profiles/pmpi/libclustermap-prof.map \
-	  -o $@ $(call obj,$(PMPI_SRC) $(OVL_SRC) $(CSS_SRC)) $(LIBCORE) -ldl -lm
+$(PMPI_SO): $(call obj,$(PMPI_SRC) $(OVL_SRC)) $(LIBOVL) $(LIBTRACE) $(LIBCORE) \
+            src/profiler/libclustermap-prof.map
+	$(MPICC) $(LDFLAGS_ALL) -shared -Wl,--version-script=src/profiler/libclustermap-prof.map \
+	  -o $@ $(call obj,$(PMPI_SRC) $(OVL_SRC)) $(LIBOVL) $(LIBTRACE) $(LIBCORE) -ldl -lm
 
 # The plugin is loaded by Slurm processes, which provide libslurm's symbols:
 # it must not link -lslurm.  Core and profile code are linked in statically.
@@ -204,22 +236,20 @@ $(PMPI_SO): $(call obj,$(PMPI_SRC) $(OVL_SRC) $(CSS_SRC)) $(LIBCORE) \
 # so that a stray reference still resolves; t0512 checks the list), and the
 # version script exports the SPANK symbols only.  The placement module is
 # dlopen()ed by srun when a step is placed (src/plugin/srun_step.c).
-$(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE) \
+$(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE) \
               src/plugin/clustermap.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed -Wl,--version-script=src/plugin/clustermap.map \
 	  -o $@ $(call obj,$(PLUGIN_SRC)) \
-	  -Wl,--whole-archive $(if $(PROFILE_SRC),$(LIBPROFS)) -Wl,--no-whole-archive \
+	  -Wl,--whole-archive $(LIBLAUNCH) $(LIBS_STORE_ALL) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
 
-$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBCORE) src/plugin/clustermap-place.map
+$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBCORE) src/plugin/clustermap-place.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
-	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBCORE) $(LIBS_CORE)
-
-$(call obj,$(SHIM_SRC)): CFLAGS_ALL += -Isrc/plugin
+	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBCORE) $(LIBS_CORE)
 
 # mpiexec is the same launcher under Open MPI's other name.
-$(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBPROFS) $(LIBCORE)
+$(SHIM): $(call obj,$(SHIM_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -Wl,--as-needed -o $@ $^ $(LIBS_PROF) $(LIBS_CORE)
 	ln -sf mpirun $(dir $@)mpiexec
@@ -227,25 +257,12 @@ $(SHIM): $(call obj,$(SHIM_SRC)) $(call obj,$(SHIM_LINK)) $(LIBPROFS) $(LIBCORE)
 # A unit test: its source, the objects it needs, the test library.
 define UNIT_LINK
 @mkdir -p $(dir $@)
-$(CC) $(CFLAGS_ALL) -Itest/unit/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
+$(CC) $(CFLAGS_ALL) -Itest/unit/lib -Isrc/overlay -Isrc/plugin $(SLURM_CFLAGS) $(LDFLAGS_ALL) \
+  -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
 endef
-UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCORE)
+UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) $(LIBS_STORE_ALL) $(LIBCORE)
 
 $(BUILD)/test/%: test/unit/%.c $(UNIT_LIBS)
-	$(UNIT_LINK)
-
-# The overlay's objects before the libraries they call into (cm_error_set).
-$(BUILD)/test/test_css_schedule: test/unit/test_css_schedule.c $(call obj,$(CSS_SRC)) $(UNIT_LIBS)
-	$(UNIT_LINK)
-$(BUILD)/test/test_css_recognise: test/unit/test_css_recognise.c $(call obj,$(CSS_SRC)) $(UNIT_LIBS)
-	$(UNIT_LINK)
-$(BUILD)/test/test_ovl_config: test/unit/test_ovl_config.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
-	$(UNIT_LINK)
-$(BUILD)/test/test_ovl_model: test/unit/test_ovl_model.c $(call obj,$(OVL_TEXT_SRC)) $(UNIT_LIBS)
-	$(UNIT_LINK)
-$(BUILD)/test/test_ovl_ivl: test/unit/test_ovl_ivl.c $(call obj,src/profiles/overlay/ovl_ivl.c) $(UNIT_LIBS)
-	$(UNIT_LINK)
-$(BUILD)/test/test_ovl_trace: test/unit/test_ovl_trace.c $(call obj,src/profiles/overlay/ovl_trace.c) $(UNIT_LIBS)
 	$(UNIT_LINK)
 
 $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)

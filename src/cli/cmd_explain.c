@@ -3,7 +3,7 @@
  * for a placed step and why -- the winner, J and T_max against Slurm's
  * default, bytes per level of the machine for both, and every candidate
  * with its figures or why it was not run -- as srun recorded it in the
- * user's store directory at the step's end (src/profiles/store_explain.c).
+ * user's store directory at the step's end (src/store/store_explain.c).
  */
 #include <getopt.h>
 #include <pwd.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 #define CMD "explain"
 

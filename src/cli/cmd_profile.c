@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "raw.h"
 
 /* Options, as bits of what each action accepts. */

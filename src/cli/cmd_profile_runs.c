@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
                       int ntasks)

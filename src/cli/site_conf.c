@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 #define MAX_DEPTH 4
 

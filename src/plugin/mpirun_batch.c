@@ -1,6 +1,6 @@
 /*
  * mpirun_batch.c -- the batch step of a job with --mapping: put
- * clustermap's mpirun (src/shim/) first in the script's PATH and give it a
+ * clustermap's mpirun (src/mpirun/) first in the script's PATH and give it a
  * private directory for its rank files (remote context, slurmstepd).
  *
  *  init (root): when the job's mode places (cluster, block, cyclic) or
@@ -34,7 +34,7 @@
 
 #include <slurm/slurm.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "plugin_spank.h"
 
 static struct {

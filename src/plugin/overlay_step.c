@@ -14,7 +14,7 @@
  * A node that cannot (prof_lib missing there, the environment not set)
  * runs its tasks without the library, and says so in slurmd's log: nothing
  * here waits for another node.  The library's agreement at MPI_Init
- * (src/profiles/overlay/ovl_agree.c) then finds those ranks without the
+ * (src/overlay/ovl_agree.c) then finds those ranks without the
  * overlay and turns it off on every rank, with one line for the user.  In
  * a program that never calls MPI_Init the library does nothing.
  */

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "plugin_spank.h"
 
 /* How long srun waits for the nodes' verdict, at most. */

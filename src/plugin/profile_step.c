@@ -42,9 +42,9 @@
 
 #include <slurm/slurm.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "plugin_spank.h"
-#include "profile_internal.h"
+#include "store_internal.h"
 
 #define MSG_MAX 768
 

@@ -30,7 +30,7 @@
 
 #include <slurm/slurm_version.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "plugin.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */

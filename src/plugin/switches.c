@@ -14,7 +14,7 @@
 
 #include <slurm/slurm.h>
 
-#include "plugin.h"
+#include "cmp_topo.h"
 
 void cmp_switches_free(cmp_switch_t *sw, int n)
 {

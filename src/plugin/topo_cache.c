@@ -32,14 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin.h"
+#include "cmp_topo.h"
 
 #define CACHE_MAX_BYTES (16L << 20)
-/* The fallback's parent: the node-local /tmp (a unit test points it at a
- * directory of its own). */
-#ifndef CMP_TOPO_CACHE_TMP
-#define CMP_TOPO_CACHE_TMP "/tmp"
-#endif
+const char *cmp_topo_cache_tmp = "/tmp";
 #define CACHE_MAGIC "clustermap topology cache 1"
 
 /* "dev:ino:size:mtime.ns" of @p path, or "-" when it does not exist. */
@@ -117,7 +113,7 @@ int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl)
             tc->dirfd = own_dir(dir, 1);
     }
     if (tc->dirfd < 0) {
-        snprintf(dir, sizeof dir, "%s/clustermap-%u", CMP_TOPO_CACHE_TMP,
+        snprintf(dir, sizeof dir, "%s/clustermap-%u", cmp_topo_cache_tmp,
                  (unsigned)geteuid());
         tc->dirfd = own_dir(dir, 1);
     }

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cm_profiles.h"
+#include "cm_history.h"
 
 void cm_guard_rule_init(cm_guard_rule_t *r)
 {

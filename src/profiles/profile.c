@@ -282,31 +282,18 @@ const char *cm_profile_jobid(const cm_profile_t *p, int k)
 
 /* ---- checksum: FNV-1a 64 over the byte stream of docs/profile-format.md -- */
 
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
-
-uint64_t cm_fnv1a64(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *c = data;
-    for (size_t k = 0; k < len; k++) {
-        h ^= c[k];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
-
 static uint64_t put_u64(uint64_t h, uint64_t x)
 {
     unsigned char le[8];
     for (int k = 0; k < 8; k++)
         le[k] = (unsigned char)(x >> (8 * k));
-    return cm_fnv1a64(h, le, 8);
+    return cm_fnv1a(h, le, 8);
 }
 
 static uint64_t put_str(uint64_t h, const char *s)
 {
     size_t len = strlen(s);
-    return cm_fnv1a64(put_u64(h, len), s, len);
+    return cm_fnv1a(put_u64(h, len), s, len);
 }
 
 static uint64_t put_double(uint64_t h, double x)
@@ -319,7 +306,7 @@ static uint64_t put_double(uint64_t h, double x)
 
 uint64_t cm_profile_checksum(const cm_profile_t *p)
 {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = CM_FNV1A_START;
 
     h = put_str(h, "clustermap-profile");
     h = put_u64(h, CM_PROFILE_VERSION);

@@ -26,7 +26,7 @@ int cm_profile_program_key(const char *job_name, const char *path, char *out,
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                     "0123456789._-", *c))
             *c = '_';
-    unsigned long long h = cm_fnv1a64(0xcbf29ce484222325ull, path, strlen(path));
+    unsigned long long h = cm_fnv1a(CM_FNV1A_START, path, strlen(path));
     char tail[96];
     int tl = snprintf(tail, sizeof tail, "@%s-%0*llx", prog, HASH_HEX,
                       h & 0xffffffffull);

@@ -16,15 +16,15 @@ shift
 
 TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
          config request cpus_per_node"
-CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc/core -Isrc/profiles -Isrc/plugin"
+CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc/core -Isrc/util -Isrc/trace -Isrc/profiles -Isrc/store -Isrc/launch"
 SAN=address,undefined
 
 # The sources each target links.
 SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/profile_bin.c src/profiles/raw.c
-     src/profiles/store_history.c src/profiles/history.c
-     src/profiles/store.c src/profiles/store_ingest.c src/core/matrix.c src/core/error.c
-     src/profiles/store_trace.c src/profiles/store_parts.c src/profiles/profile_key.c
-     src/profiles/overlay/ovl_trace.c"
+     src/store/store_history.c src/profiles/history.c
+     src/store/store.c src/store/store_ingest.c src/core/matrix.c src/core/error.c
+     src/store/store_trace.c src/store/store_parts.c src/profiles/profile_key.c
+     src/trace/trace.c"
 # (the store keeps tnbc traces, checked with the overlay's own parser, and
 # stages them with the parts' helpers)
 SRC_MATRIX="src/core/matrix.c src/core/matrix_io.c src/core/read_mtx.c
@@ -32,11 +32,11 @@ SRC_MATRIX="src/core/matrix.c src/core/matrix_io.c src/core/read_mtx.c
 SRC_HOSTLIST="src/core/hostlist.c src/core/error.c"
 SRC_SLURMCONF="src/core/tree_slurmconf.c src/core/tree_switches.c src/core/tree.c
      src/core/hostlist.c src/core/error.c"
-# options.c, config.c, srun_args.c and alloc.c use no Slurm symbol
-# (src/plugin/plugin.h); config.c needs the weight parsers, alloc.c the
+# the launch model (src/launch/) uses no Slurm symbol;
+# config.c needs the weight parsers, alloc.c the
 # hostlists.
-SRC_PLUGIN="src/plugin/srun_args.c src/plugin/mpirun_args.c src/plugin/options.c src/plugin/alloc.c src/profiles/guard.c
-     src/plugin/config.c src/profiles/profile.c src/core/problem.c
+SRC_PLUGIN="src/launch/srun_args.c src/launch/mpirun_args.c src/launch/options.c src/launch/alloc.c src/profiles/guard.c
+     src/launch/config.c src/profiles/profile.c src/core/problem.c
      src/core/hostlist.c src/core/matrix.c src/core/tree.c src/core/error.c"
 
 sources() {

@@ -1,5 +1,5 @@
 /* fuzz_config.c -- libFuzzer target for the plugstack.conf argument parser
- * (cmp_config_parse, src/plugin/config.c).  The file is the
+ * (cmp_config_parse, src/launch/config.c).  The file is the
  * administrator's, but a typo there must give a message, not a crash in
  * every srun of the cluster.
  *
@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "fuzz_argv.h"
-#include "plugin.h"
+#include "launch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

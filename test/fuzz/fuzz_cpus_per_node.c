@@ -1,7 +1,7 @@
 /* fuzz_cpus_per_node.c -- libFuzzer target for the plugin's readers of
  * numbers from the environment: SLURM_JOB_CPUS_PER_NODE
- * (cmp_cpus_per_node, src/plugin/alloc.c; "8(x2),4") and positive integers
- * (cmp_parse_int, src/plugin/srun_args.c; SLURM_NTASKS and friends).  A
+ * (cmp_cpus_per_node, src/launch/alloc.c; "8(x2),4") and positive integers
+ * (cmp_parse_int, src/launch/srun_args.c; SLURM_NTASKS and friends).  A
  * job's environment is the user's to set.
  *
  * The first two input bytes give the node count n (1..4096) and the
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "launch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* fuzz_mpirun_args.c -- libFuzzer target for clustermap's scan of mpirun's
- * command line (cmp_mpirun_args_parse, src/plugin/mpirun_args.c), which
- * clustermap's mpirun (src/shim/mpirun.c) runs on whatever the user typed
+ * command line (cmp_mpirun_args_parse, src/launch/mpirun_args.c), which
+ * clustermap's mpirun (src/mpirun/mpirun.c) runs on whatever the user typed
  * after mpirun in a batch script.
  *
  * The input is split at NUL bytes into argv, as for fuzz_srun_args.c.
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz_argv.h"
-#include "plugin.h"
+#include "launch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

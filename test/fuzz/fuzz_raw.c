@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "raw.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

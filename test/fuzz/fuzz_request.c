@@ -1,5 +1,5 @@
 /* fuzz_request.c -- libFuzzer target for the --mapping value parser
- * (cmp_request_parse, src/plugin/options.c): users give it on sbatch,
+ * (cmp_request_parse, src/launch/options.c): users give it on sbatch,
  * salloc and srun command lines and Slurm passes it through the
  * environment.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "launch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

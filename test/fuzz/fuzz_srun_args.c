@@ -1,5 +1,5 @@
 /* fuzz_srun_args.c -- libFuzzer target for the plugin's scan of srun's own
- * command line (cmp_srun_args_parse, src/plugin/srun_args.c), which reads
+ * command line (cmp_srun_args_parse, src/launch/srun_args.c), which reads
  * /proc/self/cmdline: whatever the user typed after srun.
  *
  * The input is split at NUL bytes into argv, as /proc/self/cmdline is
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz_argv.h"
-#include "plugin.h"
+#include "launch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@ command'"'"'s SYNOPSIS and the SYNOPSIS has no others; every option of a
 section defines, and every option the page names anywhere, is accepted by
 some command.  clustermap_spank.8 and the argument table of
 docs/admin-guide.md against the plugstack.conf arguments and algorithms
-src/plugin/config.c parses, and clustermap_spank.8 against the modes and
-modifiers of srun --mapping=help (src/plugin/options.c).'
+src/launch/config.c parses, and clustermap_spank.8 against the modes and
+modifiers of srun --mapping=help (src/launch/options.c).'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # CLUSTERMAP_BUILD (as for the profiler and plugin tests) names the build
 # directory when CLUSTERMAP is not set.
@@ -22,8 +22,8 @@ fi
 MAN1=$CM_ROOT/docs/man/clustermap.1
 MAN8=$CM_ROOT/docs/man/clustermap_spank.8
 GUIDE=$CM_ROOT/docs/admin-guide.md
-CONFIG_C=$CM_ROOT/src/plugin/config.c
-OPTIONS_C=$CM_ROOT/src/plugin/options.c
+CONFIG_C=$CM_ROOT/src/launch/config.c
+OPTIONS_C=$CM_ROOT/src/launch/options.c
 
 # The commands and profile actions that must exist: --help must list at
 # least these (the test covers whatever it lists).
@@ -111,7 +111,7 @@ synopsis() {
         END { flush() }'
 }
 
-# config_keys: the keys src/plugin/config.c compares (strcmp(key, "...")).
+# config_keys: the keys src/launch/config.c compares (strcmp(key, "...")).
 config_keys() {
     sed -n 's/.*strcmp(key, "\([a-z_]*\)").*/\1/p' "$CONFIG_C" | sort -u
 }
@@ -139,7 +139,7 @@ guide_keys() {
 }
 
 # mapping_help WHAT: the modes (WHAT=Modes) or modifiers (Modifiers) of
-# cmp_help_text in src/plugin/options.c: lines "  name  text" after
+# cmp_help_text in src/launch/options.c: lines "  name  text" after
 # "WHAT:" up to the next heading or blank line; name=NAME gives name=.
 mapping_help() {
     awk '/cmp_help_text\[\] =/,/;$/' "$OPTIONS_C" |

@@ -77,7 +77,7 @@ test_expect_success 'each placed rank is bound to the core of the plan' '
 # This machine has fewer cores than 4 ranks per node: they share them all
 # (cores: the distinct sets of hardware threads).  Open MPI 5 and 6 take
 # such a rank file only when told they may oversubscribe (and 6 that its
-# binding may overload the cores): measured, see src/shim/mpirun.c.
+# binding may overload the cores): measured, see src/mpirun/mpirun.c.
 cores=$(sort -u /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list | wc -l)
 test_expect_success 'more ranks than cores on a node: placed, sharing the node.s cores' '
     cluster_idle &&

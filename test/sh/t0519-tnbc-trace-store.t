@@ -48,7 +48,7 @@ same_sum() {
 }
 # mjob TAG MAPPING: the same started by mpirun (job name morder; whole
 # nodes: clustermap's mpirun places and profiles only jobs that have
-# every CPU of their nodes, src/shim/mpirun.c)
+# every CPU of their nodes, src/mpirun/mpirun.c)
 mjob() {
     race_retry sbw_as cmtu1 -t 3 -J morder -N4 -n4 --exclusive --mapping="$2" \
         -o out/$1.out -e out/$1.err morder.sh || diag out/$1.out out/$1.err

@@ -1,4 +1,4 @@
-/* test_css_recognise.c -- cm_css_recognise (src/profiles/overlay/
+/* test_css_recognise.c -- cm_css_recognise (src/overlay/
  * css_recognise.c): the byte matrices of block-cyclic redistributions over
  * one communicator are recognised, and the parameters found give the same
  * table again; anything else (random matrices, a recognised one changed by
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "overlay/css_schedule.h"
+#include "css_schedule.h"
 
 /* ---- helpers ---- */
 

@@ -1,4 +1,4 @@
-/* test_css_schedule.c -- contention-free schedules (src/profiles/overlay/):
+/* test_css_schedule.c -- contention-free schedules (src/overlay/):
  * bad arguments first, then the worked examples of the paper (seed 003:
  * its COM and CS tables, entry by entry), then invariants over many random
  * matrices and redistributions (every step a matching, every message
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "overlay/css_schedule.h"
+#include "css_schedule.h"
 
 /* ---- helpers ---- */
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_history.h"
 #include "testdata.h"
 #include "teststore.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_mpirun_record.c -- recording an mpirun run after mpirun returned
- * (src/plugin/mpirun_record.c): nothing without srun's record, a record
+ * (src/launch/mpirun_record.c): nothing without srun's record, a record
  * that is not one refused, a run whose mpirun failed never recorded,
  * whatever its ranks staged, and a run whose ranks ran tnbc recorded with
  * their traces (the control file naming the trace they read).
@@ -16,10 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/plugin/mpirun_record.c"
-#include "../../src/plugin/private_dir.c"
-#include "../../src/plugin/srun_args.c"
-#include "../../src/plugin/step_run.c"
+#include "launch.h"
 #include "teststore.h"
 
 /* <root>/stage with srun's record for a 2-rank run of 'job' in the store

@@ -1,4 +1,4 @@
-/* test_ovl_config.c -- the overlays' text (src/profiles/overlay/ovl_text.h):
+/* test_ovl_config.c -- the overlays' text (src/overlay/ovl_text.h):
  * CLUSTERMAP_OVERLAY and CLUSTERMAP_OVERLAY_VERBOSE as ovl_config_parse
  * reads them (what is switched on, the one line rank 0 prints), and the
  * css verbose line of ovl_css_line. */
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "overlay/ovl_text.h"
+#include "ovl_text.h"
 
 /* Parse @p overlay (verbose unset) into a fresh config. */
 static ovl_config_t parse(const char *overlay)

@@ -1,5 +1,5 @@
 /* test_ovl_ivl.c -- the tnbc overlay's protected ranges
- * (src/profiles/overlay/ovl_ivl.h): sorted insertion, overlap and
+ * (src/overlay/ovl_ivl.h): sorted insertion, overlap and
  * capacity refusals, removal, lookup at every boundary, against a brute
  * force model on random operations. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "overlay/ovl_ivl.h"
+#include "ovl_ivl.h"
 
 static int tag[OVL_IVL_MAX + 8];
 

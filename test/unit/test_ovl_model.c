@@ -1,5 +1,5 @@
 /* test_ovl_model.c -- the seed's model of the time the tnbc overlay hides
- * (ovl_tnbc_model, src/profiles/overlay/ovl_text.h; seed 001, formula 3):
+ * (ovl_tnbc_model, src/overlay/ovl_text.h; seed 001, formula 3):
  *   T_overlap = min(T_comm - T_init, T_CURC + T_comm x R_comm / R_CRC),
  * R_comm = D_comm / T_comm, on the five scenarios of the seed's table 1
  * (T_comm 268 ms, D_comm 64 MB) and the limit cases the overlay feeds it
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "overlay/ovl_text.h"
+#include "ovl_text.h"
 
 #define T_COMM 268.0             /* ms */
 #define T_INIT 10.0              /* ms: the overlay's initialisation */

@@ -1,8 +1,7 @@
 /* test_plugin_args.c -- the Slurm-free parts of the SPANK plugin: the
  * --mapping value, the plugstack.conf arguments, srun's and mpirun's
- * command lines, SLURM_JOB_CPUS_PER_NODE and Open MPI's rank file.  Those
- * files use no Slurm symbol, so they are compiled into this test
- * directly. */
+ * command lines, SLURM_JOB_CPUS_PER_NODE and Open MPI's rank file
+ * (src/launch/, libcm-launch.a: no Slurm symbol). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,13 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/plugin/alloc.c"
-#include "../../src/plugin/config.c"
-#include "../../src/plugin/mpirun_args.c"
-#include "../../src/plugin/options.c"
-#include "../../src/plugin/rankfile.c"
-#include "../../src/plugin/srun_args.c"
-#include "../../src/plugin/step_layout.c"
+#include "launch.h"
 
 static void test_request(void **state)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 /* A 3-D halo of x*y*z ranks: 6 partners, bytes by direction, fractional
  * values on one direction (a merged profile's), message counts. */

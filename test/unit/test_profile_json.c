@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "testdata.h"
 
 /* A matrix of n ranks from {src, dst, bytes, msgs} rows. */

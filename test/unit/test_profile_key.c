@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 static void test_program_key(void **state)
 {

@@ -1,4 +1,4 @@
-/* test_store.c -- the per-user profile store (src/profiles/store.c,
+/* test_store.c -- the per-user profile store (src/store/store.c,
  * store_ingest.c): layout and modes, load/save/merge/delete/list, refusal
  * of symlinks, foreign owners, open modes and oversized files. */
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "testdata.h"
 
 typedef struct fixture {

@@ -1,5 +1,5 @@
 /* test_store_explain.c -- records of placed steps for `clustermap explain`
- * (src/profiles/store_explain.c). */
+ * (src/store/store_explain.c). */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "testdata.h"
 #include "teststore.h"
 

@@ -1,5 +1,5 @@
 /* test_store_parts.c -- a profiled step's parts put together in the store
- * (src/profiles/store_parts.c), the steps-without-MPI mark, whether a run
+ * (src/store/store_parts.c), the steps-without-MPI mark, whether a run
  * can be recorded, and the checks on the store root (store.c): links,
  * foreign owners and writable directories are refused, parents are never
  * created. */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "testdata.h"
 #include "teststore.h"
 

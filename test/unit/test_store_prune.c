@@ -1,4 +1,4 @@
-/* test_store_prune.c -- retention (src/profiles/store_prune.c) and what
+/* test_store_prune.c -- retention (src/store/store_prune.c) and what
  * the store's listing says about it (store.c): last use, bytes on disk,
  * the rule, conditional removal under the lock, pruning a store, the uids
  * of a store root. */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "testdata.h"
 #include "teststore.h"
 

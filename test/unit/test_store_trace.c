@@ -1,5 +1,5 @@
 /* test_store_trace.c -- the tnbc traces kept beside a profile
- * (src/profiles/store_trace.c; docs/overlays.md, "Trace and priorities"):
+ * (src/store/store_trace.c; docs/overlays.md, "Trace and priorities"):
  * staged with a step's parts, checked by the overlay's parser, kept when
  * every task sent one and the run was recorded, replaced whole, left as
  * they were by an incomplete set, dropped when the program changes,
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 #include "testdata.h"
 #include "teststore.h"
 

@@ -1,6 +1,6 @@
 /* test_topo_cache.c -- the switch records' text form and the user's
- * topology cache (src/plugin/switches.c, topo_cache.c).  Neither uses a
- * Slurm symbol, so they are compiled into this test directly. */
+ * topology cache (src/plugin/switches.c, topo_cache.c; libcm-topo.a, no
+ * Slurm symbol). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,11 +14,9 @@
 
 #include <cmocka.h>
 
-/* the cache's fallback directory goes under the test's own directory */
-static char tmp_base[512] = "/nonexistent";
-#define CMP_TOPO_CACHE_TMP tmp_base
-#include "../../src/plugin/switches.c"
-#include "../../src/plugin/topo_cache.c"
+#include <slurm/slurm_version.h>
+
+#include "cmp_topo.h"
 #include "testdata.h"
 #include "testutil.h"
 
@@ -76,7 +74,7 @@ static void setup(fixture_t *f)
     snprintf(f->topo, sizeof f->topo, "%s/topology.conf", f->dir);
     snprintf(f->run, sizeof f->run, "%s/run", f->dir);
     assert_int_equal(mkdir(f->run, 0700), 0);
-    snprintf(tmp_base, sizeof tmp_base, "%s", f->dir);
+    cmp_topo_cache_tmp = f->dir;   /* the fallback under the test's own directory */
     setenv("XDG_RUNTIME_DIR", f->run, 1);
 }
 
@@ -94,6 +92,7 @@ static void teardown(fixture_t *f)
     unsetenv("XDG_RUNTIME_DIR");
     chmod(f->run, 0700);
     assert_int_equal(nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+    cmp_topo_cache_tmp = "/nonexistent";
     free(f->dir);
 }
 
@@ -276,6 +275,7 @@ static void test_refusals(void **state)
 
 int main(void)
 {
+    cmp_topo_cache_tmp = "/nonexistent";   /* never the node's own /tmp */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_round_trip),

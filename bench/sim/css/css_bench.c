@@ -1,7 +1,7 @@
 /*
  * css_bench.c -- one all-to-all exchange sent three ways under SimGrid SMPI:
  * the MPI library's MPI_Alltoallv, the classic (rank + k) mod n ordering,
- * and a CSS schedule (src/profiles/overlay/css_schedule.h, seed 003).
+ * and a CSS schedule (src/overlay/css_schedule.h, seed 003).
  *
  *   smpirun -np N ... ./css_bench EXCHANGE [options]    (bench/sim/css/run.sh)
  *

@@ -14,7 +14,7 @@
 # under the eager model ("Cannot saturate more a constraint that has no
 # active element"); in the runs compared that completed with both, the
 # times were the same to 9 digits.  Each run also times what the overlay
-# (src/profiles/overlay/ovl_css.c) runs for the exchange: the colouring of
+# (src/overlay/ovl_css.c) runs for the exchange: the colouring of
 # the gathered byte matrix without nodes ("general", the overlay before
 # node awareness) and with them ("nodes", the overlay before it recognised
 # redistributions: "before"), and the overlay's choice now ("overlay": the
@@ -124,7 +124,7 @@ rm -f "$work"/rows/*
 start=$(date +%s)
 
 # ---- build: the benchmark with the schedule sources compiled in ---------
-ovl=$root/src/profiles/overlay
+ovl=$root/src/overlay
 smpicc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$root/src/core" -I"$ovl" -o "$work/css_bench" \
     "$here/css_bench.c" "$ovl/css_sched.c" "$ovl/css_redist.c" "$ovl/css_general.c" "$ovl/css_nodes.c" \
     "$ovl/css_recognise.c" \

@@ -138,7 +138,7 @@ static int tn_rank, tn_size, tn_mode;
  * did before the ranks agreed; the aside and kept forms exchange the same
  * sub-messages.  FILE.agreed holds the flags of the times summed over the
  * ranks (every rank '1' or every rank '0'): what the overlay's ranks now
- * decide in every run (the profile store's sums, src/profiles/store_trace.c
+ * decide in every run (the profile store's sums, src/store/store_trace.c
  * agree_times, and the agreement at MPI_Init, ovl_tprio_agree).
  */
 #define TN_MAXCASES 16

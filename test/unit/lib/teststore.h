@@ -6,7 +6,7 @@
 #ifndef CM_TESTSTORE_H
 #define CM_TESTSTORE_H
 
-#include "cm_profiles.h"
+#include "cm_store.h"
 
 /** Profile and raw files read through the test stores: 1 MiB at most. */
 #define CM_TEST_STORE_MAXB (1u << 20)

@@ -1,0 +1,59 @@
+/*
+ * cmp_request.h -- a step's `--mapping=<mode>[,modifier...]` and the overlays it asks for
+ * (options.c).  No Slurm symbol: the plugin, the mpirun wrapper and the
+ * tests share it.
+ */
+#ifndef CMP_REQUEST_H
+#define CMP_REQUEST_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "clustermap.h"
+#include "cmp_limits.h"
+
+/* ---- --mapping=<mode>[,modifier...] (options.c) ---- */
+
+typedef enum cmp_mode {
+    CMP_MODE_UNSET = 0,  /* no --mapping anywhere: the configured default */
+    CMP_MODE_OFF,
+    CMP_MODE_CLUSTER,
+    CMP_MODE_PROFILE,
+    CMP_MODE_BLOCK,
+    CMP_MODE_CYCLIC,
+    CMP_MODE_HELP
+} cmp_mode_t;
+
+typedef struct cmp_request {
+    cmp_mode_t mode;
+    char name[CMP_NAME_MAX + 1]; /* name=<profile>: "" = the job's name */
+    int verbose;
+    int noprofile;
+    int pack;         /* may run more tasks on a node than Slurm would */
+    unsigned overlay; /* css, overlap: CMP_OVL_* the step runs */
+    int nooverlay;    /* nooverlay: not even plugstack's overlay= */
+} cmp_request_t;
+
+/* The communication overlays of libclustermap-prof.so (docs/overlays.md)
+ * a step may ask for: the same bits and names as CLUSTERMAP_OVERLAY's. */
+#define CMP_OVL_CSS  1u   /* --mapping=...,css;     overlay=css */
+#define CMP_OVL_TNBC 2u   /* --mapping=...,overlap; overlay=tnbc */
+
+/** plugstack's overlay=: none, css, tnbc, css,tnbc (either order).  0 with
+ *  *@p out, or -1. */
+int cmp_overlay_parse(const char *v, unsigned *out);
+
+/** The CLUSTERMAP_OVERLAY value of @p bits ("css", "tnbc", "css,tnbc",
+ *  "" for none) into @p buf. */
+void cmp_overlay_spec(unsigned bits, char *buf, size_t size);
+
+/** Parse a --mapping value.  0, or -1 with @p err naming what is wrong. */
+int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err);
+
+/** "cluster", "off", ... */
+const char *cmp_mode_name(cmp_mode_t mode);
+
+/** The text of --mapping=help. */
+extern const char cmp_help_text[];
+
+#endif /* CMP_REQUEST_H */

@@ -1,0 +1,56 @@
+/*
+ * cmp_srun_args.h -- srun's own command line, as srun will read it (srun_args.c).
+ */
+#ifndef CMP_SRUN_ARGS_H
+#define CMP_SRUN_ARGS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "clustermap.h"
+#include "cmp_limits.h"
+
+/* ---- srun's own command line (srun_args.c) ---- */
+
+typedef struct cmp_srun_args {
+    int ntasks;            /* -n, 0 if absent */
+    int nodes_min, nodes_max; /* -N min[-max], 0 if absent */
+    int ntasks_per_node;   /* --ntasks-per-node, 0 if absent */
+    int cpus_per_task;     /* -c, 0 if absent */
+    int nodelist;          /* -w/--nodelist given */
+    int exclude;           /* -x/--exclude given */
+    int relative;          /* -r/--relative given */
+    int distribution;      /* -m/--distribution given */
+    int multi_prog;        /* --multi-prog */
+    int het;               /* a ':' component separator */
+    int jobid;             /* --jobid given (outside the allocation's env) */
+    int help;              /* -h/--help/--usage/-V: srun will not launch */
+    int overcommit;        /* -O/--overcommit */
+    char job_name[CMP_NAME_MAX + 1];  /* -J, "" if absent */
+    char command[64];      /* the command's file name without its directory */
+    char command_arg[CMP_PATH_MAX];   /* the command as given ("" if none) */
+    char mapping[CMP_SPEC_MAX];       /* the last --mapping value, "" if none */
+    int has_mapping;
+} cmp_srun_args_t;
+
+/** Parse srun's argv (argv[0] is srun) the way srun's getopt does, up to
+ *  the command.  Unknown options are assumed to take no separate argument.
+ *  -1 with @p err on a malformed number (srun will refuse it too). */
+int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out,
+                        cm_error_t *err);
+
+/** Open MPI's mpirun starting its daemons: one orted (4.x) or prted (5.x)
+ *  per node, on the nodes it names. */
+int cmp_srun_is_mpirun(const cmp_srun_args_t *a);
+
+/** The executable a launcher will start for command @p cmd, as its exec
+ *  would find it: a name with a '/' from the current directory, else the
+ *  first match in $PATH; the text as given when it cannot be resolved. */
+void cmp_resolve_command(const char *cmd, char *out, size_t n);
+
+/** Read /proc/self/cmdline into a NULL-terminated argv (free with
+ *  cmp_argv_free).  -1 on error. */
+int cmp_argv_self(int *argc, char ***argv, cm_error_t *err);
+void cmp_argv_free(int argc, char **argv);
+
+#endif /* CMP_SRUN_ARGS_H */

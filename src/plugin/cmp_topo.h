@@ -1,0 +1,77 @@
+/*
+ * cmp_topo.h -- the controller's switch (or block) records as Slurm-free
+ * data: their text form (switches.c) and the user's cache of them
+ * (topo_cache.c), so that a placed srun does not ask slurmctld every time;
+ * no Slurm symbol (switches.c reads Slurm's version macros only), so their
+ * unit test links them without Slurm.
+ * Reading them from the controller is the placement module's
+ * (slurm_topo.c, in src/plugin/).
+ */
+#ifndef CMP_TOPO_H
+#define CMP_TOPO_H
+
+#include <stddef.h>
+
+#include "clustermap.h"
+#include "cmp_limits.h"
+
+/** One switch (or block) of the controller's topology. */
+typedef struct cmp_switch {
+    char *name;
+    int level;        /**< Slurm's level, leaf = 0 (blocks: 0) */
+    char *nodes;      /**< host list of the nodes below, or NULL */
+    char *switches;   /**< host list of the child switches, or NULL */
+} cmp_switch_t;
+
+/** cmp_slurm_switches(): this Slurm refuses the arbitrary layout a
+ *  placement needs with this topology (26.05 with topology/block). */
+#define CMP_TOPO_REFUSED (-2)
+
+/** The controller's switches (slurm_load_topo), read the way the Slurm
+ *  release built against provides them (slurm_topo.c).  Caller frees with
+ *  cmp_switches_free(); none (topology/default) is not an error.
+ *  Returns 0, -1 with @p err, or CMP_TOPO_REFUSED with @p err. */
+int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err);
+void cmp_switches_free(cmp_switch_t *sw, int n);
+
+/** Append one record to @p sw (@p n used of @p cap, grown as needed);
+ *  -1 when out of memory, and the caller frees the whole array with
+ *  cmp_switches_free(). */
+int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name,
+                      int level, const char *nodes, const char *switches);
+
+/** Switch records from text, one a line, as `scontrol show topology`
+ *  prints them ("SwitchName=s1 Level=0 Nodes=n[1-2] Switches=...",
+ *  "BlockName=b1 Nodes=..."); other lines are skipped.  Modifies @p text.
+ *  Same returns as cmp_slurm_switches(). */
+int cmp_switches_parse(char *text, size_t len, cmp_switch_t **out, int *count,
+                       cm_error_t *err);
+
+/** The user's cache of the controller's switches (topo_cache.c: where it
+ *  lives, when it is valid, what is checked). */
+typedef struct cmp_topo_cache {
+    int dirfd;        /* the cache directory, -1: no cache */
+    int ttl;          /* seconds an answer is kept */
+    char name[64];    /* file name in it */
+    char key[320];    /* what slurm.conf and topology files looked like */
+} cmp_topo_cache_t;
+
+/** Open the cache for @p slurm_conf (absolute path) with answers kept
+ *  @p ttl seconds.  -1 (and nothing to close) when there is no usable
+ *  cache: ttl 0, no slurm.conf, no private directory. */
+int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl);
+void cmp_topo_cache_close(cmp_topo_cache_t *tc);
+
+/** 1 and the kept switches (free with cmp_switches_free()) while the kept
+ *  answer is valid, else 0. */
+int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n);
+
+/** Keep @p sw as the answer for later sruns (silently nothing on error). */
+void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int n);
+
+/** The parent of the cache's fallback directory (clustermap-<euid>), used
+ *  when XDG_RUNTIME_DIR has none: the node-local "/tmp".  A unit test
+ *  points it at a directory of its own. */
+extern const char *cmp_topo_cache_tmp;
+
+#endif /* CMP_TOPO_H */

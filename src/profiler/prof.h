@@ -1,0 +1,344 @@
+/*
+ * prof.h -- internals of libclustermap-prof.so, the PMPI profiling library.
+ *
+ * The library is LD_PRELOADed into unmodified MPI programs.  Every wrapper
+ * (C in prof_p2p.c / prof_coll.c, Fortran in prof_fortran.c) first checks
+ * cmp_active, records the traffic the call stands for with the functions
+ * below, and passes the call on to PMPI (C) or to Open MPI's own Fortran
+ * binding (Fortran) -- or, for a call a communication overlay may run
+ * (MPI_Alltoall(v), MPI_Allgather, MPI_Bcast), to the overlay
+ * (src/overlay/ovl.h), which is independent of the recording.
+ * Every wrapper first calls cmp_settle (below), the tnbc overlay's
+ * completion point.  The blocking calls are also timed (cmp_timing, "time"
+ * below).  prof_state.c owns all state; prof_write.c gathers it at
+ * MPI_Finalize and writes the raw profile (docs/profile-format.md).
+ *
+ * Everything here is private to the .so: the only exported symbols are the
+ * MPI/Fortran entry points being wrapped.
+ */
+#ifndef CMP_PROF_H
+#define CMP_PROF_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <time.h>
+
+#define CMP_HIDDEN __attribute__((visibility("hidden")))
+/* The recording fast path is inlined into every wrapper: a call would cost
+ * as much as the work itself (see bench/prof_overhead.sh). */
+#define CMP_INLINE static inline __attribute__((always_inline))
+#define CMP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CMP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The two rows every rank keeps: what it sent point-to-point, and what the
+ * collectives it called stand for under the reference algorithms. */
+enum { CMP_P2P = 0, CMP_COLL = 1, CMP_NKINDS = 2 };
+
+/* Non-zero between a profiled MPI_Init and the start of MPI_Finalize, when
+ * CLUSTERMAP_PROFILE_DIR is set and CLUSTERMAP_PROFILE_TRAFFIC is not "0".
+ * Zero means no wrapper records traffic. */
+extern CMP_HIDDEN volatile int cmp_active;
+
+/* Called by the init wrappers after a successful PMPI init (any language),
+ * with the thread level provided (MPI_THREAD_SINGLE for MPI_Init). */
+CMP_HIDDEN void cmp_start(int provided);
+/* Called by the finalize wrappers before PMPI_Finalize: gathers and writes
+ * the profile, frees everything, and sets cmp_active to 0. */
+CMP_HIDDEN void cmp_finish(void);
+
+/* The tnbc overlay's completion point (src/overlay/ovl_tnbc.c):
+ * non-zero while a collective it runs is pending; every wrapper calls
+ * cmp_settle first, which completes it (its data in the program's buffers,
+ * the pages open) before the program's call goes on. */
+extern CMP_HIDDEN int cmp_ovl_pending;
+CMP_HIDDEN void cmp_ovl_settle(void);
+
+CMP_INLINE void cmp_settle(void)
+{
+    if (CMP_UNLIKELY(__atomic_load_n(&cmp_ovl_pending, __ATOMIC_RELAXED)))
+        cmp_ovl_settle();
+}
+
+/* prof_state.c: the text of the control file clustermap's mpirun gives
+ * its ranks (CLUSTERMAP_PROFILE_CONTROL: the srun of mpirun's daemons
+ * writes it before any rank starts, src/launch/mpirun_record.c): its
+ * first CMP_CONTROL_MAX - 1 bytes into @p buf, NUL-terminated ("" when the
+ * file cannot be read).  -1 when the variable is unset or empty, else 0. */
+#define CMP_CONTROL_MAX 8192
+CMP_HIDDEN int cmp_control_read(char *buf, size_t size);
+
+/* Non-zero once MPI_Init (any language) returned successfully. */
+extern CMP_HIDDEN int cmp_mpi_seen;
+
+/* prof_write.c: MPI_Init was called: this task uses MPI after all (the
+ * "part.<task>.nompi" mark made when the library was loaded goes). */
+CMP_HIDDEN void cmp_nompi_clear(void);
+
+/* prof_write.c: write this rank's part of the raw profile (format 2) into
+ * @p dir: when @p traffic, the @p nmine quadruples kind, world dst, bytes,
+ * msgs of @p mine, else a "traffic off" line and no rows; always the "time"
+ * line, from @p elapsed_ns and @p mpi_ns.  Local: no other rank is
+ * involved, so a rank that cannot profile never makes another one wait.
+ * Never fails the program. */
+/** One line "clustermap-prof: <message>" on stderr in a single write(2),
+ *  so that the lines of ranks sharing a launcher's stderr never interleave
+ *  (Open MPI 5's mpirun forwarded a long line in two pieces). */
+CMP_HIDDEN void cmp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** The same with another prefix than "clustermap-prof: " (the overlays'
+ *  "clustermap overlay: ", src/overlay/ovl.h). */
+CMP_HIDDEN void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+CMP_HIDDEN void cmp_write_part(int rank, int size, int traffic,
+                               const uint64_t *mine, size_t nmine,
+                               uint64_t elapsed_ns, uint64_t mpi_ns,
+                               const char *dir);
+
+/* ------------------------------------------------------------ time --
+ * Each rank measures, on CLOCK_MONOTONIC, the time from the return of
+ * MPI_Init (C or Fortran, cmp_start) to the entry of MPI_Finalize
+ * (cmp_finish), and the part of it spent inside the blocking calls:
+ *
+ *   timed      MPI_Recv, Wait, Waitall, Waitany, Waitsome, Probe, Sendrecv,
+ *              Sendrecv_replace, and the blocking collectives (Barrier,
+ *              Bcast, Reduce, Allreduce, Alltoall(v,w), Allgather(v),
+ *              Gather(v), Scatter(v), Reduce_scatter(_block), Scan,
+ *              Exscan), in C and Fortran (all bindings);
+ *   not timed  the sends (Send, Isend, ... and their persistent forms,
+ *              Start(all)), whose fast path stays as cheap as above; the
+ *              non-blocking collectives (their wait is timed); Test*,
+ *              Iprobe, Mprobe/Mrecv, one-sided, I/O and everything else
+ *              not wrapped.
+ *
+ * Calls that overlap in several threads each count (MPI time can then
+ * exceed the elapsed time).
+ *
+ * A timed call costs one clock_gettime pair and an atomic add, and only
+ * while cmp_timing is set: between a profiled MPI_Init and MPI_Finalize,
+ * whether or not traffic is recorded (CLUSTERMAP_PROFILE_TRAFFIC=0 turns
+ * recording off and leaves the timing: "time only" mode).  The time spent
+ * recording a collective's traffic is outside the timed interval. */
+extern CMP_HIDDEN volatile int cmp_timing;
+/* Nanoseconds spent in timed calls so far (atomic adds). */
+extern CMP_HIDDEN uint64_t cmp_mpi_ns;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+CMP_INLINE uint64_t cmp_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Start of a timed call: a time stamp, or 0 when not timing. */
+CMP_INLINE uint64_t cmp_time_begin(void)
+{
+    return cmp_timing ? cmp_now() : 0;
+}
+
+/* End of the timed call begun at @p t0 (0: not timed). */
+CMP_INLINE void cmp_time_end(uint64_t t0)
+{
+    if (t0 && cmp_timing)
+        __atomic_fetch_add(&cmp_mpi_ns, cmp_now() - t0, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------ hot state --
+ * Everything the common case of a send needs, in one hidden global (reached
+ * PC-relative, no GOT), so that recording it costs ~20 instructions: a
+ * send on the "hot" communicator (the last one a send, send-init or
+ * collective used, initially MPI_COMM_WORLD) of the "hot" datatype (the
+ * last named datatype sent), in a job small enough for dense rows, without
+ * MPI_THREAD_MULTIPLE.  Anything else takes the out-of-line path
+ * (cmp_send), which refreshes both.  Fields are written only by
+ * prof_state.c, always with the lock held. */
+
+/* Traffic to one destination: the two counters sit together so that a send
+ * touches one cache line. */
+typedef struct cmp_cell {
+    uint64_t bytes, msgs;
+} cmp_cell_t;
+
+/* Type cache (types[], sizes[] below): direct-mapped, keyed by the handle.
+ * It and the hot datatype hold only named (predefined) datatypes, which are
+ * never freed, so an entry can never go stale (a derived type's handle can
+ * come back as another type after MPI_Type_free); derived types are always
+ * sized by PMPI_Type_size_x. */
+#define CMP_TCACHE_BITS 6
+#define CMP_TCACHE_SIZE (1 << CMP_TCACHE_BITS)
+
+typedef struct cmp_hot {
+    MPI_Comm comm;       /* hot communicator, MPI_COMM_NULL = none */
+    unsigned ndest;      /* its destination group size (0 = none) */
+    unsigned ndense;     /* dense rows: world size; 0 = rows are hashed */
+    const int *world;    /* [ndest] world rank of each of its destinations,
+                            all valid (a communicator reaching outside
+                            MPI_COMM_WORLD is never hot) */
+    cmp_cell_t *dense[CMP_NKINDS];  /* [ndense] the dense rows */
+    MPI_Datatype type;   /* hot datatype (named), and its size in bytes */
+    uint64_t size;
+    MPI_Datatype types[CMP_TCACHE_SIZE];  /* MPI_DATATYPE_NULL = empty */
+    uint64_t sizes[CMP_TCACHE_SIZE];      /* size in bytes of types[i] */
+} cmp_hot_t;
+
+extern CMP_HIDDEN cmp_hot_t cmp_hot;
+
+/* Serialise recording when the program runs MPI_THREAD_MULTIPLE.  There is
+ * no hot communicator then, so the inlined send path needs no lock. */
+extern CMP_HIDDEN int cmp_multi;
+extern CMP_HIDDEN pthread_mutex_t cmp_mutex;
+
+CMP_INLINE void cmp_lock(void)
+{
+    if (CMP_UNLIKELY(cmp_multi))
+        pthread_mutex_lock(&cmp_mutex);
+}
+
+CMP_INLINE void cmp_unlock(void)
+{
+    if (CMP_UNLIKELY(cmp_multi))
+        pthread_mutex_unlock(&cmp_mutex);
+}
+
+/* The type cache slot of @p type. */
+CMP_INLINE size_t cmp_tslot(MPI_Datatype type)
+{
+    uint64_t h = (uint64_t)(uintptr_t)type * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> (64 - CMP_TCACHE_BITS));
+}
+
+/* Traffic to world ranks outside the dense rows (out of range, or hashed
+ * rows); called by cmp_add. */
+CMP_HIDDEN void cmp_add_slow(int kind, int wdst, uint64_t bytes,
+                             uint64_t msgs);
+
+/* Add traffic to world rank @p wdst of row @p kind (lock held). */
+CMP_INLINE void cmp_add(int kind, int wdst, uint64_t bytes, uint64_t msgs)
+{
+    if (CMP_LIKELY((unsigned)wdst < cmp_hot.ndense)) {
+        cmp_cell_t *c = &cmp_hot.dense[kind][wdst];
+        c->bytes += bytes;
+        c->msgs += msgs;
+        return;
+    }
+    cmp_add_slow(kind, wdst, bytes, msgs);
+}
+
+/* cmp_bytes for a type missing from the type cache (lock held). */
+CMP_HIDDEN uint64_t cmp_bytes_slow(int count, MPI_Datatype type);
+
+/* Make @p type the hot datatype if it is in the type cache (lock held). */
+CMP_HIDDEN void cmp_hot_type(MPI_Datatype type);
+
+/* Bytes of @p count elements of @p type (0 on a bad type or count); call
+ * with the lock held (it may fill the type cache). */
+CMP_INLINE uint64_t cmp_bytes(int count, MPI_Datatype type)
+{
+    size_t i = cmp_tslot(type);
+    if (CMP_LIKELY(cmp_hot.types[i] == type))
+        return count > 0 ? (uint64_t)count * cmp_hot.sizes[i] : 0;
+    return cmp_bytes_slow(count, type);
+}
+
+/* A communicator's view used to turn its ranks into MPI_COMM_WORLD ranks. */
+typedef struct cmp_comm {
+    int size;          /* local group size */
+    int rank;          /* my rank in it */
+    int inter;         /* intercommunicator: destinations are remote ranks */
+    int ndest;         /* size of the destination group */
+    const int *world;  /* [ndest] world rank of each destination rank, or
+                          NULL when it is the identity (MPI_COMM_WORLD) */
+} cmp_comm_t;
+
+/* Fill @p c for @p comm (cached per communicator with an attribute; call
+ * with the lock held) and make it the hot communicator when it can be.
+ * Returns -1 when the communicator cannot be used. */
+CMP_HIDDEN int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c);
+
+/* A datatype's size as an MPI_Count: MPI-4.1 deprecates MPI_Type_size_x
+ * for MPI_Type_size_c (Open MPI 6). */
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define CMP_TYPE_SIZE PMPI_Type_size_c
+#else
+#define CMP_TYPE_SIZE PMPI_Type_size_x
+#endif
+
+/* -- point-to-point (prof_p2p.c) -- */
+
+/* One send of @p count x @p type to @p dest of @p comm, while recording:
+ * the general case of cmp_send_hot. */
+CMP_HIDDEN void cmp_send(MPI_Comm comm, int dest, int count, MPI_Datatype type);
+
+/* Record one send in the common case (see "hot state" above): no call, no
+ * lock.  Returns 0 when the send is not covered, and the caller must then
+ * call cmp_send (if cmp_active).  A negative count is left to cmp_send.
+ * The C wrappers test it in their own body and leave the rest to an
+ * out-of-line function, so that the common case needs no stack frame
+ * either. */
+CMP_INLINE int cmp_send_hot(MPI_Comm comm, int dest, int count,
+                            MPI_Datatype type)
+{
+    if (CMP_UNLIKELY(comm != cmp_hot.comm || (unsigned)dest >= cmp_hot.ndest ||
+                     cmp_hot.type != type || count < 0))
+        return 0;
+    uint64_t bytes = (uint64_t)count * cmp_hot.size;
+    cmp_cell_t *c = &cmp_hot.dense[CMP_P2P][cmp_hot.world[dest]];
+    c->bytes += bytes;
+    c->msgs++;
+    return 1;
+}
+
+/* Record one send, whatever the case (a no-op unless recording). */
+CMP_INLINE void cmp_send_any(MPI_Comm comm, int dest, int count,
+                             MPI_Datatype type)
+{
+    if (!cmp_send_hot(comm, dest, count, type) && cmp_active)
+        cmp_send(comm, dest, count, type);
+}
+
+/* A persistent send request was created / started / freed. */
+CMP_HIDDEN void cmp_persist_new(MPI_Request req, MPI_Comm comm, int dest,
+                                int count, MPI_Datatype type);
+CMP_HIDDEN void cmp_persist_start(int n, const MPI_Request *reqs);
+CMP_HIDDEN void cmp_persist_free(MPI_Request req);
+/* Forget all persistent requests (at finish). */
+CMP_HIDDEN void cmp_persist_clear(void);
+
+/* -- collectives (prof_coll.c): the traffic this rank sends under the
+ *    reference algorithm of each collective.  @p in_place is non-zero when
+ *    the send buffer was MPI_IN_PLACE. -- */
+CMP_HIDDEN void cmp_coll_bcast(MPI_Comm comm, int count, MPI_Datatype type,
+                               int root);
+CMP_HIDDEN void cmp_coll_reduce(MPI_Comm comm, int count, MPI_Datatype type,
+                                int root);
+CMP_HIDDEN void cmp_coll_allreduce(MPI_Comm comm, int count, MPI_Datatype type);
+/* Alltoall and Allgather blocks are measured on the receive side, which
+ * is valid with and without MPI_IN_PLACE (type signatures must match). */
+CMP_HIDDEN void cmp_coll_alltoall(MPI_Comm comm, int rcount, MPI_Datatype rtype);
+CMP_HIDDEN void cmp_coll_alltoallv(MPI_Comm comm, int in_place,
+                                   const int *scounts, MPI_Datatype stype,
+                                   const int *rcounts, MPI_Datatype rtype);
+CMP_HIDDEN void cmp_coll_alltoallw(MPI_Comm comm, int in_place,
+                                   const int *scounts,
+                                   const MPI_Datatype *stypes,
+                                   const int *rcounts,
+                                   const MPI_Datatype *rtypes);
+CMP_HIDDEN void cmp_coll_allgather(MPI_Comm comm, int rcount, MPI_Datatype rtype);
+CMP_HIDDEN void cmp_coll_allgatherv(MPI_Comm comm, const int *rcounts,
+                                    MPI_Datatype rtype);
+CMP_HIDDEN void cmp_coll_gather(MPI_Comm comm, int scount, MPI_Datatype stype,
+                                int root);
+CMP_HIDDEN void cmp_coll_scatter(MPI_Comm comm, int scount, MPI_Datatype stype,
+                                 int root);
+CMP_HIDDEN void cmp_coll_scatterv(MPI_Comm comm, const int *scounts,
+                                  MPI_Datatype stype, int root);
+CMP_HIDDEN void cmp_coll_reduce_scatter(MPI_Comm comm, const int *rcounts,
+                                        MPI_Datatype type);
+CMP_HIDDEN void cmp_coll_reduce_scatter_block(MPI_Comm comm, int rcount,
+                                              MPI_Datatype type);
+CMP_HIDDEN void cmp_coll_barrier(MPI_Comm comm);
+CMP_HIDDEN void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type);
+
+#endif /* CMP_PROF_H */

@@ -1,0 +1,911 @@
+/* store.c -- the per-user profile store: safe opening, locking, atomic
+ * replacement, listing and removal (docs/profile-format.md, "Store"). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "store_internal.h"
+
+struct cm_store {
+    uid_t uid;
+    int dirfd;            /* the user directory; -1 while it does not exist */
+    int rootfd;
+    size_t max_bytes;
+    char *dir;            /* "<root>/<uid>", for messages */
+    char *root;           /* the root path as given */
+    char user[CM_PROFILE_MAX_NAME + 1];
+};
+
+/* Longest escaped job name kept whole in a file name; longer ones are cut
+ * and get a hash, so that "." name "." ntasks ".json" and the temporary
+ * name stay well below NAME_MAX (255). */
+#define NAME_KEEP 160
+#define NAME_CUT 143
+
+void cm_store_fault_point(const char *stage)
+{
+    const char *want = getenv("CLUSTERMAP_FAULT_INJECT");
+    if (want && strcmp(want, stage) == 0)
+        raise(SIGKILL);
+}
+
+const char *cm_store_default_root(void)
+{
+    const char *e = getenv(CM_STORE_ENV);
+    return e && *e ? e : CM_STORE_DEFAULT_DIR;
+}
+
+const char *cm_store_dir(const cm_store_t *s) { return s->dir; }
+const char *cm_store_user(const cm_store_t *s) { return s->user; }
+uid_t cm_store_uid(const cm_store_t *s) { return s->uid; }
+size_t cm_store_max_bytes(const cm_store_t *s) { return s->max_bytes; }
+int cm_store_dirfd(const cm_store_t *s) { return s->dirfd; }
+
+int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
+                      cm_error_t *err)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char esc[3 * CM_PROFILE_MAX_NAME + 1];
+    size_t len = 0, cut;
+    int n;
+
+    if (cm_profile_check_name("job name", job_name, 0, err) < 0)
+        return -1;
+    if (ntasks < 1 || ntasks > CM_PROFILE_MAX_TASKS)
+        return cm_error_set(err, "task count: expected 1..%d, got %d",
+                            CM_PROFILE_MAX_TASKS, ntasks);
+    for (const char *c = job_name; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        int plain = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') ||
+                    (u >= '0' && u <= '9') || u == '_' || u == '-' ||
+                    (u == '.' && c != job_name);
+        if (plain) {
+            esc[len++] = (char)u;
+        } else {
+            esc[len++] = '%';
+            esc[len++] = hex[u >> 4];
+            esc[len++] = hex[u & 15];
+        }
+    }
+    esc[len] = '\0';
+    if (len > NAME_KEEP) {
+        cut = NAME_CUT;
+        /* never split a %XX */
+        if (esc[cut - 1] == '%')
+            cut -= 1;
+        else if (esc[cut - 2] == '%')
+            cut -= 2;
+        n = snprintf(buf, size, "%.*s~%016llx.%d.json", (int)cut, esc,
+                     (unsigned long long)cm_fnv1a(CM_FNV1A_START, job_name, strlen(job_name)),
+                     ntasks);
+    } else {
+        n = snprintf(buf, size, "%s.%d.json", esc, ntasks);
+    }
+    if (n < 0 || (size_t)n >= size)
+        return cm_error_set(err, "profile file name: buffer too small");
+    return 0;
+}
+
+/* The store root is opened component by component from "/", never
+ * following a symbolic link (O_NOFOLLOW on every step), so that nobody can
+ * redirect a root-run ingestion by replacing a directory on the way.  Every
+ * directory on the way must belong to root or to the caller and must not be
+ * writable by others unless it is sticky (like /tmp: others cannot rename
+ * what is in it); the root itself must belong to root (to the caller, for a
+ * private store of a user's own) and be writable by its owner only.  Only
+ * the root's last component is ever created -- a parent the administrator
+ * did not create is an error, not something to make. */
+static int check_step(int fd, const char *path, int last, cm_error_t *err)
+{
+    struct stat st;
+    uid_t me = geteuid();
+    if (fstat(fd, &st) < 0)
+        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return cm_error_set(err, "%s: not a directory", path);
+    if (st.st_uid != 0 && st.st_uid != me)
+        return cm_error_set(err, "%s: owned by uid %lu, expected root%s; "
+                            "refusing the store", path,
+                            (unsigned long)st.st_uid,
+                            me ? " or the caller" : "");
+    if (last && me == 0 && st.st_uid != 0)
+        return cm_error_set(err, "%s: owned by uid %lu, expected root; "
+                            "refusing the store", path,
+                            (unsigned long)st.st_uid);
+    if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))
+        return cm_error_set(err, "%s: mode %04o, expected no group or world "
+                            "write permission%s; refusing the store", path,
+                            (unsigned)(st.st_mode & 07777),
+                            last ? "" : " (or the sticky bit)");
+    return 0;
+}
+
+int cm_dir_open_safe(const char *root, int create, cm_error_t *err)
+{
+    if (root[0] != '/')
+        return cm_error_set(err, "%s: expected an absolute path for the store",
+                            root);
+    char *path = strdup(root);
+    if (!path)
+        return cm_error_set(err, "%s: out of memory", root);
+    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    char *comp = path + 1;
+    while (fd >= 0) {
+        while (*comp == '/')
+            comp++;
+        if (!*comp)
+            break;
+        char *slash = strchr(comp, '/');
+        if (slash)
+            *slash = '\0';
+        int last = !slash || !slash[1 + strspn(slash + 1, "/")];
+        int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+                         O_CLOEXEC);
+        if (nfd < 0 && errno == ENOENT && last && create) {
+            if (mkdirat(fd, comp, 0711) < 0 && errno != EEXIST) {
+                cm_error_set(err, "%s: cannot create the store directory: %s",
+                             root, strerror(errno));
+                close(fd);
+                fd = -1;
+                break;
+            }
+            nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+                         O_CLOEXEC);
+        }
+        int e = errno;
+        close(fd);
+        fd = nfd;
+        if (fd < 0) {
+            if (e == ELOOP || e == ENOTDIR)
+                cm_error_set(err, "%s: a symbolic link or not a directory at "
+                             "'%s'; refusing the store", root, comp);
+            else
+                cm_error_set(err, "%s: cannot open the store directory (at "
+                             "'%s'): %s", root, comp, strerror(e));
+            errno = e;
+            break;
+        }
+        if (check_step(fd, last ? root : path, last, err) < 0) {
+            close(fd);
+            fd = -1;
+            errno = EPERM;
+            break;
+        }
+        if (!slash)
+            break;
+        *slash = '/';
+        comp = slash + 1;
+    }
+    free(path);
+    return fd;
+}
+
+/* The user directory must be a real directory of the user, closed to
+ * everybody else. */
+static int check_owned(int fd, const char *path, uid_t uid, int want_dir,
+                       mode_t forbidden, cm_error_t *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+        return cm_error_set(err, "%s: not a %s", path,
+                            want_dir ? "directory" : "regular file");
+    if (st.st_uid != uid)
+        return cm_error_set(err, "%s: owned by uid %lu, expected uid %lu",
+                            path, (unsigned long)st.st_uid, (unsigned long)uid);
+    if (st.st_mode & forbidden)
+        return cm_error_set(err, "%s: mode %04o, expected no %s permission",
+                            path, (unsigned)(st.st_mode & 07777),
+                            forbidden == 077 ? "group or world"
+                                             : "group or world write");
+    return 0;
+}
+
+static int open_user_dir(cm_store_t *s, const char *name, int create,
+                         cm_error_t *err)
+{
+    int fd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                    O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && create) {
+        if (mkdirat(s->rootfd, name, 0700) < 0 && errno != EEXIST)
+            return cm_error_set(err, "%s: cannot create: %s", s->dir,
+                                strerror(errno));
+        fd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                    O_CLOEXEC);
+        if (fd >= 0 && geteuid() == 0 && s->uid != 0) {
+            struct stat st;
+            struct passwd pw, *res = NULL;
+            char pwbuf[4096];
+            gid_t gid = (gid_t)-1;
+            if (getpwuid_r(s->uid, &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
+                gid = pw.pw_gid;
+            if (fstat(fd, &st) == 0 && st.st_uid == 0 &&
+                fchown(fd, s->uid, gid) < 0) {
+                close(fd);
+                return cm_error_set(err, "%s: cannot give it to uid %lu: %s",
+                                    s->dir, (unsigned long)s->uid,
+                                    strerror(errno));
+            }
+        }
+    }
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            s->dirfd = -1;   /* no profile yet: an empty store */
+            return 0;
+        }
+        if (errno == ELOOP || errno == ENOTDIR)
+            return cm_error_set(err, "%s: a symbolic link or not a directory; "
+                                "refusing it", s->dir);
+        if (errno == EACCES)
+            return cm_error_set(err, "%s: permission denied (the profiles of "
+                                "uid %lu belong to that user)", s->dir,
+                                (unsigned long)s->uid);
+        return cm_error_set(err, "%s: cannot open: %s", s->dir, strerror(errno));
+    }
+    if (check_owned(fd, s->dir, s->uid, 1, 077, err) < 0) {
+        close(fd);
+        return -1;
+    }
+    s->dirfd = fd;
+    return 0;
+}
+
+cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
+                          size_t max_bytes, cm_error_t *err)
+{
+    cm_store_t *s;
+    char name[32];
+    struct passwd pw, *res = NULL;
+    char pwbuf[4096];
+
+    if (!root)
+        root = cm_store_default_root();
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        cm_error_set(err, "%s: out of memory", root);
+        return NULL;
+    }
+    s->uid = uid;
+    s->dirfd = s->rootfd = -1;
+    s->max_bytes = max_bytes ? max_bytes : CM_PROFILE_DEFAULT_MAX_BYTES;
+    snprintf(name, sizeof name, "%lu", (unsigned long)uid);
+    if (asprintf(&s->dir, "%s/%s", root, name) < 0 ||
+        !(s->root = strdup(root))) {
+        cm_error_set(err, "%s: out of memory", root);
+        goto fail;
+    }
+    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &res) == 0 && res &&
+        strlen(pw.pw_name) <= CM_PROFILE_MAX_NAME)
+        snprintf(s->user, sizeof s->user, "%s", pw.pw_name);
+    else
+        snprintf(s->user, sizeof s->user, "%s", name);
+
+    /* O_PATH: the root is 0711, searchable but not readable by users */
+    s->rootfd = cm_dir_open_safe(root, flags & CM_STORE_CREATE, err);
+    if (s->rootfd < 0) {
+        if (errno == ENOENT && !(flags & CM_STORE_CREATE)) {
+            s->dirfd = -1;   /* no store yet: nothing stored */
+            return s;
+        }
+        goto fail;
+    }
+    if (open_user_dir(s, name, flags & CM_STORE_CREATE, err) < 0)
+        goto fail;
+    return s;
+fail:
+    cm_store_close(s);
+    return NULL;
+}
+
+void cm_store_close(cm_store_t *s)
+{
+    if (!s)
+        return;
+    if (s->dirfd >= 0)
+        close(s->dirfd);
+    if (s->rootfd >= 0)
+        close(s->rootfd);
+    free(s->dir);
+    free(s->root);
+    free(s);
+}
+
+static int need_dir(const cm_store_t *s, cm_error_t *err)
+{
+    if (s->dirfd >= 0)
+        return 0;
+    return cm_error_set(err, "%s: no profile directory for uid %lu (it is "
+                        "created at the first ingestion, or by root)", s->dir,
+                        (unsigned long)s->uid);
+}
+
+/* ---- the lock -------------------------------------------------------------- */
+
+int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
+{
+    int fd = openat(s->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
+                    O_CLOEXEC, 0600);
+    struct stat st;
+
+    if (fd < 0)
+        return cm_error_set(err, "%s/.lock: cannot open: %s", s->dir,
+                            strerror(errno));
+    if (geteuid() == 0 && fstat(fd, &st) == 0 && st.st_uid != s->uid &&
+        fchown(fd, s->uid, (gid_t)-1) < 0) {
+        close(fd);
+        return cm_error_set(err, "%s/.lock: cannot give it to uid %lu: %s",
+                            s->dir, (unsigned long)s->uid, strerror(errno));
+    }
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return cm_error_set(err, "%s/.lock: cannot lock: %s", s->dir,
+                                strerror(errno));
+        }
+    }
+    return fd;
+}
+
+void cm_store_lock_release(int fd)
+{
+    if (fd >= 0)
+        close(fd);   /* drops the flock */
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+/* Open, check and parse one file of the user directory: 1 found, 0 absent. */
+static int read_file(cm_store_t *s, const char *fname, cm_profile_t **out,
+                     cm_error_t *err)
+{
+    char path[4096];
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s", s->dir, fname);
+    fd = openat(s->dirfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        if (errno == ELOOP)
+            return cm_error_set(err, "%s: is a symbolic link; refusing to "
+                                "follow it", path);
+        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    }
+    if (check_owned(fd, path, s->uid, 0, 022, err) < 0) {
+        close(fd);
+        return -1;
+    }
+    *out = cm_profile_read_json_fd(fd, path, s->max_bytes, err);
+    close(fd);
+    if (!*out)
+        return -1;
+    if ((*out)->uid != s->uid) {
+        cm_error_set(err, "%s: field 'uid': expected %lu (the directory's "
+                     "owner), got %lu", path, (unsigned long)s->uid,
+                     (unsigned long)(*out)->uid);
+        cm_profile_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 1;
+}
+
+int cm_store_load(cm_store_t *s, const char *job_name, int ntasks,
+                  cm_profile_t **out, cm_error_t *err)
+{
+    char fname[256];
+    int rc;
+
+    *out = NULL;
+    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    if (s->dirfd < 0)
+        return 0;
+    rc = read_file(s, fname, out, err);
+    if (rc == 1 && (strcmp((*out)->job_name, job_name) ||
+                    (*out)->ntasks != ntasks)) {
+        cm_error_set(err, "%s/%s: holds the profile of '%s' with %d tasks, "
+                     "expected '%s' with %d tasks (fields 'job_name', "
+                     "'ntasks')", s->dir, fname, (*out)->job_name,
+                     (*out)->ntasks, job_name, ntasks);
+        cm_profile_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return rc;
+}
+
+/* ---- atomic replacement ----------------------------------------------------- */
+
+/* Temporary files of writers that were killed: with the lock held nobody
+ * else is writing, so every one of them is stale. */
+static void remove_stale_temps(cm_store_t *s)
+{
+    int fd = dup(s->dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *e;
+
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    rewinddir(d);
+    while ((e = readdir(d)))
+        if (e->d_name[0] == '.' && (strstr(e->d_name, ".json.tmp.") ||
+                                    strstr(e->d_name, ".runs.tmp.") ||
+                                    (!strncmp(e->d_name, "..explain.", 10) &&
+                                     strstr(e->d_name, ".tmp."))))
+            unlinkat(s->dirfd, e->d_name, 0);
+    closedir(d);
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Lock held.  temp file, fsync, rename over, fsync the directory. */
+int cm_store_write_locked(cm_store_t *s, const char *fname, const char *text,
+                          size_t len, cm_error_t *err)
+{
+    char tmp[300], path[4096];
+    int fd, e;
+
+    remove_stale_temps(s);
+    snprintf(tmp, sizeof tmp, ".%s.tmp.%ld", fname, (long)getpid());
+    snprintf(path, sizeof path, "%s/%s", s->dir, tmp);
+    fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                O_CLOEXEC, 0600);
+    if (fd < 0)
+        return cm_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+    if (geteuid() == 0 && s->uid != 0 && fchown(fd, s->uid, (gid_t)-1) < 0)
+        goto fail;
+    cm_store_fault_point("temp-created");
+    if (write_all(fd, text, len / 2) < 0)
+        goto fail;
+    cm_store_fault_point("temp-partial");
+    if (write_all(fd, text + len / 2, len - len / 2) < 0)
+        goto fail;
+    cm_store_fault_point("before-fsync");
+    if (fsync(fd) < 0)
+        goto fail;
+    cm_store_fault_point("before-rename");
+    if (close(fd) < 0) {
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    if (renameat(s->dirfd, tmp, s->dirfd, fname) < 0)
+        goto fail;
+    cm_store_fault_point("after-rename");
+    if (fsync(s->dirfd) < 0)
+        return cm_error_set(err, "%s: cannot sync the directory: %s", s->dir,
+                            strerror(errno));
+    return 0;
+fail:
+    e = errno;
+    if (fd >= 0)
+        close(fd);
+    unlinkat(s->dirfd, tmp, 0);
+    return cm_error_set(err, "%s: cannot write (temporary file removed, old "
+                        "file kept): %s", path, strerror(e));
+}
+
+static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
+                        cm_error_t *err)
+{
+    size_t len;
+    /* large profiles in the binary form: a third to a tenth of the JSON
+     * bytes, read several times faster (docs/profile-format.md) */
+    int64_t entries = cm_matrix_nnz(p->part[0]) + cm_matrix_nnz(p->part[1]);
+    char *text = entries > CM_PROFILE_BIN_MIN_ENTRIES ? cm_profile_to_bin(p, &len, err)
+                                                      : cm_profile_to_json(p, &len, err);
+    if (!text)
+        return -1;
+    int rc = cm_store_write_locked(s, fname, text, len, err);
+    free(text);
+    return rc;
+}
+
+static int check_key(const cm_store_t *s, const cm_profile_t *p, char *fname,
+                     size_t size, cm_error_t *err)
+{
+    if (p->uid != s->uid)
+        return cm_error_set(err, "profile '%s' belongs to uid %lu, not to the "
+                            "store's uid %lu", p->job_name,
+                            (unsigned long)p->uid, (unsigned long)s->uid);
+    return cm_store_filename(p->job_name, p->ntasks, fname, size, err);
+}
+
+int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
+                  cm_error_t *err)
+{
+    char fname[256];
+    int lock, rc;
+
+    if (need_dir(s, err) < 0 || check_key(s, p, fname, sizeof fname, err) < 0)
+        return -1;
+    lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    if (!replace) {
+        struct stat st;
+        if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            cm_store_lock_release(lock);
+            return cm_error_set(err, "%s/%s: a profile of '%s' with %d tasks "
+                                "exists already (replace it, or merge into "
+                                "it)", s->dir, fname, p->job_name, p->ntasks);
+        }
+    }
+    rc = write_locked(s, p, fname, err);
+    cm_store_lock_release(lock);
+    return rc;
+}
+
+int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
+                   int flags, time_t now, long *runs_out, cm_error_t *err)
+{
+    char fname[256];
+    cm_profile_t *old = NULL, *merged = NULL;
+    const cm_profile_t *result = run;
+    int lock, rc = -1, found;
+
+    if (need_dir(s, err) < 0 || check_key(s, run, fname, sizeof fname, err) < 0)
+        return -1;
+    lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    found = cm_store_load(s, run->job_name, run->ntasks, &old, err);
+    if (found < 0)
+        goto out;
+    if (found == 0 && (flags & CM_STORE_MUST_EXIST)) {
+        cm_error_set(err, "%s/%s: no profile of '%s' with %d tasks to merge "
+                     "into", s->dir, fname, run->job_name, run->ntasks);
+        goto out;
+    }
+    if (found) {
+        merged = cm_profile_merge(old, run, weight, now, err);
+        if (!merged)
+            goto out;
+        result = merged;
+    }
+    rc = write_locked(s, result, fname, err);
+    if (rc == 0 && runs_out)
+        *runs_out = result->runs;
+out:
+    cm_store_lock_release(lock);
+    cm_profile_free(old);
+    cm_profile_free(merged);
+    return rc;
+}
+
+/* ---- listing ------------------------------------------------------------------ */
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const cm_store_entry_t *)a)->file,
+                  ((const cm_store_entry_t *)b)->file);
+}
+
+/* The files that go with a profile: its file name and one of these
+ * (cm_store_sidecar_name). */
+static const char *const side_suffix[] = { ".runs", ".nompi" };
+#define NSIDES ((int)(sizeof side_suffix / sizeof side_suffix[0]))
+
+/* Size of a regular file of the user directory (0 when there is none),
+ * and its modification time in *mtime (may be NULL). */
+static uint64_t file_size(const cm_store_t *s, const char *fname,
+                          int64_t *mtime)
+{
+    struct stat st;
+    if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !S_ISREG(st.st_mode))
+        return 0;
+    if (mtime)
+        *mtime = (int64_t)st.st_mtime;
+    return (uint64_t)st.st_size;
+}
+
+int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs, int count)
+{
+    int64_t t = last_update;
+    for (int k = 0; k < count; k++)
+        if (runs[k].when > t)
+            t = runs[k].when;
+    return t;
+}
+
+/* A valid entry's bytes on disk and last use.  A history that cannot be
+ * read still says when it was last written. */
+static void entry_usage(cm_store_t *s, cm_store_entry_t *e)
+{
+    char side[300];
+    int64_t mtime = 0;
+    int count = 0;
+    cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
+
+    e->file_bytes = file_size(s, e->file, NULL);
+    for (int k = 0; k < NSIDES; k++) {
+        snprintf(side, sizeof side, "%s%s", e->file, side_suffix[k]);
+        e->file_bytes += file_size(s, side, k == 0 ? &mtime : NULL);
+    }
+    e->file_bytes += cm_store_trace_bytes(s, e->file);
+    if (runs && cm_store_history_load(s, e->job_name, e->ntasks, runs, &count,
+                                      NULL) == 0)
+        e->last_use = cm_store_last_use(e->last_update, runs, count);
+    else
+        e->last_use = mtime > e->last_update ? mtime : e->last_update;
+    free(runs);
+}
+
+/* Describe the profile file @p fname: 1 valid, 0 missing, -1 invalid (the
+ * reason in e->error). */
+static int list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
+{
+    cm_profile_t *p = NULL;
+    cm_error_t why = { "" };
+    char want[256];
+    int rc;
+
+    memset(e, 0, sizeof *e);
+    snprintf(e->file, sizeof e->file, "%s", fname);
+    rc = read_file(s, fname, &p, &why);
+    if (rc != 1) {
+        snprintf(e->error, sizeof e->error, "%s", rc == 0 ?
+                 "removed while listing" : why.msg);
+        return rc;
+    }
+    if (cm_store_filename(p->job_name, p->ntasks, want, sizeof want, NULL) < 0 ||
+        strcmp(want, fname)) {
+        snprintf(e->error, sizeof e->error, "%s/%s: the key inside ('%s', %d "
+                 "tasks) belongs in file %s", s->dir, fname, p->job_name,
+                 p->ntasks, want);
+        cm_profile_free(p);
+        return -1;
+    }
+    snprintf(e->job_name, sizeof e->job_name, "%s", p->job_name);
+    e->ntasks = p->ntasks;
+    e->runs = p->runs;
+    e->last_update = p->last_update;
+    cm_matrix_totals(p->part[0], &e->p2p_bytes, NULL);
+    cm_matrix_totals(p->part[1], &e->coll_bytes, NULL);
+    e->valid = 1;
+    cm_profile_free(p);
+    entry_usage(s, e);
+    return 1;
+}
+
+int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
+                  cm_error_t *err)
+{
+    cm_store_entry_t *v = NULL;
+    int n = 0, cap = 0, fd;
+    DIR *d;
+    struct dirent *de;
+
+    *entries = NULL;
+    *count = 0;
+    if (s->dirfd < 0)
+        return 0;
+    fd = dup(s->dirfd);
+    d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return cm_error_set(err, "%s: cannot list: %s", s->dir, strerror(errno));
+    }
+    rewinddir(d);
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] == '.' || len < 6 ||
+            strcmp(de->d_name + len - 5, ".json"))
+            continue;
+        if (n == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            cm_store_entry_t *nv = realloc(v, (size_t)ncap * sizeof *v);
+            if (!nv) {
+                free(v);
+                closedir(d);
+                return cm_error_set(err, "%s: out of memory", s->dir);
+            }
+            v = nv;
+            cap = ncap;
+        }
+        list_one(s, de->d_name, &v[n++]);
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, entry_cmp);
+    *entries = v;
+    *count = n;
+    return 0;
+}
+
+/* ---- removal ------------------------------------------------------------------ */
+
+/* Lock held: the side files of the profile file @p fname of (job_name,
+ * ntasks), then the profile file, then sync the directory.  A side file
+ * that stays keeps the profile too. */
+static int remove_locked(cm_store_t *s, const char *job_name, int ntasks,
+                         const char *fname, cm_error_t *err)
+{
+    char side[300];
+
+    for (int k = 0; k < NSIDES; k++) {
+        snprintf(side, sizeof side, "%s%s", fname, side_suffix[k]);
+        if (unlinkat(s->dirfd, side, 0) < 0 && errno != ENOENT)
+            return cm_error_set(err, "%s/%s: cannot remove: %s (the profile "
+                                "is kept)", s->dir, side, strerror(errno));
+    }
+    if (cm_store_trace_remove_locked(s, fname, err) < 0)
+        return -1;
+    if (unlinkat(s->dirfd, fname, 0) < 0)
+        return cm_error_set(err, "%s/%s: cannot remove the profile of '%s' "
+                            "with %d tasks: %s", s->dir, fname, job_name,
+                            ntasks, strerror(errno));
+    if (fsync(s->dirfd) < 0)
+        return cm_error_set(err, "%s: cannot sync the directory: %s", s->dir,
+                            strerror(errno));
+    return 0;
+}
+
+int cm_store_delete_if(cm_store_t *s, const char *job_name, int ntasks,
+                       cm_store_pick_fn pick, void *arg, cm_store_entry_t *e,
+                       cm_error_t *err)
+{
+    char fname[256];
+    cm_store_entry_t mine;
+    struct stat st;
+    int lock, rc;
+
+    if (!e)
+        e = &mine;
+    memset(e, 0, sizeof *e);
+    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    snprintf(e->file, sizeof e->file, "%s", fname);
+    if (s->dirfd < 0)
+        return 0;
+    lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    if (pick || e != &mine)
+        rc = list_one(s, fname, e);
+    else   /* plain delete: valid or not, it goes */
+        rc = fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 1
+           : errno == ENOENT ? 0 : -1;
+    if (rc < 0 && !pick && e != &mine)
+        rc = 1;   /* described as invalid, removed all the same */
+    if (rc < 0)
+        rc = e->error[0] ? cm_error_set(err, "%s", e->error)
+           : cm_error_set(err, "%s/%s: cannot stat: %s", s->dir, fname,
+                          strerror(errno));
+    else if (rc == 1 && pick && !pick(e, arg))
+        rc = 0;
+    else if (rc == 1)
+        rc = remove_locked(s, job_name, ntasks, fname, err) < 0 ? -1 : 1;
+    cm_store_lock_release(lock);
+    return rc;
+}
+
+int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
+                    cm_error_t *err)
+{
+    int rc = cm_store_delete_if(s, job_name, ntasks, NULL, NULL, NULL, err);
+    char fname[256];
+
+    if (rc == 0 && cm_store_filename(job_name, ntasks, fname, sizeof fname,
+                                     err) == 0)
+        cm_error_set(err, "%s/%s: no profile of '%s' with %d tasks", s->dir,
+                     fname, job_name, ntasks);
+    return rc == 1 ? 0 : -1;
+}
+
+/* ---- steps without MPI, and whether a run can be recorded --------------- */
+
+int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
+                          char *buf, size_t n, cm_error_t *err)
+{
+    size_t sl = strlen(suffix);
+    if (n <= sl || cm_store_filename(job_name, ntasks, buf, n - sl, err) < 0)
+        return -1;
+    strcat(buf, suffix);
+    return 0;
+}
+
+/* "<profile file name>.nompi" of (job_name, ntasks). */
+static int nompi_name(const char *job_name, int ntasks, char *buf, size_t n,
+                      cm_error_t *err)
+{
+    return cm_store_sidecar_name(job_name, ntasks, ".nompi", buf, n, err);
+}
+
+int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)
+{
+    char fname[264];
+    struct stat st;
+    return s && s->dirfd >= 0 &&
+           nompi_name(job_name, ntasks, fname, sizeof fname, NULL) == 0 &&
+           fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           S_ISREG(st.st_mode) && st.st_uid == s->uid;
+}
+
+int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
+                        cm_error_t *err)
+{
+    char fname[264];
+    if (need_dir(s, err) < 0 ||
+        nompi_name(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    int fd = openat(s->dirfd, fname, O_WRONLY | O_CREAT | O_NOFOLLOW |
+                    O_CLOEXEC | O_NONBLOCK, 0600);
+    if (fd < 0)
+        return cm_error_set(err, "%s/%s: cannot create: %s", s->dir, fname,
+                            strerror(errno));
+    close(fd);
+    return 0;
+}
+
+/* A missing root is created by root at the step's end when its parent is
+ * a safe directory on a writable, real file system (not /proc or /sys). */
+static int root_creatable(const char *root, cm_error_t *err)
+{
+    char *parent = strdup(root), *slash;
+    if (!parent)
+        return cm_error_set(err, "%s: out of memory", root);
+    slash = strrchr(parent, '/');
+    if (slash == parent)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    int fd = cm_dir_open_safe(parent, 0, err), rc = 0;
+    struct statfs fs;
+    if (fd < 0)
+        rc = -1;
+    else if (fstatfs(fd, &fs) < 0 || (fs.f_flags & ST_RDONLY) ||
+             fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC)
+        rc = cm_error_set(err, "%s: cannot be created in %s (a read-only or "
+                          "pseudo file system)", root, parent);
+    if (fd >= 0)
+        close(fd);
+    free(parent);
+    return rc;
+}
+
+int cm_store_can_record(cm_store_t *s, cm_error_t *err)
+{
+    if (s->rootfd < 0)
+        return root_creatable(s->root, err);
+    if (s->dirfd < 0)
+        return 0;   /* root creates the user directory at the step's end */
+    if (faccessat(s->dirfd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+        return cm_error_set(err, "%s: not writable: %s", s->dir,
+                            strerror(errno));
+    return 0;
+}
