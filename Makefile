@@ -1,6 +1,9 @@
 # clustermap -- top-level build.  See README.md and docs/.
 #
 #   make                 build the library, the command, the profiler, the plugin
+#   make check-quick     while working: the unit tests and the shell tests
+#                        that need no virtual cluster, two at a time (a few
+#                        minutes)
 #   make check           unit tests (normal + ASan/UBSan build) and shell tests,
 #                        then the tests that depend on Slurm and Open MPI on
 #                        the newer stacks (make check-stacks)
@@ -135,7 +138,7 @@ BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)
 TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(LIBS_STORE_ALL) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) \
            $(CLI) $(PMPI_SO) $(PLUGIN_SO) $(PLACE_SO) $(SHIM) $(PINGPONG)
 
-.PHONY: all tests benches check check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
+.PHONY: all tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
 all: $(TARGETS)
 
 $(BUILD)/obj/src/profiler/%.o: src/profiler/%.c
@@ -286,6 +289,11 @@ unit-check: tests
 
 check:
 	@test/check.sh
+
+# The shell tests numbered below 0500 start no Slurm cluster.
+check-quick: tests
+	@test/run-unit.sh $(BUILD) unit
+	@prove -j2 $(sort $(wildcard test/sh/t0[0-4]*.t))
 
 # The profiler and integration tests on the other Slurm / Open MPI stacks
 # (Debian 13 trixie, Debian testing forky): test/stacks/README.md.
