@@ -83,24 +83,6 @@ static int hwloc_open(cm_error_t *err)
     return state > 0 ? 0 : -1;
 }
 
-/* Entry @p k of a comma-separated list of non-negative integers, -1 if
- * absent or malformed. */
-static int list_entry(const char *list, unsigned k)
-{
-    const char *p = list;
-    for (unsigned i = 0; i < k; i++) {
-        p = strchr(p, ',');
-        if (!p)
-            return -1;
-        p++;
-    }
-    char *end;
-    long v = strtol(p, &end, 10);
-    if (end == p || (*end && *end != ',') || v < 0 || v > 1 << 20)
-        return -1;
-    return (int)v;
-}
-
 /* Allowed PUs (OS indexes) in logical order.  Returns how many, -1 with
  * @p err on error. */
 static int allowed_pus(int *pus, int max, cm_error_t *err)
@@ -146,7 +128,7 @@ void cmp_bind_task(spank_t sp, const cmp_config_t *c)
         return;
     if (spank_get_item(sp, S_STEP_CPUS_PER_TASK, &cpt) != ESPANK_SUCCESS || cpt < 1)
         cpt = 1;
-    int slot = list_entry(list, rank);
+    int slot = cmp_core_list_entry(list, rank);
     if (slot < 0) {
         cmp_log_error("rank %u: no core in %s; keeping Slurm's binding", rank,
                       CMP_ENV_CORES);
