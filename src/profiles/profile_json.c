@@ -21,28 +21,6 @@
 
 /* ---- writer -------------------------------------------------------------- */
 
-void cm_sbuf_add(cm_sbuf_t *b, const void *data, size_t len)
-{
-    if (b->failed)
-        return;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *s;
-        while (cap < b->len + len + 1)
-            cap *= 2;
-        s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, data, len);
-    b->len += len;
-    b->s[b->len] = '\0';
-}
-
 static void sb_str(cm_sbuf_t *b, const char *s)
 {
     cm_sbuf_add(b, s, strlen(s));
