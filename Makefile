@@ -234,6 +234,10 @@ UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(if $(PROFILE_SRC),$(LIBPROFS)) $(LIBCOR
 $(BUILD)/test/%: test/unit/%.c $(UNIT_LIBS)
 	$(UNIT_LINK)
 
+# The method table's test checks the command's listing of it too.
+$(BUILD)/test/test_methods: test/unit/test_methods.c $(call obj,src/cli/algorithms.c) $(UNIT_LIBS)
+	$(UNIT_LINK)
+
 # The overlay's objects before the libraries they call into (cm_error_set).
 $(BUILD)/test/test_css_schedule: test/unit/test_css_schedule.c $(call obj,$(CSS_SRC)) $(UNIT_LIBS)
 	$(UNIT_LINK)

@@ -1,8 +1,12 @@
 /* plan.c -- cm_plan(): the portfolio driver.
  *
+ * The methods, their work estimates, predicted times, budget shares and
+ * run functions are rows of the method table (plan_methods.c); this file
+ * decides which run and when.
+ *
  * "auto" reports block as is (always: the guarantee), then runs stages in
- * order of value for the work (measured with bench/engine/mapbench), each
- * constructed and refined (cm_refine) at once:
+ * order of value for the work (measured with bench/engine/mapbench; the
+ * rows' stage_order), each constructed and refined (cm_refine) at once:
  *   initial+refine   the caller's incoming mapping (when given)
  *   scotch-ms        level-by-level Scotch multisection: the strong path,
  *                    best on meshes and FFTs, a third of Scotch's cost
