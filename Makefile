@@ -115,6 +115,8 @@ LIBSTORE  := $(BUILD)/lib/libcm-store.a
 LIBLAUNCH := $(BUILD)/lib/libcm-launch.a
 LIBTOPO   := $(BUILD)/lib/libcm-topo.a
 LIBOVL    := $(BUILD)/lib/libcm-overlay.a
+# the command's modules, for its main and for unit tests of its parts
+LIBCLI    := $(BUILD)/lib/libcm-cli.a
 # What a program that reads or writes the store links, in link order.
 LIBS_STORE_ALL := $(LIBSTORE) $(LIBPROFS) $(LIBTRACE)
 CLI       := $(BUILD)/clustermap
@@ -212,12 +214,14 @@ $(LIBTOPO): $(call obj,$(TOPO_SRC))
 	$(archive)
 $(LIBOVL): $(call obj,$(CSS_SRC) $(OVL_TEXT_SRC))
 	$(archive)
+$(LIBCLI): $(call obj,$(filter-out src/cli/main.c,$(CLI_SRC)))
+	$(archive)
 $(call obj,$(TOPO_SRC)): CFLAGS_ALL += $(SLURM_CFLAGS) -Isrc/plugin
 $(call obj,$(CSS_SRC)): CFLAGS_ALL += -Isrc/overlay
 
 $(call obj,$(CLI_SRC)): CFLAGS_ALL += $(CAIRO_CFLAGS)
 
-$(CLI): $(call obj,$(CLI_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)
+$(CLI): $(call obj,src/cli/main.c) $(LIBCLI) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CAIRO_LIBS)
 
 $(PINGPONG): src/calibrate/pingpong.c
@@ -263,7 +267,7 @@ define UNIT_LINK
 $(CC) $(CFLAGS_ALL) -Itest/unit/lib -Isrc/overlay -Isrc/plugin $(SLURM_CFLAGS) $(LDFLAGS_ALL) \
   -o $@ $^ $(LIBS_PROF) $(LIBS_CORE) $(CMOCKA_LIBS)
 endef
-UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) $(LIBS_STORE_ALL) $(LIBCORE)
+UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(LIBCLI) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) $(LIBS_STORE_ALL) $(LIBCORE)
 
 $(BUILD)/test/%: test/unit/%.c $(UNIT_LIBS)
 	$(UNIT_LINK)

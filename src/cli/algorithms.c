@@ -1,10 +1,13 @@
 /*
  * algorithms.c -- the mapping algorithms the command knows, by name.
  *
- * `plan --algorithm NAME` and `eval --mapping NAME` both look names up here,
- * so a new engine algorithm becomes available to every command by adding one
- * line to the table below (plus, if its signature differs from
- * cm_cli_map_fn, a three-line adapter).
+ * The names, their order and their one-line summaries are the engine's
+ * method table (cm_method_info(), src/core/plan_methods.c): a new engine
+ * method is listed by `plan --help` and accepted by `plan --algorithm`,
+ * `eval --mapping` and `render --mapping` without a line here.  `plan`
+ * runs every method through cm_plan(); eval and render run the
+ * baselines below directly on the machine as given (direct[]), and the
+ * others through cm_plan() with its default options.
  */
 #include <string.h>
 
@@ -53,72 +56,44 @@ static int map_engine(const char *name, const cm_matrix_t *m,
     return cm_plan(m, t, &o, map, NULL, err);
 }
 
-static int map_scotch_ms(const cm_matrix_t *m, const cm_tree_t *t,
-                         uint64_t seed, int *map, cm_error_t *err)
-{
-    return map_engine("scotch-ms", m, t, seed, map, err);
-}
-
-static int map_cluster(const cm_matrix_t *m, const cm_tree_t *t,
-                       uint64_t seed, int *map, cm_error_t *err)
-{
-    return map_engine("cluster", m, t, seed, map, err);
-}
-
-static int map_treecut(const cm_matrix_t *m, const cm_tree_t *t,
-                       uint64_t seed, int *map, cm_error_t *err)
-{
-    return map_engine("treecut", m, t, seed, map, err);
-}
-
-static int map_auto(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
-                    int *map, cm_error_t *err)
-{
-    return map_engine("auto", m, t, seed, map, err);
-}
-
-static const cm_cli_algorithm_t algorithms[] = {
-    { "block",  map_block,     "Slurm's default: fill each node's slots in order" },
-    { "cyclic", map_cyclic,    "rank i to node i mod N, round robin over nodes" },
-    { "random", map_random,    "uniformly random placement (reproducible with --seed)" },
-    { "scotch", cm_map_scotch, "Scotch static mapping onto the machine tree (--seed)" },
-    { "scotch-ms", map_scotch_ms, "Scotch multisection level by level, refined" },
-    { "cluster", map_cluster,  "spectral clustering packed level by level, refined" },
-    { "treecut", map_treecut,  "heaviest spanning forest cut into the levels' shares, refined" },
-    { "auto",   map_auto,      "best of the above within --time-budget, never "
-                               "worse than block" },
+/* The baselines eval and render run directly on the whole machine (the
+ * engine's block, cyclic and random are those of the whole machine too;
+ * its Scotch maps onto the part the ranks can use).  Each name is an
+ * engine method's (test_methods checks it). */
+static const struct {
+    const char *name;
+    cm_cli_map_fn map;
+} direct[] = {
+    { "block",  map_block },
+    { "cyclic", map_cyclic },
+    { "random", map_random },
+    { "scotch", cm_map_scotch },
 };
 
-#define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
+#define NDIRECT ((int)(sizeof direct / sizeof direct[0]))
 
 const cm_cli_algorithm_t *cm_cli_algorithm_find(const char *name)
 {
-    for (int k = 0; k < NALGORITHMS; k++)
-        if (strcmp(algorithms[k].name, name) == 0)
-            return &algorithms[k];
+    return cm_method_info(cm_method_by_name(name));
+}
+
+cm_cli_map_fn cm_cli_algorithm_direct(const char *name)
+{
+    for (int k = 0; k < NDIRECT; k++)
+        if (name && strcmp(direct[k].name, name) == 0)
+            return direct[k].map;
     return NULL;
 }
 
 void cm_cli_algorithm_help(FILE *f)
 {
-    for (int k = 0; k < NALGORITHMS; k++)
-        fprintf(f, "    %-20s %s\n", algorithms[k].name, algorithms[k].summary);
+    for (int k = 0; k < cm_method_count(); k++)
+        fprintf(f, "    %-20s %s\n", cm_method_info(k)->name, cm_method_info(k)->summary);
 }
 
 const char *cm_cli_algorithm_names(char *buf, size_t len)
 {
-    size_t used = 0;
-
-    if (len == 0)
-        return buf;
-    buf[0] = '\0';
-    for (int k = 0; k < NALGORITHMS && used < len; k++) {
-        int w = snprintf(buf + used, len - used, "%s%s", k ? "|" : "",
-                         algorithms[k].name);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
+    cm_method_names(buf, len, "|", "|");
     return buf;
 }
 
@@ -127,8 +102,10 @@ int cm_cli_algorithm_run(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                          cm_error_t *err)
 {
     cm_error_t inner = { "" };
+    cm_cli_map_fn fn = cm_cli_algorithm_direct(a->name);
+    int rc = fn ? fn(m, t, seed, map, err) : map_engine(a->name, m, t, seed, map, err);
 
-    if (a->map(m, t, seed, map, err) != 0)
+    if (rc != 0)
         return -1;
     if (cm_mapping_check(t, map, cm_matrix_n(m), &inner) != 0)
         return cm_error_set(err, "algorithm %s returned an invalid mapping: %s",

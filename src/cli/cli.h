@@ -161,14 +161,18 @@ int cm_cli_mapping_get(const char *cmd, const char *spec, const cm_matrix_t *m,
 typedef int (*cm_cli_map_fn)(const cm_matrix_t *m, const cm_tree_t *t,
                              uint64_t seed, int *map, cm_error_t *err);
 
-typedef struct cm_cli_algorithm {
-    const char *name;     /**< what --algorithm / --mapping accept */
-    cm_cli_map_fn map;
-    const char *summary;  /**< one line for --help */
-} cm_cli_algorithm_t;
+/** An algorithm the command knows: an engine method (cm_method_info()),
+ *  static storage. */
+typedef cm_method_info_t cm_cli_algorithm_t;
 
-/** The algorithm named @p name, NULL when there is none. */
+/** The algorithm named @p name (cm_method_by_name()), NULL when there is
+ *  none or @p name is NULL. */
 const cm_cli_algorithm_t *cm_cli_algorithm_find(const char *name);
+
+/** The function eval and render run algorithm @p name with directly, on
+ *  the machine as given (the baselines), or NULL: the engine's cm_plan()
+ *  runs it (cm_cli_algorithm_run()). */
+cm_cli_map_fn cm_cli_algorithm_direct(const char *name);
 
 /** The time budget, in seconds, of `plan` without --time-budget and of
  *  eval's and render's engine mappings for @p n ranks: 1 s, and 1 s per
@@ -185,10 +189,12 @@ int cm_cli_algorithm_run(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                          const cm_tree_t *t, uint64_t seed, int *map,
                          cm_error_t *err);
 
-/** Print "  name  summary" for every algorithm, one per line (--help). */
+/** Print "  name  summary" for every algorithm, one per line, in the
+ *  engine's order (--help). */
 void cm_cli_algorithm_help(FILE *f);
 
-/** "block|cyclic|..." into @p buf (for usage lines and messages). */
+/** "block|cyclic|..." into @p buf (for usage lines and messages), cut
+ *  short when @p len is too small (cm_method_names()); returns @p buf. */
 const char *cm_cli_algorithm_names(char *buf, size_t len);
 
 #endif /* CM_CLI_H */

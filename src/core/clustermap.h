@@ -499,8 +499,10 @@ int cm_tree_apply_weight(cm_tree_t *t, const cm_matrix_t *m,
 
 /** Options of cm_plan().  Initialise with cm_plan_options_init(). */
 typedef struct cm_plan_options {
-    const char *algorithm; /**< "auto" (default), "cluster", "scotch-ms",
-                                "block", "cyclic", "random", "scotch" */
+    const char *algorithm; /**< a method's name (cm_method_info()):
+                                "auto" (default), "block", "cyclic",
+                                "random", "scotch", "scotch-ms", "cluster",
+                                "treecut" */
     double time_budget;    /**< seconds (default 1.0); turned into a fixed
                                 amount of work, so results do not depend on
                                 the speed of the machine; a candidate whose
@@ -595,6 +597,43 @@ typedef struct cm_plan_report {
 int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
             const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
             cm_error_t *err);
+
+/* ------------------------------------------------------------------------ */
+/* Placement methods                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** One placement method cm_plan() knows (what cm_plan_options_t.algorithm
+ *  names).  The engine's table is the one list of methods: the command's
+ *  --algorithm, the plugin's algorithm= and the documentation read it. */
+typedef struct cm_method_info {
+    const char *name;    /**< what cm_plan_options_t.algorithm accepts */
+    const char *summary; /**< one line, for a --help listing */
+    int refined;         /**< 1: run alone, its mapping is refined by local
+                              search (cm_plan() "refine" step) */
+    int in_auto;         /**< 1: "auto" runs it among its candidates */
+    int is_portfolio;    /**< 1: "auto", the portfolio of the others */
+} cm_method_info_t;
+
+/** How many methods there are (at least 1); cm_method_info() takes 0 to
+ *  this minus 1.  The same for the life of the program. */
+int cm_method_count(void);
+
+/** Method @p i (0 <= i < cm_method_count()), or NULL when @p i is out of
+ *  range.  The pointer and its strings are static: valid for the life of
+ *  the program, never to be freed or written. */
+const cm_method_info_t *cm_method_info(int i);
+
+/** The index of the method named @p name (exact, case-sensitive), or -1
+ *  when there is none or @p name is NULL. */
+int cm_method_by_name(const char *name);
+
+/** The methods' names in cm_method_info() order, separated by @p sep and,
+ *  before the last one, by @p last (e.g. ", " and " or "; NULL: @p sep),
+ *  written into @p buf (@p len bytes, always NUL-terminated when @p len
+ *  is at least 1; @p buf may be NULL when @p len is 0).  Returns the
+ *  length of the whole list without the NUL, as snprintf(): the list was
+ *  cut short when that is @p len or more. */
+size_t cm_method_names(char *buf, size_t len, const char *sep, const char *last);
 
 /* ------------------------------------------------------------------------ */
 /* Utilities                                                                */

@@ -369,4 +369,73 @@ int cm_child_shares(const cm_tree_t *t, int v, int count, int *out,
 int cm_child_parts(const cm_tree_t *t, int v, int count, int *child, int *size,
                    cm_error_t *err);
 
+/* -- The method table (plan_methods.c) ----------------------------------- */
+
+/** The constructions the planner knows: one per row of the method table,
+ *  the public methods first (their order is cm_method_info()'s), then the
+ *  variants only the planner picks. */
+typedef enum cm_construct {
+    CM_C_BLOCK, CM_C_CYCLIC, CM_C_RANDOM, CM_C_SCOTCH, CM_C_MS, CM_C_CLUSTER,
+    CM_C_TREECUT, CM_C_AUTO,
+    CM_C_MS_FAST,   /* the multisection on a thinned graph (auto only) */
+    CM_C_INITIAL,   /* the caller's incoming mapping (auto only) */
+    CM_C_COUNT
+} cm_construct_t;
+
+/** What a construction reads and where it counts its work: the planner's
+ *  state, narrowed to what the run functions need. */
+typedef struct cm_method_ctx {
+    const cm_problem_t *p;          /**< the problem on the (restricted) tree */
+    const cm_matrix_t *m;           /**< the matrix as given (Scotch reads it) */
+    const cm_tree_t *t;             /**< p->tree */
+    const cm_plan_options_t *o;     /**< seed, threads, packing options */
+    const int *initial;             /**< the incoming mapping on t, or NULL */
+    const int *random;              /**< the random baseline on t, or NULL */
+    cm_budget_t *budget;            /**< the run's budget: units spent go here */
+    uint64_t units;                 /**< the clustering only: what it may
+                                         spend (cm_method_cluster_units()) */
+} cm_method_ctx_t;
+
+/** One row of the method table: everything the planner, the public
+ *  listing and the command know about a construction. */
+typedef struct cm_method_row {
+    cm_method_info_t info;  /**< the public part (name NULL: a variant the
+                                 planner alone picks, not listed) */
+    cm_construct_t c;       /**< equal to the row's index */
+    const char *stage;      /**< its candidate's name in "auto", NULL: none */
+    int stage_order;        /**< 1, 2, ...: when "auto" runs it; 0: never */
+    /** Estimated work units (CM_*_UNITS) from the ranks and the entries of
+     *  the symmetric matrix; NULL: it counts none ahead (a baseline). */
+    double (*units)(double n, double nnz);
+    /** Predicted seconds (the time account) from ranks, entries and the
+     *  restricted tree's slots; NULL: its units at CM_UNITS_PER_SECOND
+     *  (it counts its work at least as fast as it runs). */
+    double (*seconds)(double n, double nnz, double nslots);
+    /** Fill @p map (n entries) from @p x, adding the units it counted to
+     *  x->budget.  0, or -1 with @p err set.  NULL: "auto" (plan.c). */
+    int (*run)(const cm_method_ctx_t *x, int *map, cm_error_t *err);
+    /** Charged to the time account at the units it spent
+     *  (cm_cluster_seconds()) rather than at its prediction. */
+    int charged_by_units;
+    /** For a construction that adapts its search to the units it gets
+     *  (the clustering): the share of the units left it is given, the
+     *  rest going to its refinement, when it runs alone and when "auto"
+     *  runs it (cm_method_share_alone(), cm_method_share_auto()); 0: it
+     *  spends what it counts.  Two numbers, on purpose: plan_methods.c. */
+    double share_alone, share_auto;
+} cm_method_row_t;
+
+/** The row of construction @p c (CM_C_BLOCK .. CM_C_COUNT - 1); NULL when
+ *  out of range.  Static storage. */
+const cm_method_row_t *cm_method_row(cm_construct_t c);
+
+/** Work units @p r may spend when it is the algorithm asked for, of
+ *  @p left units left of the run's budget: r->share_alone of them. */
+double cm_method_share_alone(const cm_method_row_t *r, uint64_t left);
+
+/** Work units @p r may spend in "auto", of @p left units left under what
+ *  "auto" spends at this point: r->share_auto of them, but never less than
+ *  its estimate @p est (its cheapest path, which was found to fit). */
+double cm_method_share_auto(const cm_method_row_t *r, double left, double est);
+
 #endif /* CM_ENGINE_INTERNAL_H */

@@ -1,8 +1,12 @@
 /* plan.c -- cm_plan(): the portfolio driver.
  *
+ * The methods, their work estimates, predicted times, budget shares and
+ * run functions are rows of the method table (plan_methods.c); this file
+ * decides which run and when.
+ *
  * "auto" reports block as is (always: the guarantee), then runs stages in
- * order of value for the work (measured with bench/engine/mapbench), each
- * constructed and refined (cm_refine) at once:
+ * order of value for the work (measured with bench/engine/mapbench; the
+ * rows' stage_order), each constructed and refined (cm_refine) at once:
  *   initial+refine   the caller's incoming mapping (when given)
  *   scotch-ms        level-by-level Scotch multisection: the strong path,
  *                    best on meshes and FFTs, a third of Scotch's cost
@@ -293,44 +297,23 @@ static double refine_share(planner_t *pl, int vcycle)
     return refine_units(pl, (uint64_t)units, vcycle);
 }
 
-enum construct { C_BLOCK, C_CYCLIC, C_RANDOM, C_SCOTCH, C_MS, C_MS_FAST,
-                 C_CLUSTER, C_INITIAL, C_TREECUT };
-
-/* Estimated work units of a construction (CM_*_UNITS): what it counts. */
-static double estimate(enum construct c, double n, double nnz)
+/* Estimated work units of a construction (its row's CM_*_UNITS): what it
+ * counts. */
+static double estimate(cm_construct_t c, double n, double nnz)
 {
-    switch (c) {
-    case C_MS:
-        return CM_MS_UNITS(n, nnz);
-    case C_MS_FAST:
-        return CM_MS_FAST_UNITS(n, nnz);
-    case C_SCOTCH:
-        return CM_SCOTCH_UNITS(n, nnz);
-    case C_CLUSTER:
-        return CM_CLUSTER_UNITS(n, nnz);
-    case C_TREECUT:
-        return CM_TREECUT_UNITS(n, nnz);
-    default:
-        return 0;
-    }
+    const cm_method_row_t *r = cm_method_row(c);
+    return r->units ? r->units(n, nnz) : 0;
 }
 
-/* Predicted seconds of a construction on the planner's problem. */
-static double predict(const planner_t *pl, enum construct c)
+/* Predicted seconds of a construction on the planner's problem (its row's
+ * time model). */
+static double predict(const planner_t *pl, cm_construct_t c)
 {
+    const cm_method_row_t *r = cm_method_row(c);
     double n = pl->p.n, nnz = (double)cm_matrix_nnz(pl->p.sym);
-    switch (c) {
-    case C_MS:
-        return cm_ms_seconds(n, nnz);
-    case C_MS_FAST:
-        return cm_ms_fast_seconds(n, nnz);
-    case C_SCOTCH:
-        return cm_scotch_seconds(nnz, pl->p.nslots);
-    case C_CLUSTER:
-        return cm_cluster_seconds(CM_CLUSTER_UNITS(n, nnz), n);
-    default:   /* the rest count their work at least as fast as they run */
-        return estimate(c, n, nnz) / CM_UNITS_PER_SECOND;
-    }
+    if (r->seconds)
+        return r->seconds(n, nnz, pl->p.nslots);
+    return estimate(c, n, nnz) / CM_UNITS_PER_SECOND;
 }
 
 /* Whether a construction predicted to take @p secs may start: it must fit
@@ -366,71 +349,59 @@ static void charge(planner_t *pl, uint64_t used_before, double secs)
     pl->spent += fmax(secs, counted);
 }
 
+/* What a construction reads and counts into: the planner's state. */
+static cm_method_ctx_t method_ctx(planner_t *pl)
+{
+    cm_method_ctx_t x = {&pl->p, pl->m, pl->t, pl->o, pl->initial, pl->random,
+                         &pl->budget, 0};
+    return x;
+}
+
 /* The clustering within @p units of work, and no more than the time left
- * allows (it adapts its search to what it gets). */
+ * allows (it adapts its search to what it gets); charged to the time
+ * account at what it spent. */
 static int run_cluster(planner_t *pl, double units, cm_error_t *err)
 {
     cm_budget_t *B = &pl->budget;
     double secs = seconds_left(pl) - cm_cluster_seconds(0, pl->p.n);
     units = fmin(units, secs * CM_UNITS_PER_SECOND / CM_CLUSTER_SLOWDOWN);
-    cm_budget_t sub = {0, units > 0 ? (uint64_t)units : 0};
-    int rc = cm_map_cluster(&pl->p, pl->o, &sub, pl->work, err);
-    B->used += sub.used;
-    pl->spent += cm_cluster_seconds((double)sub.used, pl->p.n);
+    cm_method_ctx_t x = method_ctx(pl);
+    x.units = units > 0 ? (uint64_t)units : 0;
+    uint64_t before = B->used;
+    int rc = cm_method_row(CM_C_CLUSTER)->run(&x, pl->work, err);
+    pl->spent += cm_cluster_seconds((double)(B->used - before), pl->p.n);
     return rc;
 }
 
-/* Build a starting mapping into pl->work. */
-static int construct(planner_t *pl, enum construct c, cm_error_t *err)
+/* Build a starting mapping into pl->work: the row's run function; a
+ * construction that adapts its search to its budget gets its share of
+ * what is left of it (the rest is for the refinements). */
+static int construct(planner_t *pl, cm_construct_t c, cm_error_t *err)
 {
-    const cm_problem_t *p = &pl->p;
-    int n = p->n;
-    size_t bytes = sizeof(int) * (size_t)n;
-    switch (c) {
-    case C_BLOCK:
-        return cm_map_block(pl->t, n, pl->work, err);
-    case C_CYCLIC:
-        return cm_map_cyclic(pl->t, n, pl->work, err);
-    case C_RANDOM:
-        memcpy(pl->work, pl->random, bytes);
-        return 0;
-    case C_SCOTCH: {
-        int rc = cm_map_scotch(pl->m, pl->t, pl->o->seed, pl->work, err);
-        pl->budget.used += (uint64_t)CM_SCOTCH_UNITS((double)n,
-                                                     (double)cm_matrix_nnz(p->sym));
-        return rc;
-    }
-    case C_MS:
-    case C_MS_FAST:
-        return cm_map_multisection(p, pl->o->seed, c == C_MS_FAST, pl->o->threads,
-                                   pl->work, &pl->budget, err);
-    case C_CLUSTER: {
-        /* It adapts its search to the budget it gets: leave half of what
-         * is left for the refinements. */
+    const cm_method_row_t *r = cm_method_row(c);
+    if (!r || !r->run)
+        return cm_error_set(err, "cm_plan: no construction for method %d", (int)c);
+    if (r->share_alone > 0) {
         cm_budget_t *B = &pl->budget;
-        return run_cluster(pl, B->used < B->limit ? (B->limit - B->used) / 2 : 0,
+        return run_cluster(pl, cm_method_share_alone(r, B->used < B->limit ?
+                                                            B->limit - B->used : 0),
                            err);
     }
-    case C_INITIAL:
-        memcpy(pl->work, pl->initial, bytes);
-        return 0;
-    case C_TREECUT:
-        return cm_map_treecut(p, pl->o->threads, pl->work, &pl->budget, err);
-    }
-    return cm_error_set(err, "internal: unknown construction %d", (int)c);
+    cm_method_ctx_t x = method_ctx(pl);
+    return r->run(&x, pl->work, err);
 }
 
 /* Construct, check and charge; @p cand (may be NULL) gets the time and
  * why it failed.  0, or -1 with @p err set. */
 static int build_start(planner_t *pl, cm_plan_candidate_t *cand,
-                       enum construct c, double secs, cm_error_t *err)
+                       cm_construct_t c, double secs, cm_error_t *err)
 {
     uint64_t before = pl->budget.used;
     double t0 = now();
     int rc = construct(pl, c, err);
     if (rc == 0)
         rc = cm_mapping_check(pl->t, pl->work, pl->p.n, err);
-    if (c != C_CLUSTER)   /* run_cluster() charged it */
+    if (!cm_method_row(c)->charged_by_units)   /* run_cluster() charged it */
         charge(pl, before, secs);
     if (cand) {
         cand->seconds = now() - t0;
@@ -441,7 +412,7 @@ static int build_start(planner_t *pl, cm_plan_candidate_t *cand,
 }
 
 /* Run one candidate: construct, optionally refine, record. */
-static int run_candidate(planner_t *pl, const char *name, enum construct c,
+static int run_candidate(planner_t *pl, const char *name, cm_construct_t c,
                          int refine, cm_error_t *err)
 {
     cm_plan_candidate_t local, *cand = add_candidate(pl, name);
@@ -506,26 +477,26 @@ static int treecut_too_dense(int n, double nnz, int ms_ran)
  * @p strong_gain is what refining the multisection gained (INFINITY when
  * it did not run). */
 static int stage_applies(const planner_t *pl, cm_plan_candidate_t *cand,
-                         enum construct c, double Jblock, double strong_gain)
+                         cm_construct_t c, double Jblock, double strong_gain)
 {
     int n = pl->p.n;
     double nnz = (double)cm_matrix_nnz(pl->p.sym);
-    if (c == C_BLOCK && !(Jblock <= BLOCK_REFINE_RATIO * pl->bestJ)) {
+    if (c == CM_C_BLOCK && !(Jblock <= BLOCK_REFINE_RATIO * pl->bestJ)) {
         skipped(cand, "skipped: block is far above the best");
         return 0;
     }
-    if (c == C_TREECUT && treecut_too_dense(n, nnz, isfinite(strong_gain))) {
+    if (c == CM_C_TREECUT && treecut_too_dense(n, nnz, isfinite(strong_gain))) {
         skipped(cand, "skipped: not a sparse pattern");
         return 0;
     }
-    if (c == C_CLUSTER && n > CLUSTER_ALWAYS_N &&
+    if (c == CM_C_CLUSTER && n > CLUSTER_ALWAYS_N &&
         !(strong_gain >= CLUSTER_GAIN * pl->bestJ)) {
         skipped(cand, "skipped: the multisection was near its best");
         return 0;
     }
     /* Scotch's static mapping is the multisection's equal at three
      * times its cost (mapbench): a fallback above small sizes. */
-    if (c == C_SCOTCH && n > CLUSTER_ALWAYS_N && isfinite(strong_gain)) {
+    if (c == CM_C_SCOTCH && n > CLUSTER_ALWAYS_N && isfinite(strong_gain)) {
         skipped(cand, "skipped: the multisection ran (Scotch is its fallback)");
         return 0;
     }
@@ -535,17 +506,17 @@ static int stage_applies(const planner_t *pl, cm_plan_candidate_t *cand,
 /* Whether stage @p c fits @p cap work units and the time left (the
  * multisection's fast variant may stand in for it: *@p c is then changed). */
 static int stage_fits(const planner_t *pl, cm_plan_candidate_t *cand,
-                      enum construct *c, double cap)
+                      cm_construct_t *c, double cap)
 {
     double n = pl->p.n, nnz = (double)cm_matrix_nnz(pl->p.sym);
     double used = (double)pl->budget.used;
     /* A dense pattern whose multisection does not fit gets the fast
      * one (thinned graph, Scotch's speed strategy): as good on the
      * FFTs measured, at a third of the time. */
-    if (*c == C_MS && (used + estimate(C_MS, n, nnz) > cap ||
-                       !affordable(pl, NULL, predict(pl, C_MS))) &&
-        used + estimate(C_MS_FAST, n, nnz) <= cap)
-        *c = C_MS_FAST;
+    if (*c == CM_C_MS && (used + estimate(CM_C_MS, n, nnz) > cap ||
+                       !affordable(pl, NULL, predict(pl, CM_C_MS))) &&
+        used + estimate(CM_C_MS_FAST, n, nnz) <= cap)
+        *c = CM_C_MS_FAST;
     if (used + estimate(*c, n, nnz) > cap) {
         skipped(cand, "skipped: work estimate above what auto spends here");
         return 0;
@@ -558,30 +529,21 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
     const cm_problem_t *p = &pl->p;
     int n = p->n;
     double nnz = (double)cm_matrix_nnz(p->sym);
-    /* In order of value for the work (measured with mapbench): the
-     * multisection is as good a start as Scotch's static mapping at a third
-     * of its cost and the best on meshes, the clustering wins on trees and
-     * irregular patterns, the rest pays only on small inputs or when the
-     * application's order is already good. */
-    static const struct {
-        const char *name;
-        enum construct c;
-    } stages[] = {
-        {"initial+refine", C_INITIAL},
-        {"scotch-ms", C_MS},
-        {"treecut", C_TREECUT},
-        {"cluster", C_CLUSTER},
-        {"block+refine", C_BLOCK},
-        {"scotch+refine", C_SCOTCH},
-    };
-    const int nstages = (int)(sizeof stages / sizeof stages[0]);
+    /* The stages, in their rows' stage_order (plan_methods.c: in order of
+     * value for the work, measured with mapbench). */
+    const cm_method_row_t *stages[CM_C_COUNT];
+    int nstages = 0;
+    for (int order = 1; order <= CM_C_COUNT; order++)
+        for (int c = 0; c < CM_C_COUNT; c++)
+            if (cm_method_row((cm_construct_t)c)->stage_order == order)
+                stages[nstages++] = cm_method_row((cm_construct_t)c);
     int rc;
     double hard = (double)pl->budget.limit;
     double strong_gain = INFINITY;   /* what refining the multisection gained */
 
     /* Block as is: the guarantee. */
     pl->strict = 1;
-    rc = run_candidate(pl, "block", C_BLOCK, 0, err);
+    rc = run_candidate(pl, "block", CM_C_BLOCK, 0, err);
     pl->strict = 0;
     if (rc < 0)
         return rc;
@@ -601,26 +563,26 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
     double soft_units = (double)pl->budget.limit;
     int first = 1;
     for (int k = 0; k < nstages; k++) {
-        enum construct c = stages[k].c;
-        if (c == C_INITIAL && !pl->initial)
+        cm_construct_t c = stages[k]->c;
+        if (c == CM_C_INITIAL && !pl->initial)
             continue;
-        cm_plan_candidate_t *cand = add_candidate(pl, stages[k].name);
+        cm_plan_candidate_t *cand = add_candidate(pl, stages[k]->stage);
         /* The first real construction runs whenever the hard budget allows
          * it: the strong path is never left out for the soft limit. */
-        double cap = first && c != C_INITIAL ? hard : soft_units;
+        double cap = first && c != CM_C_INITIAL ? hard : soft_units;
         if (!stage_fits(pl, cand, &c, cap) ||
             !stage_applies(pl, cand, c, Jblock, strong_gain))
             continue;          /* reported with ok = 0 */
-        if (c != C_INITIAL)
+        if (c != CM_C_INITIAL)
             first = 0;
         double t0 = now(), secs = predict(pl, c);
         cm_error_t inner = {""};
-        if (c == C_CLUSTER) {
-            /* It adapts its search to what it gets: most of what is left
-             * under the soft limit, the rest for its refinement. */
+        if (stages[k]->share_auto > 0) {
+            /* It adapts its search to what it gets: its share of what is
+             * left under the soft limit, the rest for its refinement. */
             double left = cap - (double)pl->budget.used;
-            rc = run_cluster(pl, left > estimate(c, n, nnz) ? 0.75 * left
-                                                            : estimate(c, n, nnz),
+            rc = run_cluster(pl, cm_method_share_auto(stages[k], left,
+                                                      estimate(c, n, nnz)),
                              &inner);
             if (rc == 0)
                 rc = cm_mapping_check(pl->t, pl->work, n, &inner);
@@ -638,37 +600,26 @@ static int plan_auto(planner_t *pl, cm_error_t *err)
          * stages still to come; a converged refinement leaves the rest. */
         pl->nrefine_left = nstages - k;
         for (int j = k + 1; j < nstages; j++)   /* a stage that will not run */
-            if (stages[j].c == C_TREECUT &&
-                treecut_too_dense(n, nnz, isfinite(strong_gain) || c == C_MS ||
-                                              c == C_MS_FAST))
+            if (stages[j]->c == CM_C_TREECUT &&
+                treecut_too_dense(n, nnz, isfinite(strong_gain) || c == CM_C_MS ||
+                                              c == CM_C_MS_FAST))
                 pl->nrefine_left--;
         double J0 = cm_problem_cost(p, pl->work);
-        double J = c == C_TREECUT && !(J0 <= TREECUT_REFINE_RATIO * pl->bestJ)
+        double J = c == CM_C_TREECUT && !(J0 <= TREECUT_REFINE_RATIO * pl->bestJ)
                        ? J0 : refine_share(pl, 0);
-        if (c == C_MS || c == C_MS_FAST)
+        if (c == CM_C_MS || c == CM_C_MS_FAST)
             strong_gain = J0 - J;
         if (cand) {
             cand->J = J;
             cand->ok = 1;
             cand->seconds = now() - t0;
         }
-        offer(pl, cand, stages[k].name, pl->work, J);
+        offer(pl, cand, stages[k]->stage, pl->work, J);
     }
     relieve_links(pl);
     (void)err;
     return 0;
 }
-
-static const struct {
-    const char *name;
-    enum construct c;
-    int refine;
-} single[] = {
-    {"block", C_BLOCK, 0},     {"cyclic", C_CYCLIC, 0},
-    {"random", C_RANDOM, 0},   {"scotch", C_SCOTCH, 0},
-    {"scotch-ms", C_MS, 1},    {"cluster", C_CLUSTER, 1},
-    {"treecut", C_TREECUT, 1},
-};
 
 /* The incoming mapping on pl->t (cut from @p t or @p t itself), checked. */
 static int take_initial(planner_t *pl, const cm_tree_t *t, cm_error_t *err)
@@ -717,7 +668,7 @@ static int cut_machine(planner_t *pl, const cm_tree_t *t, int random,
     return rc;
 }
 
-/* The options' numbers and the algorithm's index in single[] (-1: auto). */
+/* The options' numbers and the algorithm's row (-1: auto). */
 static int check_options(const cm_matrix_t *m, const cm_tree_t *t,
                          const cm_plan_options_t *o, int *which, cm_error_t *err)
 {
@@ -735,14 +686,16 @@ static int check_options(const cm_matrix_t *m, const cm_tree_t *t,
     if (o->threads < 1)
         return cm_error_set(err, "cm_plan: threads must be at least 1, got %d",
                             o->threads);
-    *which = -1;
-    for (size_t k = 0; k < sizeof single / sizeof single[0]; k++)
-        if (strcmp(algo, single[k].name) == 0)
-            *which = (int)k;
-    if (*which < 0 && strcmp(algo, "auto") != 0)
+    int k = cm_method_by_name(algo);
+    if (k < 0) {
+        /* The names fit: a few short words (the user's goes through
+         * cm_error_t, which cuts any message at its size). */
+        char names[256];
+        cm_method_names(names, sizeof names, ", ", " or ");
         return cm_error_set(err, "cm_plan: unknown algorithm \"%s\" (expected "
-                            "auto, cluster, scotch-ms, treecut, block, cyclic, "
-                            "random or scotch)", algo);
+                            "%s)", algo, names);
+    }
+    *which = cm_method_info(k)->is_portfolio ? -1 : k;
     return 0;
 }
 
@@ -760,7 +713,7 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
     if (!m || !t || !map)
         return cm_error_set(err, "cm_plan: expected a matrix, a tree and a map, "
                             "got NULL");
-    int which, n = cm_matrix_n(m);
+    int which = -1, n = cm_matrix_n(m);
     if (check_options(m, t, o, &which, err) < 0)
         return -1;
 
@@ -776,7 +729,7 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
     pl.allowed = o->time_budget;
     pl.deadline = o->deadline > 0 ? start + o->deadline : INFINITY;
     pl.rate = CM_UNITS_PER_SECOND_SLOW;
-    int rc = cut_machine(&pl, t, which >= 0 && single[which].c == C_RANDOM, err);
+    int rc = cut_machine(&pl, t, which == CM_C_RANDOM, err);
     cm_costs_t costs;
     cm_costs_from_tree(pl.t, m, o->weight, &costs);
     if (rc < 0 || cm_problem_init(&pl.p, m, pl.t, &costs, err) < 0) {
@@ -797,8 +750,8 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
         pl.budget.limit = pl.budget.limit > 0 ? pl.budget.limit : 1;
         pl.nrefine_left = 1;
         pl.strict = 1;
-        rc = run_candidate(&pl, single[which].name, single[which].c,
-                           single[which].refine, err);
+        const cm_method_info_t *info = cm_method_info(which);
+        rc = run_candidate(&pl, info->name, (cm_construct_t)which, info->refined, err);
     } else {
         rc = plan_auto(&pl, err);
     }
