@@ -61,9 +61,11 @@ CMP_HIDDEN void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
  * its ranks (CLUSTERMAP_PROFILE_CONTROL: the srun of mpirun's daemons
  * writes it before any rank starts, src/launch/mpirun_record.c): its
  * first @p size - 1 bytes into @p buf, NUL-terminated ("" when the file
- * cannot be read); @p size is at least 1, and CMP_CONTROL_MAX holds every
- * file mpirun writes.  -1 when the variable is unset or empty, else 0.
- * Reads the file again at every call; local, no MPI call. */
+ * cannot be read); @p size is at least 1.  CMP_CONTROL_MAX holds every
+ * file mpirun writes: a mode line and a trace prefix of fewer than
+ * 2 x CMP_PATH_MAX bytes (src/launch/cmp_limits.h).  -1 when the
+ * variable is unset or empty, else 0.  Reads the file again at every
+ * call; local, no MPI call. */
 #define CMP_CONTROL_MAX 8192
 CMP_HIDDEN int cmp_control_read(char *buf, size_t size);
 
@@ -103,9 +105,10 @@ CMP_HIDDEN int ovl_pre_init(int required);
 /* ovl_state.c: called by the init wrappers after a successful PMPI init
  * (any language) and cmp_start, with the level PMPI granted: read the
  * environment, print rank 0's note about it, agree with every rank on the
- * overlays to run, set them up.  With tnbc asked for, one allreduce on
- * MPI_COMM_WORLD: collective then, every rank of MPI_COMM_WORLD calls it
- * (reached only when the agreement found the library on every rank).  A
+ * overlays to run, set them up.  With tnbc asked for it is collective
+ * over MPI_COMM_WORLD (allreduces: whether every rank could set tnbc up,
+ * then which call sites step aside), reached only when the agreement
+ * found the library on every rank, which all call it then.  A
  * second call does nothing.  Never fails the program: what cannot be set
  * up on some rank makes the overlay step aside on every rank. */
 CMP_HIDDEN void ovl_start(int granted);
