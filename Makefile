@@ -143,9 +143,12 @@ TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(LIBS_STORE_ALL) $(LIBLAUNCH) $(L
 .PHONY: all tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
 all: $(TARGETS)
 
+# The profiler sees no overlay header: what it calls of the overlays is
+# src/profiler/prof_overlay.h, and the overlays see of the profiler that
+# header only (-Isrc/profiler below), never prof.h.
 $(BUILD)/obj/src/profiler/%.o: src/profiler/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiler -Isrc/overlay -Isrc/trace -Isrc/util -MMD -MP -c $< -o $@
+	$(MPICC) $(BASEFLAGS) $(CFLAGS) -Isrc/profiler -Isrc/util -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/src/overlay/ovl_%.o: src/overlay/ovl_%.c
 	@mkdir -p $(dir $@)

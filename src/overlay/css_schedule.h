@@ -244,10 +244,11 @@ typedef enum cm_css_choice {
  *  (cm_css_sched_redistribution(), method 0, sizes in elements: cost it
  *  with @p bytes) is strictly cheaper in the node model of
  *  cm_css_sched_cost_nodes() at @p latency and @p bandwidth; *how says
- *  which.  Why a comparison: the seed's construction knows nothing of
- *  nodes, and where the colouring balances the nodes' links better
- *  (cyclic(4) -> cyclic(3) on 8 ranks a node: the seed's schedule takes
- *  1.3 times as long in bench/sim/README.md, "CSS schedules") the model
+ *  which.  Why a comparison: the redistribution's construction knows
+ *  nothing of nodes, and where the colouring balances the nodes' links
+ *  better (cyclic(4) -> cyclic(3) on 8 ranks a node: the redistribution's
+ *  schedule takes 1.3 times as long in bench/sim/README.md, "CSS
+ *  schedules"; docs/overlays.md, "Redistributions") the model
  *  says so; on ties the colouring stays (cyclic(4) -> cyclic(6): the
  *  model ties, the simulator prefers the colouring).  Time: that of the
  *  colouring, plus the recognition (css_recognise.c) and, when

@@ -1,28 +1,31 @@
 /*
- * ovl.h -- the communication overlays inside libclustermap-prof.so (issue
- * 15, docs/overlays.md): MPI calls the profiler's wrappers hand over to a
+ * ovl.h -- the communication overlays inside libclustermap-prof.so
+ * (docs/overlays.md): MPI calls the profiler's wrappers hand over to a
  * faster algorithm of clustermap's own instead of PMPI.
  *
  * The overlays are independent of the profiler's recording: they run when
  * CLUSTERMAP_OVERLAY asks for them (ovl_config.c), whether or not the
- * profiler records this run (cmp_active), and the profiler records the
- * calls they run as it records any other (the wrappers record first, then
- * call the overlay; the overlay's own messages are PMPI calls, which no
- * wrapper sees).
+ * profiler records this run.  All they see of the profiler, and all it
+ * sees of them, is src/profiler/prof_overlay.h: the profiler's services
+ * (clock, printing, mpirun's control file) and the hooks its wrappers call
+ * (ovl_pre_init, ovl_start, ovl_finish, the collectives, the tnbc
+ * completion point), implemented here.  This header is the overlay's
+ * own: the profiler never includes it.
  *
- *  ovl_state.c   the switch (ovl_css_on), set up at MPI_Init, the report
+ *  ovl_state.c   the switches (ovl_css_on), set up at MPI_Init, the report
  *                at MPI_Finalize
  *  ovl_agree.c   every rank runs the overlays or none does: PMIx keys
  *                (PMIx_Init interposed) carried by MPI_Init's own fence,
  *                no collective of ours
- *  ovl_css.c     MPI_Alltoallv by contention-free schedules (seed 003,
- *                css_schedule.h), cached per communicator
+ *  ovl_css.c     MPI_Alltoallv by contention-free schedules
+ *                (css_schedule.h; docs/overlays.md, "The css overlay"),
+ *                cached per communicator
  *  ovl_tnbc.c    MPI_Alltoall(v), MPI_Allgather, MPI_Bcast returning
- *                before their data arrived (seed 001), pages protected
- *                until complete; ovl_ivl.c the protected ranges;
- *                ovl_tprio.c its trace and priorities (call sites, the
- *                files), ovl_trace.c their table and file format,
- *                ovl_waves.c the per-node rule's chains
+ *                before their data arrived (docs/overlays.md, "The tnbc
+ *                overlay"), pages protected until complete; ovl_ivl.c the
+ *                protected ranges; ovl_tprio.c its trace and priorities
+ *                (call sites, the files), src/trace/trace.h their table
+ *                and file format, ovl_waves.c the per-node rule's chains
  *  ovl_config.c, ovl_report.c   the text (ovl_text.h)
  */
 #ifndef CM_OVL_H
@@ -31,24 +34,19 @@
 #include <mpi.h>
 
 #include "ovl_text.h"
-#include "prof.h"
+#include "prof_overlay.h"   /* the profiler's services; our hooks */
 #include "trace.h"
 
-/* Non-zero when CLUSTERMAP_OVERLAY turned the css overlay on; set at
- * MPI_Init (C or Fortran) and never changed after, so that every call of
- * the run takes the same path on every rank with the same environment. */
-extern OVL_HIDDEN int ovl_css_on;
-/* Non-zero when the tnbc overlay runs (asked for, and MPI_THREAD_MULTIPLE
- * granted on every rank); set at MPI_Init, cleared at MPI_Finalize. */
-extern OVL_HIDDEN int ovl_tnbc_on;
+/* The profiler sees the overlays through prof_overlay.h only, and they
+ * see it the same way: a source that has both headers would tie the two
+ * together again. */
+#ifdef CMP_PROF_H
+#error "ovl.h: a profiler source includes prof_overlay.h, not ovl.h"
+#endif
 
-/* Called by the init wrappers (C and Fortran) before PMPI init: note
- * the overlays asked for (ovl_agree_want) and return the thread level
- * to ask PMPI for, given the program's @p required: MPI_THREAD_MULTIPLE
- * when CLUSTERMAP_OVERLAY names tnbc (its progress thread calls MPI),
- * else @p required.  The wrappers report to the program min(required,
- * granted).  May be called twice (MPI_INIT runs as MPI_INIT_THREAD). */
-OVL_HIDDEN int ovl_pre_init(int required);
+/* The switches ovl_css_on, ovl_tnbc_on and the hooks ovl_pre_init,
+ * ovl_start, ovl_finish, ovl_alltoall(v), ovl_allgather, ovl_bcast and
+ * cmp_ovl_settle are declared, with their contracts, in prof_overlay.h. */
 
 /* ovl_agree.c: before PMPI init, note the overlays CLUSTERMAP_OVERLAY
  * asks for, which the interposed PMIx_Init then puts under a PMIx key of
@@ -60,43 +58,9 @@ OVL_HIDDEN void ovl_agree_want(void);
  * Local: reads what MPI_Init's fence brought, never waits. */
 OVL_HIDDEN unsigned ovl_agree(unsigned want, int rank, int size);
 
-/* Called by the init wrappers after a successful PMPI init (any language),
- * with the level PMPI granted: read the environment, print rank 0's note
- * about it, set the overlays up.  With tnbc asked for, one allreduce on
- * MPI_COMM_WORLD checks that every rank was granted MPI_THREAD_MULTIPLE. */
-OVL_HIDDEN void ovl_start(int granted);
-
-/* Called by the finalize wrappers before PMPI_Finalize (and before
- * cmp_finish): rank 0's verbose lines, then everything the overlays hold is
- * freed.  Local: no collective, so a rank without the library never makes
- * another wait. */
-OVL_HIDDEN void ovl_finish(void);
-
 /* One line "clustermap overlay: <message>" on stderr (cmp_vsay). */
 OVL_HIDDEN void ovl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* MPI_Alltoallv, with MPI_Alltoallv's arguments and result: under a CSS
- * schedule when the css overlay is on and the exchange qualifies
- * (ovl_css.c), else by tnbc when it is on (ovl_tnbc.c), else
- * PMPI_Alltoallv unchanged.  The C wrapper and the
- * Fortran bindings (handles converted, Fortran MPI_IN_PLACE passed on to
- * Open MPI) both call it. */
-OVL_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts,
-                             const int *sdispls, MPI_Datatype stype, void *rbuf,
-                             const int *rcounts, const int *rdispls,
-                             MPI_Datatype rtype, MPI_Comm comm);
-
-/* MPI_Alltoall, MPI_Allgather, MPI_Bcast with their arguments and result:
- * by the tnbc overlay when it is on (ovl_tnbc.c), else PMPI.  C wrappers
- * and Fortran bindings both call them. */
-OVL_HIDDEN int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
-                            void *rbuf, int rcount, MPI_Datatype rtype,
-                            MPI_Comm comm);
-OVL_HIDDEN int ovl_allgather(const void *sbuf, int scount, MPI_Datatype stype,
-                             void *rbuf, int rcount, MPI_Datatype rtype,
-                             MPI_Comm comm);
-OVL_HIDDEN int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
-                         MPI_Comm comm);
 /* ovl_tnbc.c: MPI_Alltoallv by tnbc (ovl_alltoallv calls it when css is
  * off and tnbc on). */
 OVL_HIDDEN int ovl_tnbc_alltoallv(const void *sbuf, const int *scounts,
@@ -112,9 +76,10 @@ OVL_HIDDEN int ovl_tnbc_setup(void);
 OVL_HIDDEN void ovl_tnbc_teardown(void);
 OVL_HIDDEN void ovl_tnbc_stats(ovl_tnbc_stats_t *out);
 
-/* ovl_waves.c (the seed's per-node rule, CLUSTERMAP_OVERLAY_WAVES): set
- * at MPI_Init when every rank asked for it and runs tnbc; never changed
- * after, until MPI_Finalize. */
+/* ovl_waves.c (the per-node rule, CLUSTERMAP_OVERLAY_WAVES;
+ * docs/overlays.md, "Waves: the per-node rule"): set at MPI_Init when
+ * every rank asked for it and runs tnbc; never changed after, until
+ * MPI_Finalize. */
 extern OVL_HIDDEN int ovl_waves_on;
 /* Non-zero when CLUSTERMAP_OVERLAY_WAVES asks for waves (set, not "0"). */
 OVL_HIDDEN int ovl_waves_want(void);

@@ -16,12 +16,13 @@
 #include "cm_hash.h"
 #include "trace.h"
 
-/* Private to libclustermap-prof.so, like everything of prof.h. */
+/* Private to libclustermap-prof.so, as CMP_HIDDEN (prof_overlay.h) is. */
 #define OVL_HIDDEN __attribute__((visibility("hidden")))
 
-/* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on). */
-#define OVL_CSS  1u   /* contention-free MPI_Alltoallv schedules (seed 003) */
-#define OVL_TNBC 2u   /* transparent non-blocking collectives (seed 001) */
+/* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on;
+ * docs/overlays.md, "The css overlay", "The tnbc overlay"). */
+#define OVL_CSS  1u   /* contention-free MPI_Alltoallv schedules */
+#define OVL_TNBC 2u   /* transparent non-blocking collectives */
 
 /* What CLUSTERMAP_OVERLAY asks for and what rank 0 says about it. */
 typedef struct ovl_config {
@@ -104,9 +105,9 @@ typedef struct ovl_tnbc_stats {
     uint64_t ns;                   /* nanoseconds inside the calls */
     uint64_t faults;               /* page faults taken on protected pages */
     uint64_t hidden_ns;            /* the estimate of the time hidden */
-    uint64_t model_ns;             /* the seed's model of it, T_overlap
-                                    * (ovl_tnbc_model), summed over the
-                                    * same calls */
+    uint64_t model_ns;             /* the model's estimate of it,
+                                    * T_overlap (ovl_tnbc_model), summed
+                                    * over the same calls */
     uint64_t waves;                /* Alltoall(v) calls run in waves
                                     * (ovl_waves.c) */
     uint64_t wave_len;             /* the ranks of the node's chain, at
@@ -125,8 +126,10 @@ typedef struct ovl_tnbc_stats {
 OVL_HIDDEN int ovl_tnbc_line(char *buf, size_t n, int rank,
                              const ovl_tnbc_stats_t *st);
 
-/* The seed's model of the time one call hides (seed 001, formula 3;
- * docs/overlays.md, "The seed's model"), in the unit of the times given:
+/* The model of the time one call hides, beside the measured one so that
+ * a run shows how far the prediction holds (docs/overlays.md, "The
+ * seed's model beside the measured time", where it comes from), in the
+ * unit of the times given:
  *   T_overlap = min(T_comm - T_init, T_CURC + T_comm x R_comm / R_CRC)
  * with R_comm = @p d_comm / @p t_comm (@p d_comm the bytes received).
  * @p r_crc is the rate (bytes per unit of time) at which the program

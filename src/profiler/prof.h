@@ -6,9 +6,10 @@
  * cmp_active, records the traffic the call stands for with the functions
  * below, and passes the call on to PMPI (C) or to Open MPI's own Fortran
  * binding (Fortran) -- or, for a call a communication overlay may run
- * (MPI_Alltoall(v), MPI_Allgather, MPI_Bcast), to the overlay
- * (src/overlay/ovl.h), which is independent of the recording.
- * Every wrapper first calls cmp_settle (below), the tnbc overlay's
+ * (MPI_Alltoall(v), MPI_Allgather, MPI_Bcast), to the overlay's hook,
+ * which is independent of the recording.  What the profiler and the
+ * overlays offer each other is prof_overlay.h, the only header the two
+ * share.  Every wrapper first calls cmp_settle (below), the tnbc overlay's
  * completion point.  The blocking calls are also timed (cmp_timing, "time"
  * below).  prof_state.c owns all state; prof_write.c gathers it at
  * MPI_Finalize and writes the raw profile (docs/profile-format.md).
@@ -25,10 +26,14 @@
 #include <stdint.h>
 #include <time.h>
 
-#define CMP_HIDDEN __attribute__((visibility("hidden")))
-/* The recording fast path is inlined into every wrapper: a call would cost
- * as much as the work itself (see bench/prof_overhead.sh). */
-#define CMP_INLINE static inline __attribute__((always_inline))
+#include "prof_overlay.h"   /* CMP_HIDDEN, CMP_INLINE, cmp_now, the hooks */
+
+/* The overlays see the profiler through prof_overlay.h only: a source
+ * that has both headers would tie the two together again. */
+#ifdef CM_OVL_H
+#error "prof.h: an overlay source includes prof_overlay.h, not prof.h"
+#endif
+
 #define CMP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CMP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -48,26 +53,13 @@ CMP_HIDDEN void cmp_start(int provided);
  * the profile, frees everything, and sets cmp_active to 0. */
 CMP_HIDDEN void cmp_finish(void);
 
-/* The tnbc overlay's completion point (src/overlay/ovl_tnbc.c):
- * non-zero while a collective it runs is pending; every wrapper calls
- * cmp_settle first, which completes it (its data in the program's buffers,
- * the pages open) before the program's call goes on. */
-extern CMP_HIDDEN int cmp_ovl_pending;
-CMP_HIDDEN void cmp_ovl_settle(void);
-
+/* First thing in every wrapper: complete the tnbc overlay's pending call,
+ * if any (cmp_ovl_pending, cmp_ovl_settle: prof_overlay.h). */
 CMP_INLINE void cmp_settle(void)
 {
     if (CMP_UNLIKELY(__atomic_load_n(&cmp_ovl_pending, __ATOMIC_RELAXED)))
         cmp_ovl_settle();
 }
-
-/* prof_state.c: the text of the control file clustermap's mpirun gives
- * its ranks (CLUSTERMAP_PROFILE_CONTROL: the srun of mpirun's daemons
- * writes it before any rank starts, src/launch/mpirun_record.c): its
- * first CMP_CONTROL_MAX - 1 bytes into @p buf, NUL-terminated ("" when the
- * file cannot be read).  -1 when the variable is unset or empty, else 0. */
-#define CMP_CONTROL_MAX 8192
-CMP_HIDDEN int cmp_control_read(char *buf, size_t size);
 
 /* Non-zero once MPI_Init (any language) returned successfully. */
 extern CMP_HIDDEN int cmp_mpi_seen;
@@ -76,21 +68,16 @@ extern CMP_HIDDEN int cmp_mpi_seen;
  * "part.<task>.nompi" mark made when the library was loaded goes). */
 CMP_HIDDEN void cmp_nompi_clear(void);
 
+/** One line "clustermap-prof: <message>" on stderr: cmp_vsay
+ *  (prof_overlay.h) with the profiler's prefix. */
+CMP_HIDDEN void cmp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* prof_write.c: write this rank's part of the raw profile (format 2) into
  * @p dir: when @p traffic, the @p nmine quadruples kind, world dst, bytes,
  * msgs of @p mine, else a "traffic off" line and no rows; always the "time"
  * line, from @p elapsed_ns and @p mpi_ns.  Local: no other rank is
  * involved, so a rank that cannot profile never makes another one wait.
  * Never fails the program. */
-/** One line "clustermap-prof: <message>" on stderr in a single write(2),
- *  so that the lines of ranks sharing a launcher's stderr never interleave
- *  (Open MPI 5's mpirun forwarded a long line in two pieces). */
-CMP_HIDDEN void cmp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/** The same with another prefix than "clustermap-prof: " (the overlays'
- *  "clustermap overlay: ", src/overlay/ovl.h). */
-CMP_HIDDEN void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
 CMP_HIDDEN void cmp_write_part(int rank, int size, int traffic,
                                const uint64_t *mine, size_t nmine,
                                uint64_t elapsed_ns, uint64_t mpi_ns,
@@ -123,14 +110,6 @@ CMP_HIDDEN void cmp_write_part(int rank, int size, int traffic,
 extern CMP_HIDDEN volatile int cmp_timing;
 /* Nanoseconds spent in timed calls so far (atomic adds). */
 extern CMP_HIDDEN uint64_t cmp_mpi_ns;
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-CMP_INLINE uint64_t cmp_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 /* Start of a timed call: a time stamp, or 0 when not timing. */
 CMP_INLINE uint64_t cmp_time_begin(void)
@@ -256,14 +235,6 @@ typedef struct cmp_comm {
  * with the lock held) and make it the hot communicator when it can be.
  * Returns -1 when the communicator cannot be used. */
 CMP_HIDDEN int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c);
-
-/* A datatype's size as an MPI_Count: MPI-4.1 deprecates MPI_Type_size_x
- * for MPI_Type_size_c (Open MPI 6). */
-#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
-#define CMP_TYPE_SIZE PMPI_Type_size_c
-#else
-#define CMP_TYPE_SIZE PMPI_Type_size_x
-#endif
 
 /* -- point-to-point (prof_p2p.c) -- */
 

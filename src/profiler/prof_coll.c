@@ -29,7 +29,7 @@
  * timed (prof.h, "time"), the non-blocking ones are not.
  */
 #include "prof.h"
-#include "ovl.h"
+#include "prof_overlay.h"
 
 /* Set up for recording on @p comm: the lock is held on success. */
 static int begin(MPI_Comm comm, cmp_comm_t *c)
@@ -270,7 +270,7 @@ void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
  * PMPI_NAME, timed.  PARAMS/ARGS: the full parameter and argument lists, as
  * in mpi.h.  COLL_WRAPPER_CALL is the same with CALL, the expression that
  * runs the collective, instead of PMPI_NAME ARGS: for a collective an
- * overlay may run (src/overlay/ovl.h).  ICOLL_WRAPPER, for the
+ * overlay may run (prof_overlay.h).  ICOLL_WRAPPER, for the
  * non-blocking twin of a collective, records the same traffic when it is
  * called, and is not timed (the wait for it is). */
 #define COLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                               \

@@ -15,7 +15,7 @@
  * the Waits, Sendrecv(_replace) and the blocking collectives.
  */
 #include "prof.h"
-#include "ovl.h"
+#include "prof_overlay.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -47,7 +47,7 @@ static void *lookup(const char *name)
  * the same for a blocking call, which is also timed (prof.h, "time").
  * FWRAP_CALL is FWRAP_T with CALL, the statement that runs the call, in
  * place of the real function's f ARGS: for a call an overlay may run
- * (src/overlay/ovl.h). */
+ * (prof_overlay.h). */
 #define FWRAP(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                    \
     FWRAP_(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER, 0, f ARGS)
 #define FWRAP_T(lname, UNAME, PARAMS, ARGS, BEFORE, AFTER)                  \

@@ -1,6 +1,6 @@
 /*
  * prof_init.c -- the C entry and exit points: start recording (and the
- * overlays, src/overlay/ovl.h) after a successful MPI_Init /
+ * overlays, prof_overlay.h) after a successful MPI_Init /
  * MPI_Init_thread, report the overlays and write the profile before
  * MPI_Finalize.  (The Fortran ones are in prof_fortran.c.)
  *
@@ -13,7 +13,7 @@
  * rank runs them (src/overlay/ovl_agree.c).
  */
 #include "prof.h"
-#include "ovl.h"
+#include "prof_overlay.h"
 
 int MPI_Init(int *argc, char ***argv)
 {

@@ -187,7 +187,7 @@ void cmp_nompi_clear(void)
         unlink(path);
 }
 
-/* Every line the library prints goes through cmp_vsay (prof.h says why). */
+/* All the library's lines go through cmp_vsay (prof_overlay.h says why). */
 void cmp_say(const char *fmt, ...)
 {
     va_list ap;
