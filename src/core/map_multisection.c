@@ -99,8 +99,8 @@ int cm_place_direct(const cm_tree_t *t, int v, const int *ranks, int count,
         return 1;
     cm_tree_vertex_slots(t, v, &first, &nslots);
     if (count > nslots)
-        return cm_error_set(err, "%s:%d: vertex %d: %d ranks for %d slots",
-                            __FILE__, __LINE__, v, count, nslots);
+        return cm_error_set(err, "cm_place_direct: tree vertex %d: %d ranks "
+                            "do not fit on its %d slots", v, count, nslots);
     if (nc == 0) {
         map[ranks[0]] = first;
         return 1;
