@@ -1,6 +1,7 @@
-/* cluster_map.c -- the clustering placement (seed 000 section 4.5,
- * "hierarchical designated mapping", with seed 004's level-by-level
- * recursion and seed 002's capacity shares).
+/* cluster_map.c -- the clustering placement: Wang et al.'s "hierarchical
+ * designated mapping" (section 4.5), with Kurnosov and Paznikov's
+ * level-by-level recursion and Hao and Zeng's capacity shares
+ * (docs/design.md, "Where each method comes from").
  *
  * From the root down, the ranks a vertex received are split among its
  * children: several clusterings are packed onto the children (pack.c) and

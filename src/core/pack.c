@@ -1,6 +1,7 @@
-/* pack.c -- cluster packing onto the children of a tree vertex (seed 000,
- * section 4.4.2: Plain, First-Fit, Most-Reservation and the adaptive choice
- * among them) and seed 002's capacity shares.  See docs/cluster-packing.md. */
+/* pack.c -- cluster packing onto the children of a tree vertex (Wang et
+ * al., section 4.4.2: Plain, First-Fit, Most-Reservation and the adaptive
+ * choice among them) and Hao and Zeng's capacity shares (docs/design.md,
+ * "Where each method comes from").  See docs/cluster-packing.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

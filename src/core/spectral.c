@@ -1,6 +1,7 @@
-/* spectral.c -- CP-NSC (seed 000, algorithm 1): similarity, normalised
- * spectral embedding, k-means.  The sparse eigen-solver lives in
- * spectral_sparse.c, k-means in kmeans.c. */
+/* spectral.c -- CP-NSC, Wang et al.'s normalised spectral clustering
+ * (algorithm 1; docs/design.md, "Where each method comes from"):
+ * similarity, normalised spectral embedding, k-means.  The sparse
+ * eigen-solver lives in spectral_sparse.c, k-means in kmeans.c. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
