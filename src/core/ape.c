@@ -1,4 +1,5 @@
-/* ape.c -- aggregated pair exchange (seed 000, algorithm 4).
+/* ape.c -- aggregated pair exchange (Wang et al., algorithm 4;
+ * docs/design.md, "Where each method comes from").
  *
  * Pair exchange over clusters instead of ranks: two small ("noise")
  * clusters of equal size trade places, member i of one taking the slot of

@@ -1,6 +1,7 @@
 /*
- * cluster_internal.h -- the clustering placement "cluster" (seed 000: CP-NSC
- * + AQAP, with seed 002's capacity shares): adaptive packing of clusters
+ * cluster_internal.h -- the clustering placement "cluster" (Wang et al.'s
+ * CP-NSC + AQAP, with Hao and Zeng's capacity shares; docs/design.md,
+ * "Where each method comes from"): adaptive packing of clusters
  * onto the children of a tree vertex (pack.c), the level-by-level driver
  * (cluster_map.c) and the aggregated pair exchange APE (ape.c).  Internal
  * to src/core; the planner (plan.c) calls cm_map_cluster().
@@ -21,7 +22,7 @@
 #define CM_PACK_HIGH_DEFAULT 0.50 /**< above, with few clusters -> First-Fit */
 #define CM_PACK_KMAX_DEFAULT 64   /**< "few clusters": k < this */
 
-/** The three packing rules of seed 000 (section 4.4.2). */
+/** The three packing rules of Wang et al. (section 4.4.2). */
 typedef enum cm_pack_rule {
     CM_PACK_PLAIN = 0,        /**< clusters by smallest rank, slots filled
                                    in sequence: a cluster that reaches the
@@ -43,7 +44,7 @@ const char *cm_pack_rule_name(cm_pack_rule_t rule);
  *  0 when k < 2 or the mean is 0. */
 double cm_pack_spread(const int *sizes, int k);
 
-/** The adaptive choice rule of seed 000: spread < @p t_low -> Plain;
+/** The adaptive choice rule of Wang et al.: spread < @p t_low -> Plain;
  *  spread > @p t_high and k < @p t_k -> First-Fit; otherwise
  *  Most-Reservation.  spread = cm_pack_spread(sizes, k). */
 cm_pack_rule_t cm_pack_choose(const int *sizes, int k, double t_low,
@@ -79,15 +80,16 @@ int cm_pack(cm_pack_rule_t rule, const int *sizes, const int *min_rank, int k,
             const int *free_slots, int nchildren, int *assign,
             cm_pack_piece_t *pieces, cm_error_t *err);
 
-/* ---- seed 002: capacity shares ----------------------------------------- */
+/* ---- capacity shares (pack.c) ------------------------------------------ */
 
 /** Split @p m ranks over @p nchildren children of capacities @p cap (slots)
  *  and relative speeds @p speed (NULL: all 1) into @p share[ch].  Only the
  *  fewest children needed take part (by decreasing cap x speed, ties to
  *  the lower index, until their slots hold m): spreading a job over more
  *  nodes than it fills only adds traffic between them.  Among those, the
- *  shares are proportional to cap x speed (seed 002; largest remainder,
- *  ties to the lower index), never above cap.  When m == sum of cap every
+ *  shares are proportional to cap x speed, so that every child finishes
+ *  its work at the same time (Hao and Zeng; largest remainder, ties to the
+ *  lower index), never above cap.  When m == sum of cap every
  *  child is full.  -1 when m > sum of cap. */
 int cm_capacity_shares(int m, const int *cap, const double *speed,
                        int nchildren, int *share, cm_error_t *err);
@@ -104,7 +106,7 @@ int cm_capacity_shares(int m, const int *cap, const double *speed,
  *  (x2 fixed point: 2 = 1.0 x parts, 3 = 1.5 x, ...). */
 #define CM_CLUSTER_K_FACTORS {2, 3, 4, 6, 8}
 
-/** The clustering placement: seed 000's hierarchical designated mapping.
+/** The clustering placement: Wang et al.'s hierarchical designated mapping.
  *  At every vertex of the tree (from the root down) the ranks it received
  *  are clustered with CP-NSC into k clusters for several candidate k >= the
  *  number of children (children x {1, 1.5, 2, 3, 4}, as far as the budget
@@ -114,7 +116,7 @@ int cm_capacity_shares(int m, const int *cap, const double *speed,
  *  onto the children with each of the three rules (the adaptive choice
  *  first); the one with the smallest cut between the children, weighted by
  *  the vertex's level cost, is kept.  Children receive capacity shares
- *  (cm_capacity_shares: slots x speed, seed 002), never more ranks than
+ *  (cm_capacity_shares: slots x speed), never more ranks than
  *  their slots.  Below the innermost groups ranks take the slots in order.
  *  Then APE (cm_ape) swaps equal-size small clusters while J drops.
  *  Work is charged to @p b (edge-evaluation units); when the budget runs
@@ -127,7 +129,7 @@ int cm_map_cluster(const cm_problem_t *p, const cm_plan_options_t *o,
 
 /* ---- APE (ape.c) ------------------------------------------------------- */
 
-/** Aggregated pair exchange (seed 000, algorithm 4).  @p cluster[n] labels
+/** Aggregated pair exchange (Wang et al., algorithm 4).  @p cluster[n] labels
  *  each rank with its cluster (0..nclusters-1).  Clusters of at most
  *  @p noise_max ranks are "noise"; two noise clusters of equal size whose
  *  ranks, taken in rank order, trade slots one for one, are swapped when

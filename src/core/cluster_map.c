@@ -1,6 +1,7 @@
-/* cluster_map.c -- the clustering placement (seed 000 section 4.5,
- * "hierarchical designated mapping", with seed 004's level-by-level
- * recursion and seed 002's capacity shares).
+/* cluster_map.c -- the clustering placement: Wang et al.'s "hierarchical
+ * designated mapping" (section 4.5), with Kurnosov and Paznikov's
+ * level-by-level recursion and Hao and Zeng's capacity shares
+ * (docs/design.md, "Where each method comes from").
  *
  * From the root down, the ranks a vertex received are split among its
  * children: several clusterings are packed onto the children (pack.c) and
@@ -143,8 +144,8 @@ static int try_packing(step_t *s, const int *label, int k, cm_pack_rule_t rule)
      * BFS order. */
     int *taken = malloc(sizeof(int) * (size_t)k);
     if (!taken)
-        return cm_error_set(s->cm->err, "%s:%d: out of memory", __FILE__,
-                            __LINE__);
+        return cm_error_set(s->cm->err, "cluster mapping: out of memory "
+                            "packing %d clusters of %d ranks", k, s->m);
     memset(taken, 0, sizeof(int) * (size_t)k);
     for (int q = 0; q < np; q++) {
         const cm_pack_piece_t *pc = &s->pieces[q];
@@ -197,8 +198,8 @@ static int try_clustering(step_t *s, const int *label, int k, int only_rule)
         if (pc)
             s->pieces = pc;
         if (!st || !sz || !mr || !as || !pc)
-            return cm_error_set(s->cm->err, "%s:%d: out of memory (k=%d)",
-                                __FILE__, __LINE__, k);
+            return cm_error_set(s->cm->err, "cluster mapping: out of memory "
+                                "for %d clusters of %d ranks", k, s->m);
         s->kcap = cap;
     }
     for (int c = 0; c <= k; c++)
@@ -218,8 +219,9 @@ static int try_clustering(step_t *s, const int *label, int k, int only_rule)
     }
     for (int c = 0; c < k; c++)
         if (s->sizes[c] < 1)
-            return cm_error_set(s->cm->err, "%s:%d: cluster %d of %d is empty",
-                                __FILE__, __LINE__, c, k);
+            return cm_error_set(s->cm->err, "cluster mapping: cluster %d of "
+                                "%d is empty (%d ranks clustered)", c, k,
+                                s->m);
     {
         int *fill = s->order;
         for (int c = 0; c < k; c++)
@@ -272,7 +274,8 @@ static int spectral_candidates(step_t *s, int *label, double allow)
 
     int *comp = malloc(sizeof(int) * (size_t)m);
     if (!comp)
-        return cm_error_set(cm->err, "%s:%d: out of memory", __FILE__, __LINE__);
+        return cm_error_set(cm->err, "cluster mapping: out of memory for the "
+                            "components of %d ranks", m);
     int ncomp = cm_components(s->sub, comp, cm->err);
     free(comp);
     if (ncomp < 0)
@@ -340,8 +343,8 @@ static int spectral_candidates(step_t *s, int *label, double allow)
     int rc = -1;
     if (!sim || !U || !X) {
         if (sim)
-            cm_error_set(cm->err, "%s:%d: out of memory (m=%d, k=%d)",
-                         __FILE__, __LINE__, m, kmax);
+            cm_error_set(cm->err, "cluster mapping: out of memory for a %d x "
+                         "%d spectral embedding", m, kmax);
         goto out;
     }
     cm_spectral_info_t info;
@@ -414,8 +417,8 @@ static int refine_parts(step_t *s, int *part, int passes)
     gain_t *lb = malloc(sizeof(gain_t) * (size_t)m);
     if (!conn || !la || !lb) {
         free(conn); free(la); free(lb);
-        return cm_error_set(s->cm->err, "%s:%d: out of memory", __FILE__,
-                            __LINE__);
+        return cm_error_set(s->cm->err, "cluster mapping: out of memory "
+                            "refining %d ranks in %d parts", m, g);
     }
     size_t nnz = cm_matrix_nnz(s->sub);
     for (int i = 0; i < m; i++) {
@@ -529,8 +532,8 @@ static int partition(cmap_t *cm, int level, const int *ranks, int m,
     s.best_piece = malloc(sizeof(int) * (size_t)m);
     if (!label || !s.members || !s.order || !s.seen || !s.part || !s.piece ||
         !s.best_part || !s.best_piece) {
-        cm_error_set(cm->err, "%s:%d: out of memory (m=%d)", __FILE__,
-                     __LINE__, m);
+        cm_error_set(cm->err, "cluster mapping: out of memory splitting %d "
+                     "ranks into %d parts", m, nparts);
         goto out;
     }
     s.sub = cm_matrix_sub(cm->p->sym, ranks, m, cm->err);
@@ -547,7 +550,8 @@ static int partition(cmap_t *cm, int level, const int *ranks, int m,
                 maxid = cm->unit[ranks[i]];
         int *id = malloc(sizeof(int) * ((size_t)maxid + 1));
         if (!id) {
-            cm_error_set(cm->err, "%s:%d: out of memory", __FILE__, __LINE__);
+            cm_error_set(cm->err, "cluster mapping: out of memory numbering "
+                         "the clusters of %d ranks (largest id %d)", m, maxid);
             goto out;
         }
         for (int u = 0; u <= maxid; u++)
@@ -627,7 +631,8 @@ static int place_range(cmap_t *cm, int level, const int *kids,
     int *sub = malloc(sizeof(int) * (size_t)m);
     int rc = -1;
     if (!part || !sub) {
-        cm_error_set(cm->err, "%s:%d: out of memory", __FILE__, __LINE__);
+        cm_error_set(cm->err, "cluster mapping: out of memory placing %d "
+                     "ranks on %d children", m, cnt);
         goto out;
     }
     if (nonempty == 1) {
@@ -642,8 +647,8 @@ static int place_range(cmap_t *cm, int level, const int *kids,
             if (part[i] == j)
                 sub[c++] = ranks[i];
         if (c != caps[j]) {
-            cm_error_set(cm->err, "%s:%d: part %d got %d ranks, expected %d",
-                         __FILE__, __LINE__, j, c, caps[j]);
+            cm_error_set(cm->err, "cluster mapping: part %d of %d got %d "
+                         "ranks, expected %d", j, g, c, caps[j]);
             goto out;
         }
         if (place_range(cm, level, kids + bound[j], share + bound[j],
@@ -670,7 +675,8 @@ static int place_vertex(cmap_t *cm, int v, const int *ranks, int m)
     double *speed = malloc(sizeof(double) * (size_t)nch);
     int rc = -1;
     if (!kids || !cap || !share || !speed) {
-        cm_error_set(cm->err, "%s:%d: out of memory", __FILE__, __LINE__);
+        cm_error_set(cm->err, "cluster mapping: out of memory for the %d "
+                     "children of tree vertex %d", nch, v);
         goto out;
     }
     for (int i = 0; i < nch; i++) {
@@ -729,12 +735,12 @@ int cm_map_cluster(const cm_problem_t *p, const cm_plan_options_t *o,
                    cm_budget_t *b, int *map, cm_error_t *err)
 {
     if (!p || !b || !map)
-        return cm_error_set(err, "%s:%d: cm_map_cluster: expected a problem, "
-                            "a budget and a map, got NULL", __FILE__, __LINE__);
+        return cm_error_set(err, "cm_map_cluster: expected a problem, a "
+                            "budget and a map, got NULL");
     int n = p->n;
     if (n > p->nslots)
-        return cm_error_set(err, "%s:%d: %d ranks do not fit on %d slots",
-                            __FILE__, __LINE__, n, p->nslots);
+        return cm_error_set(err, "cluster mapping: %d ranks do not fit on "
+                            "%d slots", n, p->nslots);
     cmap_t cm = {0};
     cm.p = p;
     cm.t = p->tree;
@@ -756,7 +762,7 @@ int cm_map_cluster(const cm_problem_t *p, const cm_plan_options_t *o,
     int *label = malloc(sizeof(int) * (size_t)n);
     int rc = -1;
     if (!ranks || !cm.unit || !cm.gunit || !label) {
-        cm_error_set(err, "%s:%d: out of memory (n=%d)", __FILE__, __LINE__, n);
+        cm_error_set(err, "cluster mapping: out of memory for %d ranks", n);
         goto out;
     }
     for (int i = 0; i < n; i++) {
@@ -772,14 +778,16 @@ int cm_map_cluster(const cm_problem_t *p, const cm_plan_options_t *o,
     /* APE on the final units: noise = at most half the mean unit size. */
     int k = compact_units(cm.gunit, n, cm.next_unit, label);
     if (k < 0) {
-        cm_error_set(err, "%s:%d: out of memory", __FILE__, __LINE__);
+        cm_error_set(err, "cluster mapping: out of memory numbering %d "
+                     "clusters of %d ranks for APE", cm.next_unit, n);
         goto out;
     }
     int noise = n / (2 * (k > 0 ? k : 1));
     if (noise < 1)
         noise = 1;
     if (cm_ape(p, label, k, noise, 4, map, b) < 0) {
-        cm_error_set(err, "%s:%d: out of memory in APE", __FILE__, __LINE__);
+        cm_error_set(err, "cluster mapping: out of memory in APE (%d ranks "
+                     "in %d clusters)", n, k);
         goto out;
     }
     rc = 0;

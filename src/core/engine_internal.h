@@ -268,7 +268,8 @@ int cm_refine_links(const cm_problem_t *p, int *map, double capJ, double capT,
  *  increases J: returns the J reached. */
 double cm_refine_vcycle(const cm_problem_t *p, int *map, cm_budget_t *b);
 
-/** Level-by-level Scotch multisection (seed 004 L12Map/HierarchicMap):
+/** Level-by-level Scotch multisection (Kurnosov and Paznikov's
+ *  L12Map/HierarchicMap):
  *  at each tree vertex the ranks assigned to it are split into parts whose
  *  sizes are the children's shares (cm_child_shares), sizes repaired
  *  exactly, then each child is handled the same way

@@ -176,14 +176,14 @@ int cm_kmeans(const double *X, int n, int d, int k, int restarts,
               cm_error_t *err)
 {
     if (!X || !labels || n < 1 || d < 1)
-        return cm_error_set(err, "%s:%d: cm_kmeans: expected points (n >= 1, d >= 1), got n=%d d=%d",
-                            __FILE__, __LINE__, n, d);
+        return cm_error_set(err, "cm_kmeans: expected points and labels (n >= 1, d >= 1), got n=%d d=%d",
+                            n, d);
     if (k < 1 || k > n)
-        return cm_error_set(err, "%s:%d: cm_kmeans: expected 1 <= k <= n=%d, got k=%d",
-                            __FILE__, __LINE__, n, k);
+        return cm_error_set(err, "cm_kmeans: expected 1 <= k <= n=%d, got k=%d",
+                            n, k);
     if (restarts < 1 || max_iter < 1)
-        return cm_error_set(err, "%s:%d: cm_kmeans: expected restarts >= 1 and max_iter >= 1, got %d and %d",
-                            __FILE__, __LINE__, restarts, max_iter);
+        return cm_error_set(err, "cm_kmeans: expected restarts >= 1 and max_iter >= 1, got %d and %d",
+                            restarts, max_iter);
 
     kmeans_ws_t w = { .X = X, .n = n, .d = d, .k = k };
     int blk = n < BLOCK ? n : BLOCK;
@@ -197,8 +197,8 @@ int cm_kmeans(const double *X, int n, int d, int k, int restarts,
     if (!w.C || !w.xx || !w.cc || !w.G || !w.dist || !w.count || !cur) {
         free(w.C); free(w.xx); free(w.cc); free(w.G); free(w.dist);
         free(w.count); free(cur);
-        return cm_error_set(err, "%s:%d: cm_kmeans: out of memory (n=%d k=%d d=%d)",
-                            __FILE__, __LINE__, n, k, d);
+        return cm_error_set(err, "cm_kmeans: out of memory for %d points of "
+                            "%d dimensions in %d clusters", n, d, k);
     }
     for (int i = 0; i < n; i++)
         w.xx[i] = cblas_ddot(d, X + (size_t)i * d, 1, X + (size_t)i * d, 1);

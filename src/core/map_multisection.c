@@ -1,10 +1,12 @@
-/* map_multisection.c -- level-by-level Scotch multisection (seed 004's
- * L12Map / HierarchicMap).
+/* map_multisection.c -- level-by-level Scotch multisection (Kurnosov and
+ * Paznikov's L12Map / HierarchicMap; docs/design.md, "Where each method
+ * comes from").
  *
  * At a tree vertex holding a set of ranks, the ranks are split among the
  * children: each child receives its share (cm_child_shares: the slot count
- * when the vertex is full, otherwise seed 002's capacity shares), Scotch maps the induced subgraph onto a
- * weighted complete graph whose terminal weights are those shares
+ * when the vertex is full, otherwise capacity shares, slots x speed),
+ * Scotch maps the induced subgraph onto a weighted complete graph whose
+ * terminal weights are those shares
  * (SCOTCH_archCmpltw), the part sizes are then repaired exactly by moving
  * the ranks that lose least, and every child is handled the same way.
  * Edges are weighted by the cost of cutting them at the vertex's level, so
@@ -99,8 +101,8 @@ int cm_place_direct(const cm_tree_t *t, int v, const int *ranks, int count,
         return 1;
     cm_tree_vertex_slots(t, v, &first, &nslots);
     if (count > nslots)
-        return cm_error_set(err, "%s:%d: vertex %d: %d ranks for %d slots",
-                            __FILE__, __LINE__, v, count, nslots);
+        return cm_error_set(err, "cm_place_direct: tree vertex %d: %d ranks "
+                            "do not fit on its %d slots", v, count, nslots);
     if (nc == 0) {
         map[ranks[0]] = first;
         return 1;

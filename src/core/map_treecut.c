@@ -108,14 +108,14 @@ static int build_forest(tc_t *c, int level, const int *ranks, int m,
     int rc = cm_forest_build(m, e, ne, f);
     free(e);
     if (rc < 0)
-        return cm_error_set(c->err, "%s:%d: out of memory (m=%d)", __FILE__,
-                            __LINE__, m);
+        return cm_error_set(c->err, "treecut mapping: out of memory for the "
+                            "spanning forest of %d ranks (%zu edges)", m, ne);
     charge(c, 4.0 * m);
     return 0;
 oom:
     free(e);
-    return cm_error_set(c->err, "%s:%d: out of memory (m=%d)", __FILE__,
-                        __LINE__, m);
+    return cm_error_set(c->err, "treecut mapping: out of memory for the edges "
+                        "among %d ranks (%zu so far)", m, ne);
 }
 
 /* ---- cutting the forest into pieces of at most S --------------------------- */
@@ -244,8 +244,8 @@ oom:
     free(best);
     free(target);
     free(tmp);
-    return cm_error_set(c->err, "%s:%d: out of memory (m=%d, S=%d)", __FILE__,
-                        __LINE__, m, S);
+    return cm_error_set(c->err, "treecut mapping: out of memory cutting a "
+                        "forest of %d ranks into pieces of at most %d", m, S);
 }
 
 typedef struct okey {
@@ -271,8 +271,9 @@ static int cut_greedy(tc_t *c, const cm_forest_t *f, int S, int *piece)
         free(open);
         free(closed);
         free(key);
-        return cm_error_set(c->err, "%s:%d: out of memory (m=%d)", __FILE__,
-                            __LINE__, m);
+        return cm_error_set(c->err, "treecut mapping: out of memory cutting a "
+                            "forest of %d ranks into pieces of at most %d "
+                            "(greedy rule)", m, S);
     }
     for (int k = m - 1; k >= 0; k--) {
         int v = f->order[k], o = 1, nc = f->ccount[v];
@@ -463,8 +464,8 @@ out:
     free(dp);
     free(choice);
     if (rc < 0)
-        return cm_error_set(c->err, "%s:%d: out of memory (L=%d)", __FILE__,
-                            __LINE__, L);
+        return cm_error_set(c->err, "treecut mapping: out of memory carving "
+                            "%d ranks out of a piece of %d", want, L);
     return 0;
 }
 
@@ -495,7 +496,8 @@ static int pack(tc_t *c, const cm_forest_t *f, const int *piece, int np,
     int *room = malloc(sizeof(int) * (size_t)k);
     pkey_t *key = malloc(sizeof(pkey_t) * (size_t)np);
     if (!start || !members || !rest || !where || !sel || !room || !key) {
-        cm_error_set(c->err, "%s:%d: out of memory (m=%d)", __FILE__, __LINE__, m);
+        cm_error_set(c->err, "treecut mapping: out of memory packing %d "
+                     "pieces of %d ranks onto %d children", np, m, k);
         goto out;
     }
     for (int v = 0; v < m; v++) {
@@ -551,8 +553,9 @@ static int pack(tc_t *c, const cm_forest_t *f, const int *piece, int np,
                 break;
             }
             if (room[bj] <= 0) {
-                cm_error_set(c->err, "%s:%d: pieces exceed the children's "
-                             "room", __FILE__, __LINE__);
+                cm_error_set(c->err, "treecut mapping: pieces exceed the "
+                             "children's room (%d ranks left, all %d "
+                             "children full)", L, k);
                 goto out;
             }
             if (carve(c, f, rest, L, room[bj], where, sel) < 0)
@@ -594,7 +597,8 @@ static int split(tc_t *c, int level, const int *ranks, int count,
     int *piece = malloc(sizeof(int) * (size_t)count);
     int rc = -1;
     if (!piece) {
-        cm_error_set(c->err, "%s:%d: out of memory", __FILE__, __LINE__);
+        cm_error_set(c->err, "treecut mapping: out of memory splitting %d "
+                     "ranks into %d parts", count, k);
         goto out;
     }
     int np = (double)count * (S + 1) <= TC_DP_CELLS ? cut_dp(c, &f, S, piece)
@@ -633,7 +637,9 @@ static int place(cm_walk_t *w, void *worker, int v, int *ranks, int count,
     int *pos = calloc((size_t)nc + 1, sizeof(int));
     int rc = -1, k;
     if (!used || !size || !part || !order || !pos) {
-        cm_error_set(c->err, "%s:%d: out of memory", __FILE__, __LINE__);
+        cm_error_set(c->err, "treecut mapping: out of memory splitting %d "
+                     "ranks among the %d children of tree vertex %d", count,
+                     nc, v);
         goto out;
     }
     if ((k = cm_child_parts(t, v, count, used, size, c->err)) < 0)
@@ -673,27 +679,27 @@ int cm_map_treecut(const cm_problem_t *p, int threads, int *map, cm_budget_t *b,
                    cm_error_t *err)
 {
     if (!p || !map)
-        return cm_error_set(err, "%s:%d: cm_map_treecut: expected a problem "
-                            "and a map, got NULL", __FILE__, __LINE__);
+        return cm_error_set(err, "cm_map_treecut: expected a problem and a "
+                            "map, got NULL");
     int n = p->n;
     if (n > p->nslots)
-        return cm_error_set(err, "%s:%d: %d ranks do not fit on %d slots",
-                            __FILE__, __LINE__, n, p->nslots);
+        return cm_error_set(err, "treecut mapping: %d ranks do not fit on %d "
+                            "slots", n, p->nslots);
     threads = cm_walk_threads(threads, n);
     tc_t *c = calloc((size_t)threads, sizeof *c);
     void **scratch = calloc((size_t)threads, sizeof *scratch);
     int *ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
     int rc = -1;
     if (!c || !scratch || !ranks) {
-        cm_error_set(err, "%s:%d: out of memory for %d ranks", __FILE__,
-                     __LINE__, n);
+        cm_error_set(err, "treecut mapping: out of memory for %d ranks and "
+                     "%d threads", n, threads);
         goto out;
     }
     for (int k = 0; k < threads; k++) {
         c[k] = (tc_t){p, p->tree, map, b, NULL, err};
         if (!(c[k].local = malloc(sizeof(int) * (size_t)(n ? n : 1)))) {
-            cm_error_set(err, "%s:%d: out of memory for %d ranks", __FILE__,
-                         __LINE__, n);
+            cm_error_set(err, "treecut mapping: out of memory for %d ranks "
+                         "(thread %d of %d)", n, k + 1, threads);
             goto out;
         }
         for (int i = 0; i < n; i++)

@@ -1,6 +1,7 @@
-/* pack.c -- cluster packing onto the children of a tree vertex (seed 000,
- * section 4.4.2: Plain, First-Fit, Most-Reservation and the adaptive choice
- * among them) and seed 002's capacity shares.  See docs/cluster-packing.md. */
+/* pack.c -- cluster packing onto the children of a tree vertex (Wang et
+ * al., section 4.4.2: Plain, First-Fit, Most-Reservation and the adaptive
+ * choice among them) and Hao and Zeng's capacity shares (docs/design.md,
+ * "Where each method comes from").  See docs/cluster-packing.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,31 +142,30 @@ int cm_pack(cm_pack_rule_t rule, const int *sizes, const int *min_rank, int k,
             cm_pack_piece_t *pieces, cm_error_t *err)
 {
     if (k < 0 || nchildren < 1 || !sizes || !free_slots || !assign || !pieces)
-        return cm_error_set(err, "%s:%d: cm_pack: expected k >= 0 clusters, "
-                            ">= 1 child and non-NULL arrays", __FILE__,
-                            __LINE__);
+        return cm_error_set(err, "cm_pack: expected k >= 0 clusters, >= 1 "
+                            "child and non-NULL arrays, got k=%d and %d "
+                            "children", k, nchildren);
     if (rule < 0 || rule >= CM_PACK_NRULES)
-        return cm_error_set(err, "%s:%d: cm_pack: unknown rule %d", __FILE__,
-                            __LINE__, (int)rule);
+        return cm_error_set(err, "cm_pack: unknown rule %d (expected 0 to %d)",
+                            (int)rule, CM_PACK_NRULES - 1);
     long need = 0, room = 0;
     for (int c = 0; c < k; c++) {
         if (sizes[c] < 1)
-            return cm_error_set(err, "%s:%d: cm_pack: cluster %d: expected "
-                                "size >= 1, got %d", __FILE__, __LINE__, c,
-                                sizes[c]);
+            return cm_error_set(err, "cm_pack: cluster %d of %d: expected "
+                                "size >= 1, got %d", c, k, sizes[c]);
         need += sizes[c];
     }
     for (int ch = 0; ch < nchildren; ch++) {
         if (free_slots[ch] < 0)
-            return cm_error_set(err, "%s:%d: cm_pack: child %d: expected free "
-                                "slots >= 0, got %d", __FILE__, __LINE__, ch,
+            return cm_error_set(err, "cm_pack: child %d of %d: expected free "
+                                "slots >= 0, got %d", ch, nchildren,
                                 free_slots[ch]);
         room += free_slots[ch];
     }
     if (need > room)
-        return cm_error_set(err, "%s:%d: cm_pack: %ld ranks in %d clusters do "
-                            "not fit in %ld free slots", __FILE__, __LINE__,
-                            need, k, room);
+        return cm_error_set(err, "cm_pack: %ld ranks in %d clusters do not "
+                            "fit in the %ld free slots of %d children", need,
+                            k, room, nchildren);
 
     packer_t pk = {0};
     int *order = malloc(sizeof(int) * (size_t)(k ? k : 1));
@@ -173,8 +173,8 @@ int cm_pack(cm_pack_rule_t rule, const int *sizes, const int *min_rank, int k,
     pk.touched = calloc((size_t)nchildren, 1);
     if (!order || !pk.free || !pk.touched) {
         free(order); free(pk.free); free(pk.touched);
-        return cm_error_set(err, "%s:%d: cm_pack: out of memory (k=%d)",
-                            __FILE__, __LINE__, k);
+        return cm_error_set(err, "cm_pack: out of memory for %d clusters on "
+                            "%d children", k, nchildren);
     }
     memcpy(pk.free, free_slots, sizeof(int) * (size_t)nchildren);
     pk.nchildren = nchildren;
@@ -191,8 +191,9 @@ int cm_pack(cm_pack_rule_t rule, const int *sizes, const int *min_rank, int k,
         int *start = calloc((size_t)maxs + 2, sizeof(int));
         if (!start) {
             free(order); free(pk.free); free(pk.touched);
-            return cm_error_set(err, "%s:%d: cm_pack: out of memory",
-                                __FILE__, __LINE__);
+            return cm_error_set(err, "cm_pack: out of memory sorting %d "
+                                "clusters by size (largest %d ranks)", k,
+                                maxs);
         }
         for (int c = 0; c < k; c++)
             start[maxs - sizes[c] + 1]++;
@@ -205,8 +206,8 @@ int cm_pack(cm_pack_rule_t rule, const int *sizes, const int *min_rank, int k,
         keyed_t *kv = malloc(sizeof(keyed_t) * (size_t)k);
         if (!kv) {
             free(order); free(pk.free); free(pk.touched);
-            return cm_error_set(err, "%s:%d: cm_pack: out of memory",
-                                __FILE__, __LINE__);
+            return cm_error_set(err, "cm_pack: out of memory sorting %d "
+                                "clusters by smallest rank", k);
         }
         for (int c = 0; c < k; c++)
             kv[c] = (keyed_t){min_rank[c], c};
@@ -266,15 +267,17 @@ int cm_capacity_shares(int m, const int *cap, const double *speed,
     for (int ch = 0; ch < nchildren; ch++)
         total += cap[ch];
     if (m < 0 || m > total)
-        return cm_error_set(err, "%s:%d: %d ranks do not fit in %ld slots",
-                            __FILE__, __LINE__, m, total);
+        return cm_error_set(err, "cm_capacity_shares: %d ranks do not fit in "
+                            "the %ld slots of %d children", m, total,
+                            nchildren);
     int nc = nchildren ? nchildren : 1;
     double *want = malloc(sizeof(double) * (size_t)nc);
     double *w = malloc(sizeof(double) * (size_t)nc);
     char *state = calloc((size_t)nc, 1);   /* 0 out, 1 in, 2 in and full */
     if (!want || !w || !state) {
         free(want); free(w); free(state);
-        return cm_error_set(err, "%s:%d: out of memory", __FILE__, __LINE__);
+        return cm_error_set(err, "cm_capacity_shares: out of memory for %d "
+                            "children", nchildren);
     }
     for (int ch = 0; ch < nchildren; ch++) {
         w[ch] = cap[ch] * (speed && speed[ch] > 0.0 ? speed[ch] : 1.0);

@@ -42,7 +42,8 @@ void cm_costs_from_tree(const cm_tree_t *t, const cm_matrix_t *m,
             break;
         case CM_WEIGHT_MSGS:
             /* A tree described by distances only has no message costs: its
-             * distances then price each message (seed 004's "nops"). */
+             * distances then price each message, as Kurnosov and
+             * Paznikov's "nops" weight does (docs/design.md). */
             c->cm[l] = any_msg_cost ? c->cm[l] : c->cb[l];
             c->cb[l] = 0;
             break;

@@ -1,6 +1,7 @@
-/* spectral.c -- CP-NSC (seed 000, algorithm 1): similarity, normalised
- * spectral embedding, k-means.  The sparse eigen-solver lives in
- * spectral_sparse.c, k-means in kmeans.c. */
+/* spectral.c -- CP-NSC, Wang et al.'s normalised spectral clustering
+ * (algorithm 1; docs/design.md, "Where each method comes from"):
+ * similarity, normalised spectral embedding, k-means.  The sparse
+ * eigen-solver lives in spectral_sparse.c, k-means in kmeans.c. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,13 +29,12 @@ cm_matrix_t *cm_similarity(const cm_matrix_t *sym, double max_similarity,
                            cm_error_t *err)
 {
     if (!sym) {
-        cm_error_set(err, "%s:%d: cm_similarity: expected a matrix, got NULL",
-                     __FILE__, __LINE__);
+        cm_error_set(err, "cm_similarity: expected a matrix, got NULL");
         return NULL;
     }
     if (!(max_similarity > 0.0) || !isfinite(max_similarity)) {
-        cm_error_set(err, "%s:%d: cm_similarity: expected max_similarity > 0, got %g",
-                     __FILE__, __LINE__, max_similarity);
+        cm_error_set(err, "cm_similarity: expected a finite max_similarity "
+                     "> 0, got %g", max_similarity);
         return NULL;
     }
     int n = cm_matrix_n(sym);
@@ -81,8 +81,8 @@ int cm_components(const cm_matrix_t *sym, int *comp, cm_error_t *err)
     int n = cm_matrix_n(sym);
     int *queue = malloc(sizeof(int) * (size_t)n);
     if (!queue)
-        return cm_error_set(err, "%s:%d: cm_components: out of memory (n=%d)",
-                            __FILE__, __LINE__, n);
+        return cm_error_set(err, "cm_components: out of memory for %d ranks",
+                            n);
     for (int i = 0; i < n; i++)
         comp[i] = -1;
     int count = 0;
@@ -122,7 +122,8 @@ static int scaled_csr(const cm_matrix_t *sim, cm_csr_t *M, double *sqrtd,
     M->n = n;
     M->ptr = malloc(sizeof(size_t) * ((size_t)n + 1));
     if (!M->ptr)
-        return cm_error_set(err, "%s:%d: out of memory (n=%d)", __FILE__, __LINE__, n);
+        return cm_error_set(err, "spectral: out of memory normalising a %d x "
+                            "%d similarity matrix", n, n);
     M->ptr[0] = 0;
     for (int i = 0; i < n; i++) {
         const int *cols;
@@ -134,8 +135,9 @@ static int scaled_csr(const cm_matrix_t *sim, cm_csr_t *M, double *sqrtd,
         for (int e = 0; e < len; e++) {
             if (bytes[e] < 0.0 || !isfinite(bytes[e])) {
                 free(M->ptr);
-                return cm_error_set(err, "%s:%d: similarity (%d, %d): expected a finite value >= 0, got %g",
-                                    __FILE__, __LINE__, i, cols[e], bytes[e]);
+                return cm_error_set(err, "spectral: similarity of ranks %d "
+                                    "and %d: expected a finite value >= 0, "
+                                    "got %g", i, cols[e], bytes[e]);
             }
             d += bytes[e];
             has_diag |= cols[e] == i;
@@ -148,7 +150,8 @@ static int scaled_csr(const cm_matrix_t *sim, cm_csr_t *M, double *sqrtd,
     M->val = malloc(sizeof(double) * (nnz ? nnz : 1));
     if (!M->col || !M->val) {
         free(M->ptr); free(M->col); free(M->val);
-        return cm_error_set(err, "%s:%d: out of memory (nnz=%zu)", __FILE__, __LINE__, nnz);
+        return cm_error_set(err, "spectral: out of memory normalising a %d x "
+                            "%d similarity matrix (%zu nonzeros)", n, n, nnz);
     }
     for (int i = 0; i < n; i++) {
         const int *cols;
@@ -196,8 +199,8 @@ static int dense_top(const cm_csr_t *M, int k, double *V, double *lambda,
     lapack_int *isuppz = malloc(sizeof(lapack_int) * 2 * (size_t)k);
     int rc = 0;
     if (!A || !w || !Z || !isuppz) {
-        rc = cm_error_set(err, "%s:%d: out of memory for a dense %d x %d matrix",
-                          __FILE__, __LINE__, n, n);
+        rc = cm_error_set(err, "spectral: out of memory for a dense %d x %d "
+                          "eigenproblem (%d eigenvectors)", n, n, k);
         goto out;
     }
     for (int i = 0; i < n; i++)
@@ -218,8 +221,8 @@ static int dense_top(const cm_csr_t *M, int k, double *V, double *lambda,
                 A[(size_t)i * n + M->col[e]] += M->val[e];
         double *wa = malloc(sizeof(double) * n);
         if (!wa) {
-            rc = cm_error_set(err, "%s:%d: out of memory for %d eigenvalues",
-                              __FILE__, __LINE__, n);
+            rc = cm_error_set(err, "spectral: out of memory for the %d "
+                              "eigenvalues of the dsyev fallback", n);
             goto out;
         }
         info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', n, A, n, wa);
@@ -233,13 +236,17 @@ static int dense_top(const cm_csr_t *M, int k, double *V, double *lambda,
         }
         free(wa);
         if (info != 0)
-            rc = cm_error_set(err, "%s:%d: LAPACKE_dsyev failed (info %d, n=%d)",
-                              __FILE__, __LINE__, (int)info, n);
+            rc = cm_error_set(err, "spectral: LAPACK dsyev failed (info %d) "
+                              "on a %d x %d normalised similarity matrix, the "
+                              "fallback after dsyevr found %d of %d eigenvalues",
+                              (int)info, n, n, (int)found, k);
         goto out;
     }
     if (info != 0) {
-        rc = cm_error_set(err, "%s:%d: LAPACKE_dsyevr failed (info %d, %d of %d eigenvalues, n=%d)",
-                          __FILE__, __LINE__, (int)info, (int)found, k, n);
+        rc = cm_error_set(err, "spectral: LAPACK dsyevr failed (info %d) on "
+                          "a %d x %d normalised similarity matrix, %d of the %d "
+                          "largest eigenvalues found", (int)info, n, n,
+                          (int)found, k);
         goto out;
     }
     /* Ascending from dsyevr: column j of V is eigenvalue k-1-j. */
@@ -263,18 +270,19 @@ int cm_spectral_embedding(const cm_matrix_t *sim, int k,
         opts = &defaults;
     }
     if (!sim || !U)
-        return cm_error_set(err, "%s:%d: cm_spectral_embedding: expected a matrix and U, got NULL",
-                            __FILE__, __LINE__);
+        return cm_error_set(err, "cm_spectral_embedding: expected a matrix "
+                            "and U, got NULL");
     int n = cm_matrix_n(sim);
     if (k < 1 || k > n)
-        return cm_error_set(err, "%s:%d: cm_spectral_embedding: expected 1 <= k <= n=%d, got k=%d",
-                            __FILE__, __LINE__, n, k);
+        return cm_error_set(err, "cm_spectral_embedding: expected 1 <= k <= "
+                            "n=%d, got k=%d", n, k);
     cm_csr_t M;
     double *sqrtd = malloc(sizeof(double) * (size_t)n);
     double *lambda = malloc(sizeof(double) * (size_t)k);
     if (!sqrtd || !lambda) {
         free(sqrtd); free(lambda);
-        return cm_error_set(err, "%s:%d: out of memory (n=%d)", __FILE__, __LINE__, n);
+        return cm_error_set(err, "spectral: out of memory for the embedding "
+                            "of %d ranks (k=%d)", n, k);
     }
     int rc = scaled_csr(sim, &M, sqrtd, err);
     if (rc != 0) {
@@ -325,8 +333,8 @@ static int pack_components(const int *comp, int ncomp, int n, int k,
     int *first = malloc(sizeof(int) * (size_t)k);
     if (!size || !order || !to || !load || !first) {
         free(size); free(order); free(to); free(load); free(first);
-        return cm_error_set(err, "%s:%d: out of memory (%d components)",
-                            __FILE__, __LINE__, ncomp);
+        return cm_error_set(err, "spectral: out of memory packing %d "
+                            "components into %d clusters", ncomp, k);
     }
     for (int i = 0; i < n; i++)
         size[comp[i]]++;
@@ -338,7 +346,9 @@ static int pack_components(const int *comp, int ncomp, int n, int k,
     int *start = calloc((size_t)maxs + 2, sizeof(int));
     if (!start) {
         free(size); free(order); free(to); free(load); free(first);
-        return cm_error_set(err, "%s:%d: out of memory", __FILE__, __LINE__);
+        return cm_error_set(err, "spectral: out of memory packing %d "
+                            "components into %d clusters (largest %d ranks)",
+                            ncomp, k, maxs);
     }
     for (int c = 0; c < ncomp; c++)
         start[maxs - size[c] + 1]++;
@@ -377,12 +387,12 @@ int cm_cpnsc(const cm_matrix_t *m, int k, uint64_t seed,
         opts = &defaults;
     }
     if (!m || !labels)
-        return cm_error_set(err, "%s:%d: cm_cpnsc: expected a matrix and labels, got NULL",
-                            __FILE__, __LINE__);
+        return cm_error_set(err, "cm_cpnsc: expected a matrix and labels, "
+                            "got NULL");
     int n = cm_matrix_n(m);
     if (k < 1 || k > n)
-        return cm_error_set(err, "%s:%d: cm_cpnsc: expected 1 <= k <= n=%d clusters, got k=%d",
-                            __FILE__, __LINE__, n, k);
+        return cm_error_set(err, "cm_cpnsc: expected 1 <= k <= n=%d clusters, "
+                            "got k=%d", n, k);
     int rc = -1;
     cm_matrix_t *sym = cm_matrix_symmetrize(m, err);
     cm_matrix_t *sim = NULL;
@@ -391,7 +401,8 @@ int cm_cpnsc(const cm_matrix_t *m, int k, uint64_t seed,
     if (!sym)
         goto out;
     if (!comp) {
-        cm_error_set(err, "%s:%d: out of memory (n=%d)", __FILE__, __LINE__, n);
+        cm_error_set(err, "spectral: out of memory for the components of %d "
+                     "ranks", n);
         goto out;
     }
     int ncomp = cm_components(sym, comp, err);
@@ -406,7 +417,8 @@ int cm_cpnsc(const cm_matrix_t *m, int k, uint64_t seed,
         goto out;
     U = malloc(sizeof(double) * (size_t)n * k);
     if (!U) {
-        cm_error_set(err, "%s:%d: out of memory (n=%d, k=%d)", __FILE__, __LINE__, n, k);
+        cm_error_set(err, "spectral: out of memory for a %d x %d embedding",
+                     n, k);
         goto out;
     }
     if (cm_spectral_embedding(sim, k, opts, U, NULL, err) != 0)

@@ -1,6 +1,7 @@
 /*
- * spectral_internal.h -- CP-NSC spectral clustering (seed 000, algorithm 1),
- * the building block of the level-by-level placement driver.  Internal to
+ * spectral_internal.h -- CP-NSC spectral clustering (Wang et al.,
+ * algorithm 1; docs/design.md, "Where each method comes from"), the
+ * building block of the level-by-level placement driver.  Internal to
  * src/core: not part of the public API in clustermap.h.
  *
  * Pipeline of cm_cpnsc():

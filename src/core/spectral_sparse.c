@@ -230,8 +230,8 @@ int cm_eigs_top(const cm_csr_t *M, int k, const double *v0,
 {
     int n = M->n;
     if (k < 1 || k > n)
-        return cm_error_set(err, "%s:%d: cm_eigs_top: expected 1 <= k <= n=%d, got k=%d",
-                            __FILE__, __LINE__, n, k);
+        return cm_error_set(err, "cm_eigs_top: expected 1 <= k <= n=%d, got k=%d",
+                            n, k);
     /* The guard vectors make the wanted Ritz pairs converge at a rate set
      * by the gap to eigenvalue p+1, not k+1, which may be zero (repeated
      * eigenvalues, symmetric grids). */
@@ -250,8 +250,8 @@ int cm_eigs_top(const cm_csr_t *M, int k, const double *v0,
     w.res = malloc(sizeof(double) * p);
     if (!w.X || !w.W || !w.T || !w.H || !w.theta || !w.tau || !w.res) {
         ws_free(&w);
-        return cm_error_set(err, "%s:%d: cm_eigs_top: out of memory (n=%d, block %d)",
-                            __FILE__, __LINE__, n, p);
+        return cm_error_set(err, "spectral: out of memory for the sparse "
+                            "eigensolver (%d ranks, block of %d vectors)", n, p);
     }
 
     cm_rng_t rng;
@@ -266,11 +266,16 @@ int cm_eigs_top(const cm_csr_t *M, int k, const double *v0,
     int rc = -1, iter = 0, conv = 0;
     long matvecs = 0;
     double worst = INFINITY;
+    /* What failed, for the message: Householder is orthonormalise()'s
+     * last resort, dsyev the Rayleigh-Ritz step. */
+    const char *failed = "dgelqf/dorglq (orthonormalising the block)";
     if (orthonormalise(w.X, n, p, 1.0, w.H, w.tau) != 0)
         goto lapack_fail;
     for (;;) {
-        if (rayleigh_ritz(M, &w) != 0)
+        if (rayleigh_ritz(M, &w) != 0) {
+            failed = "dsyev (Rayleigh-Ritz)";
             goto lapack_fail;
+        }
         matvecs += p;
         worst = 0.0;
         for (int j = 0; j < k; j++)
@@ -327,8 +332,8 @@ int cm_eigs_top(const cm_csr_t *M, int k, const double *v0,
     rc = 0;
     goto out;
 lapack_fail:
-    rc = cm_error_set(err, "%s:%d: cm_eigs_top: LAPACK failed (n=%d, block %d)",
-                      __FILE__, __LINE__, n, p);
+    rc = cm_error_set(err, "spectral: LAPACK %s failed at iteration %d (%d "
+                      "ranks, block of %d vectors)", failed, iter, n, p);
 out:
     ws_free(&w);
     return rc;

@@ -1,7 +1,7 @@
 /* tree_hierarchy.c -- machine tree from a VieM/KaHIP "a1:a2:...:ak" hierarchy,
  * or from one that names its levels, "core=8,node=2,switch=4" (8 cores per
  * node, 2 nodes per switch, 4 switches): the named form says where the
- * nodes are instead of leaving the reader to guess (issue 13).
+ * nodes are instead of leaving the reader to guess.
  *
  * a1 slots per innermost group, a2 innermost groups per level-2 group, ...,
  * ak level-(k-1) groups in the single top group, which is the root.  The

@@ -285,12 +285,15 @@ static void test_errors(void **state)
     assert_int_equal(cm_pack(CM_PACK_PLAIN, sizes, NULL, 2, fr, 2, assign, pc,
                              &err), -1);
     assert_non_null(strstr(err.msg, "do not fit"));
+    assert_string_equal(err.msg, "cm_pack: 6 ranks in 2 clusters do not fit "
+                        "in the 5 free slots of 2 children");
     const int bad[] = {0, 1};
     assert_int_equal(cm_pack(CM_PACK_FIRST_FIT, bad, NULL, 2, fr, 2, assign,
                              pc, &err), -1);
     assert_non_null(strstr(err.msg, "size >= 1"));
     assert_int_equal(cm_pack(CM_PACK_NRULES, sizes, NULL, 2, fr, 2, assign,
                              pc, &err), -1);
+    assert_string_equal(err.msg, "cm_pack: unknown rule 3 (expected 0 to 2)");
 }
 
 static void test_choose_and_spread(void **state)
@@ -393,6 +396,8 @@ static void test_capacity_shares(void **state)
     cm_error_t err = { "" };
     assert_int_equal(cm_capacity_shares(33, cap, NULL, 4, share, &err), -1);
     assert_non_null(strstr(err.msg, "do not fit"));
+    assert_string_equal(err.msg, "cm_capacity_shares: 33 ranks do not fit in "
+                        "the 32 slots of 4 children");
 }
 
 int main(void)

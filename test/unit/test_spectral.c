@@ -146,6 +146,7 @@ static void test_kmeans_hand_points(void **state)
 
     assert_int_equal(cm_kmeans(X, 6, 2, 7, 1, 1, 100, labels, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "k <= n"));
+    assert_string_equal(err.msg, "cm_kmeans: expected 1 <= k <= n=6, got k=7");
     assert_int_equal(cm_kmeans(X, 6, 2, 2, 0, 1, 100, labels, NULL, &err), -1);
 }
 
