@@ -125,7 +125,7 @@ start=$(date +%s)
 
 # ---- build: the benchmark with the schedule sources compiled in ---------
 ovl=$root/src/overlay
-smpicc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$root/src/core" -I"$ovl" -o "$work/css_bench" \
+smpicc -O2 -Wall -Wextra -D_GNU_SOURCE -I"$root/src/core" -I"$root/src/util" -I"$ovl" -o "$work/css_bench" \
     "$here/css_bench.c" "$ovl/css_sched.c" "$ovl/css_redist.c" "$ovl/css_general.c" "$ovl/css_nodes.c" \
     "$ovl/css_recognise.c" \
     "$root/src/core/error.c" -lm >"$work/build.log" 2>&1 ||
