@@ -353,11 +353,11 @@ static int guard_allows(const cmp_config_t *c, const cm_store_step_info_t *info,
     cm_guard_decide(info->runs, info->history > 0 ? info->nruns : 0, &rule, &g);
     d->how = cm_guard_reason_name(g.reason);
     if (!g.place) {
+        char *n = *note ? text("%s", note) : NULL;
         if (g.reason == CM_GUARD_SLOWER)
-            leave(d, 0, text("job '%s' ran slower when placed: %s", d->job_name, g.why),
-                  text("%s", note));
+            leave(d, 0, text("job '%s' ran slower when placed: %s", d->job_name, g.why), n);
         else
-            leave(d, 0, text("job '%s': %s", d->job_name, g.why), text("%s", note));
+            leave(d, 0, text("job '%s': %s", d->job_name, g.why), n);
         return 0;
     }
     if (g.reason == CM_GUARD_PROBE) {
