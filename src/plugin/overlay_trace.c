@@ -3,7 +3,8 @@
  * (seed 001, section 5; docs/overlays.md, "Trace and priorities", "In the
  * profile store").
  *
- * srun (the user): when the step runs tnbc and its profile has a complete
+ * srun (the user; srun_step.c from the store's answer, cm_store_step_info):
+ * when the step runs tnbc and its profile has a complete
  * trace for its task count in the store, it marks the step with the
  * trace's prefix (CLUSTERMAP_STEP_PRIO) -- or, for the srun of mpirun's
  * daemons, writes it into the control file clustermap's mpirun gave the

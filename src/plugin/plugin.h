@@ -5,8 +5,10 @@
  * that reads plugstack.conf loads, is thin: plugin.c holds the SPANK entry
  * points, options.c parses `--mapping`, config.c the plugstack.conf
  * arguments, srun_args.c srun's own command line, alloc.c the allocation's
- * environment, srun_step.c what srun does with a step (which steps are left
- * to Slurm and why, the profile, the hostfile), bind.c the rank -> core
+ * environment, step_input.c the snapshot of a step srun takes (the only
+ * place srun's side reads the environment), srun_step.c applies what
+ * src/launch/step_decide.c decides about it (which steps are left to Slurm
+ * and why, the profile, the hostfile), bind.c the rank -> core
  * binding in the task, profile_step.c profiling and ingest on the nodes,
  * as_user.c running code as the job's user, log.c messages.  The
  * placement module clustermap-place.so holds what needs the heavy
