@@ -54,11 +54,17 @@ int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err)
     return counts_per_node("SLURM_JOB_CPUS_PER_NODE", spec, n, cpus, err);
 }
 
-int cmp_env_int(const char *name, int max)
+/* The positive integer @p s (an environment value, may be NULL), 0 if it
+ * is not one. */
+static int env_int(const char *s, int max)
 {
     int v;
-    const char *s = getenv(name);
     return s && cmp_parse_int(s, max, &v) == 0 ? v : 0;
+}
+
+int cmp_env_int(const char *name, int max)
+{
+    return env_int(getenv(name), max);
 }
 
 void cmp_alloc_free(cmp_alloc_t *a)
@@ -68,11 +74,10 @@ void cmp_alloc_free(cmp_alloc_t *a)
     memset(a, 0, sizeof *a);
 }
 
-int cmp_alloc_tasks(const char *nodes_var, const char *var, cmp_alloc_t *a,
-                    cm_error_t *err)
+int cmp_alloc_tasks_of(const char *nodes_var, const char *nl, const char *var,
+                       const char *spec, cmp_alloc_t *a, cm_error_t *err)
 {
     cm_error_t e;
-    const char *nl = getenv(nodes_var);
     int n = 0;
     memset(a, 0, sizeof *a);
     if (!nl)
@@ -84,13 +89,20 @@ int cmp_alloc_tasks(const char *nodes_var, const char *var, cmp_alloc_t *a,
     a->nnodes = n;
     if (!(a->slots = malloc((size_t)n * sizeof *a->slots)))
         return cm_error_set(err, "the allocation's nodes: out of memory");
-    return counts_per_node(var, getenv(var), n, a->slots, err);
+    return counts_per_node(var, spec, n, a->slots, err);
 }
 
-int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
-                   cm_error_t *err)
+int cmp_alloc_tasks(const char *nodes_var, const char *var, cmp_alloc_t *a,
+                    cm_error_t *err)
 {
-    if (cmp_alloc_tasks("SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE", a, err) < 0)
+    return cmp_alloc_tasks_of(nodes_var, getenv(nodes_var), var, getenv(var), a, err);
+}
+
+int cmp_alloc_read_of(const cmp_srun_args_t *sa, int cpus_per_task,
+                      const cmp_slurm_env_t *env, cmp_alloc_t *a, cm_error_t *err)
+{
+    if (cmp_alloc_tasks_of("SLURM_JOB_NODELIST", env->job_nodelist,
+                           "SLURM_JOB_CPUS_PER_NODE", env->job_cpus_per_node, a, err) < 0)
         return -1;
     int n = a->nnames, *cpus = a->slots;   /* the counts become slots below */
     if (!(a->slots = malloc((size_t)n * sizeof *a->slots))) {
@@ -102,7 +114,7 @@ int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
         nn = sa->nodes_max;   /* srun -N: Slurm takes the first nodes too */
     int per_node = sa->ntasks_per_node;
     if (!per_node && !sa->ntasks)
-        per_node = cmp_env_int("SLURM_NTASKS_PER_NODE", 1 << 24);
+        per_node = env_int(env->ntasks_per_node, 1 << 24);
     int k = 0;
     for (int i = 0; i < nn; i++) {
         int slots = cpus[i] / cpus_per_task;
@@ -125,17 +137,40 @@ int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
     return 0;
 }
 
-int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes)
+int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
+                   cm_error_t *err)
+{
+    cmp_slurm_env_t env;
+    cmp_slurm_env_read(&env);
+    return cmp_alloc_read_of(sa, cpus_per_task, &env, a, err);
+}
+
+int cmp_step_ntasks_of(const cmp_srun_args_t *sa, int nnodes, const cmp_slurm_env_t *env)
 {
     int n, per_node;
     if (sa->ntasks)
         return sa->ntasks;
     if (sa->ntasks_per_node)
         return sa->ntasks_per_node * nnodes;
-    if ((n = cmp_env_int("SLURM_NTASKS", 1 << 24)) ||
-        (n = cmp_env_int("SLURM_NPROCS", 1 << 24)))
+    if ((n = env_int(env->ntasks, 1 << 24)) || (n = env_int(env->nprocs, 1 << 24)))
         return n;
-    if ((per_node = cmp_env_int("SLURM_NTASKS_PER_NODE", 1 << 24)) > 0)
+    if ((per_node = env_int(env->ntasks_per_node, 1 << 24)) > 0)
         return per_node * nnodes;
     return nnodes;
+}
+
+int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes)
+{
+    cmp_slurm_env_t env;
+    cmp_slurm_env_read(&env);
+    return cmp_step_ntasks_of(sa, nnodes, &env);
+}
+
+void cmp_slurm_env_read(cmp_slurm_env_t *env)
+{
+    env->job_nodelist = getenv("SLURM_JOB_NODELIST");
+    env->job_cpus_per_node = getenv("SLURM_JOB_CPUS_PER_NODE");
+    env->ntasks = getenv("SLURM_NTASKS");
+    env->nprocs = getenv("SLURM_NPROCS");
+    env->ntasks_per_node = getenv("SLURM_NTASKS_PER_NODE");
 }

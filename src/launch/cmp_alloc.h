@@ -24,6 +24,22 @@ int cmp_parse_int(const char *s, int max, int *out);
  *  not one. */
 int cmp_env_int(const char *name, int max);
 
+/** The values of the allocation's environment that the functions below
+ *  read (pointers into the environment, or any strings that outlive the
+ *  call; NULL when unset), so that a caller can take them once, in one
+ *  place, and the functions stay free of getenv. */
+typedef struct cmp_slurm_env {
+    const char *job_nodelist;       /* SLURM_JOB_NODELIST */
+    const char *job_cpus_per_node;  /* SLURM_JOB_CPUS_PER_NODE */
+    const char *ntasks;             /* SLURM_NTASKS */
+    const char *nprocs;             /* SLURM_NPROCS */
+    const char *ntasks_per_node;    /* SLURM_NTASKS_PER_NODE */
+} cmp_slurm_env_t;
+
+/** Fill @p env from the process's environment (the pointers live as long
+ *  as the variables are not changed). */
+void cmp_slurm_env_read(cmp_slurm_env_t *env);
+
 typedef struct cmp_alloc {
     int nnodes;
     char **names;     /* allocation order */
@@ -37,6 +53,9 @@ typedef struct cmp_alloc {
  *  tasks per node).  0, or -1 with @p err (free @p a either way). */
 int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
                    cm_error_t *err);
+/** cmp_alloc_read() from the values in @p env instead of the environment. */
+int cmp_alloc_read_of(const cmp_srun_args_t *sa, int cpus_per_task,
+                      const cmp_slurm_env_t *env, cmp_alloc_t *a, cm_error_t *err);
 void cmp_alloc_free(cmp_alloc_t *a);
 
 /** The allocation's nodes (environment variable @p nodes_var, as
@@ -46,10 +65,17 @@ void cmp_alloc_free(cmp_alloc_t *a);
  *  with @p err (free @p a either way). */
 int cmp_alloc_tasks(const char *nodes_var, const char *tasks_var, cmp_alloc_t *a,
                     cm_error_t *err);
+/** cmp_alloc_tasks() from the values @p nodes and @p tasks (may be NULL:
+ *  unset) of the variables named @p nodes_var and @p tasks_var (for the
+ *  messages) instead of the environment. */
+int cmp_alloc_tasks_of(const char *nodes_var, const char *nodes, const char *tasks_var,
+                       const char *tasks, cmp_alloc_t *a, cm_error_t *err);
 
 /** srun's task count for the step of @p sa on @p nnodes nodes (see
  *  docs/admin-guide.md). */
 int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes);
+/** cmp_step_ntasks() from the values in @p env instead of the environment. */
+int cmp_step_ntasks_of(const cmp_srun_args_t *sa, int nnodes, const cmp_slurm_env_t *env);
 
 /** The number of tasks Slurm's default (block) layout runs on each of
  *  @p nnodes nodes that hold @p cap[i] tasks at most: one task to each node

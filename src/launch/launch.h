@@ -17,5 +17,6 @@
 #include "cmp_mpirun.h"
 #include "cmp_request.h"
 #include "cmp_srun_args.h"
+#include "cmp_step.h"
 
 #endif /* CMP_LAUNCH_H */

@@ -29,12 +29,6 @@
 #include "plugin.h"
 #include "plugin_spank.h"
 
-unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r)
-{
-    return r->overlay ? r->overlay
-         : r->nooverlay || r->mode == CMP_MODE_OFF ? 0 : c->overlay;
-}
-
 void cmp_overlay_mark(const cmp_config_t *c, const cmp_request_t *r)
 {
     char mark[64], spec[32];

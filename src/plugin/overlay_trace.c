@@ -3,7 +3,8 @@
  * (seed 001, section 5; docs/overlays.md, "Trace and priorities", "In the
  * profile store").
  *
- * srun (the user): when the step runs tnbc and its profile has a complete
+ * srun (the user; srun_step.c from the store's answer, cm_store_step_info):
+ * when the step runs tnbc and its profile has a complete
  * trace for its task count in the store, it marks the step with the
  * trace's prefix (CLUSTERMAP_STEP_PRIO) -- or, for the srun of mpirun's
  * daemons, writes it into the control file clustermap's mpirun gave the
@@ -33,42 +34,6 @@
 
 #include "plugin.h"
 #include "plugin_spank.h"
-
-int cmp_overlay_prio_find(unsigned bits, cm_store_t *st, const char *key,
-                          const char *job_name, int ntasks, char *prio,
-                          size_t n)
-{
-    cm_error_t err;
-    prio[0] = '\0';
-    if (!(bits & CMP_OVL_TNBC) || !st)
-        return 0;
-    int rc = cm_store_trace_prefix(st, key, ntasks, prio, n, &err);
-    if (rc == 1) {
-        cmp_user_info(0, "tnbc: priorities from the trace of job '%s' with %d "
-                      "tasks", job_name, ntasks);
-        return 1;
-    }
-    prio[0] = '\0';
-    if (rc < 0) {
-        /* said as a fallback is: to the user who asked, or with verbose */
-        cmp_user_error("tnbc: not using the trace of job '%s' with %d tasks: "
-                       "%s; running in rank order", job_name, ntasks, err.msg);
-    } else {
-        cmp_debug("tnbc: no trace of job '%s' with %d tasks yet", job_name,
-                  ntasks);
-    }
-    return 0;
-}
-
-unsigned cmp_mpirun_overlay_bits(void)
-{
-    const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY);
-    char spec[32];
-    unsigned bits = 0;
-    if (!m || sscanf(m, "%31s", spec) != 1 || cmp_overlay_parse(spec, &bits) < 0)
-        return 0;
-    return bits;
-}
 
 void cmp_overlay_trace_env(spank_t sp, unsigned bits, const char *prio)
 {

@@ -5,8 +5,10 @@
  * that reads plugstack.conf loads, is thin: plugin.c holds the SPANK entry
  * points, options.c parses `--mapping`, config.c the plugstack.conf
  * arguments, srun_args.c srun's own command line, alloc.c the allocation's
- * environment, srun_step.c what srun does with a step (which steps are left
- * to Slurm and why, the profile, the hostfile), bind.c the rank -> core
+ * environment, step_input.c the snapshot of a step srun takes (the only
+ * place srun's side reads the environment), srun_step.c applies what
+ * src/launch/step_decide.c decides about it (which steps are left to Slurm
+ * and why, the profile, the hostfile), bind.c the rank -> core
  * binding in the task, profile_step.c profiling and ingest on the nodes,
  * as_user.c running code as the job's user, log.c messages.  The
  * placement module clustermap-place.so holds what needs the heavy
@@ -42,21 +44,16 @@ void cmp_srun_step(const cmp_config_t *c);
  *  preload them (overlay_step.c).  Independent of placement: a step left
  *  to Slurm runs them too. */
 void cmp_overlay_mark(const cmp_config_t *c, const cmp_request_t *r);
-/** The overlays of a step or job that asked @p r. */
-unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r);
-
-/** srun, after cmp_overlay_mark: when the step's overlays @p bits hold
- *  tnbc and the store @p st (may be NULL) keeps a complete trace of
- *  profile @p key with @p ntasks tasks, its prefix (for
- *  CLUSTERMAP_OVERLAY_PRIO) into @p prio (size @p n) and 1; otherwise ""
- *  and 0 (overlay_trace.c).  An unusable trace: rank order, one line (to
- *  a user who gave --mapping, or with verbose). */
-int cmp_overlay_prio_find(unsigned bits, cm_store_t *st, const char *key,
-                          const char *job_name, int ntasks, char *prio,
-                          size_t n);
-/** The overlays clustermap's mpirun gives its ranks (CMP_ENV_MPIRUN_OVERLAY,
- *  "<spec> <verbose> <library>"): CMP_OVL_* bits, 0 when unset or bad. */
-unsigned cmp_mpirun_overlay_bits(void);
+/** Take the step's snapshot for cmp_step_decide (step_input.c, the one
+ *  place srun's side reads the environment): srun's command line (from
+ *  /proc/self/cmdline) and the environment's values, borrowed from the
+ *  environment, which must not change while @p in is used.  Free it with
+ *  cmp_step_input_free. */
+void cmp_step_input_read(cmp_step_input_t *in);
+void cmp_step_input_free(cmp_step_input_t *in);
+/** srun's end: the job's and the step's ids srun keeps in its
+ *  environment (NULL when unset). */
+void cmp_step_exit_ids(const char **job, const char **step);
 
 /** srun's end: remove the hostfile written by cmp_srun_step, and keep
  *  the placement's record for `clustermap explain` (the step id is known

@@ -1,0 +1,70 @@
+/*
+ * step_input.c -- the step as srun sees it in slurm_spank_init, taken
+ * once (cmp_step_input_t, src/launch/cmp_step.h): srun's command line and
+ * every environment value srun's side reads.  The one place on srun's
+ * side that reads the environment, so that the decision and the code that
+ * applies it read only the snapshot.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm_version.h>
+
+#include "plugin.h"
+
+void cmp_step_input_read(cmp_step_input_t *in)
+{
+    int argc = 0;
+    char **argv = NULL;
+    char path[CMP_PATH_MAX], parent[32];
+    memset(in, 0, sizeof *in);
+    in->args_read = cmp_argv_self(&argc, &argv, &in->args_err) == 0;
+    if (in->args_read) {
+        in->args_refused = cmp_srun_args_parse(argc, argv, &in->sa, &in->args_err) < 0;
+        cmp_argv_free(argc, argv);
+    }
+    in->mapping_env = getenv(CMP_OPTION_ENV);
+    in->job_id = getenv("SLURM_JOB_ID");
+    in->job_name = getenv("SLURM_JOB_NAME");
+    in->overcommit = getenv("SLURM_OVERCOMMIT");
+    in->hostfile = getenv("SLURM_HOSTFILE");
+    in->our_hostfile = getenv(CMP_ENV_HOSTFILE);
+    in->cpus_per_task = getenv("SLURM_CPUS_PER_TASK");
+    cmp_slurm_env_read(&in->slurm);
+    in->tmpdir = getenv("TMPDIR");
+    in->mpirun_why = getenv(CMP_ENV_MPIRUN_WHY);
+    in->mpirun_rankfile = getenv(CMP_ENV_MPIRUN_RANKFILE);
+    in->mpirun_pid = getenv(CMP_ENV_MPIRUN_PID);
+    in->mpirun_np = getenv(CMP_ENV_MPIRUN_NP);
+    in->mpirun_program = getenv(CMP_ENV_MPIRUN_PROGRAM);
+    in->mpirun_stage = getenv(CMP_ENV_MPIRUN_STAGE);
+    in->mpirun_nodes = getenv(CMP_ENV_MPIRUN_NODES);
+    in->mpirun_tasks = getenv(CMP_ENV_MPIRUN_TASKS);
+    in->mpirun_shared = getenv(CMP_ENV_MPIRUN_SHARED);
+    in->mpirun_overlay = getenv(CMP_ENV_MPIRUN_OVERLAY);
+    snprintf(parent, sizeof parent, "%ld", (long)getppid());
+    in->parent_pid = strdup(parent);
+    /* as srun's exec will find it, for the profile's key */
+    if (in->sa.command_arg[0]) {
+        cmp_resolve_command(in->sa.command_arg, path, sizeof path);
+        in->program = strdup(path);
+    }
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+    in->srun_refuses_nodes = 1;
+#endif
+}
+
+void cmp_step_input_free(cmp_step_input_t *in)
+{
+    free((char *)in->parent_pid);
+    free((char *)in->program);
+    memset(in, 0, sizeof *in);
+}
+
+void cmp_step_exit_ids(const char **job, const char **step)
+{
+    *job = getenv("SLURM_JOB_ID");
+    *step = getenv("SLURM_STEP_ID");
+}
