@@ -35,7 +35,7 @@
 #include "plugin.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */
-static char hostfile_path[CMP_PATH_MAX];
+static char *hostfile_path;
 /* The record of a cluster placement, kept at srun's exit (the step id is
  * known then) for `clustermap explain`. */
 static char *explain_text;
@@ -203,43 +203,54 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
     if (s->rankfile)
         return write_rankfile(in, s, p);
     const char *tmp = in->tmpdir;
-    char path[CMP_PATH_MAX];
+    cm_error_t err;
+    size_t len = 0;
     if (!tmp || tmp[0] != '/' || access(tmp, W_OK) != 0)
         tmp = "/tmp";
-    snprintf(path, sizeof path, "%s/clustermap-hosts.%s.XXXXXX", tmp,
-             in->job_id ? in->job_id : "x");
+    /* TMPDIR is the user's: sized to it, never cut */
+    char *path = NULL;
+    if (asprintf(&path, "%s/clustermap-hosts.%s.XXXXXX", tmp,
+                 in->job_id ? in->job_id : "x") < 0) {
+        cmp_fallback(CMP_FALLBACK, NULL, "cannot name a hostfile in %s: out of memory",
+                     tmp);
+        return -1;
+    }
+    char *text = cmp_hostfile_format((const char *const *)s->alloc.names, p->node,
+                                     s->ntasks, &len, &err);
+    if (!text) {
+        cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
+        free(path);
+        return -1;
+    }
     int fd = mkstemp(path);   /* mode 0600 */
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-    if (!f) {
-        int e = errno;
-        if (fd >= 0) {
-            close(fd);
+    int e = fd < 0 ? errno : 0;
+    for (size_t done = 0; fd >= 0 && !e && done < len;) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno != EINTR)
+            e = errno;
+        else if (w > 0)
+            done += (size_t)w;
+    }
+    free(text);
+    if (fd >= 0 && close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        if (fd >= 0)
             unlink(path);
-        }
-        cmp_fallback(CMP_FALLBACK, NULL, "cannot create a hostfile in %s: %s", tmp,
-                     strerror(e));
+        cmp_fallback(CMP_FALLBACK, NULL, "cannot %s a hostfile in %s: %s",
+                     fd < 0 ? "create" : "write", tmp, strerror(e));
+        free(path);
         return -1;
     }
+    for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
+        cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
+                      p->core[r]);
     int bind = c->bind && s->ntasks <= c->bind_max_tasks && s->ntasks <= 16384;
-    size_t cap = bind ? (size_t)s->ntasks * 8 + 1 : 0, used = 0;
-    char *cores = bind ? malloc(cap) : NULL;
-    for (int r = 0; r < s->ntasks; r++) {
-        const char *host = s->alloc.names[p->node[r]];
-        fprintf(f, "%s\n", host);
-        if (cores)
-            used += (size_t)snprintf(cores + used, cap - used, "%s%d", r ? "," : "",
-                                     p->core[r]);
-        if (s->req.verbose && r < 1024)
-            cmp_user_info(1, "rank %d -> %s core %d", r, host, p->core[r]);
-    }
-    if (fclose(f) != 0) {
-        int e = errno;
-        unlink(path);
-        free(cores);
-        cmp_fallback(CMP_FALLBACK, NULL, "cannot write %s: %s", path, strerror(e));
-        return -1;
-    }
-    snprintf(hostfile_path, sizeof hostfile_path, "%s", path);
+    char *cores = bind ? cmp_core_list_format(p->core, s->ntasks, &err) : NULL;
+    if (bind && !cores)
+        cmp_debug("ranks not bound to their cores: %s", err.msg);
+    free(hostfile_path);
+    hostfile_path = path;
     setenv("SLURM_HOSTFILE", path, 1);
     setenv(CMP_ENV_HOSTFILE, path, 1);
     if (cores)
@@ -426,9 +437,10 @@ void cmp_srun_step(const cmp_config_t *c)
 
 void cmp_srun_step_exit(const cmp_config_t *c)
 {
-    if (hostfile_path[0]) {
+    if (hostfile_path) {
         unlink(hostfile_path);
-        hostfile_path[0] = '\0';
+        free(hostfile_path);
+        hostfile_path = NULL;
     }
     /* srun keeps the ids of the step it created in its environment; the
      * record goes to the user's own store directory, as the user. */
