@@ -2,7 +2,7 @@
  * handles, NULL pointers and out-of-range sizes and indices: each must give
  * the failure its note in the header documents (NULL, -1, NAN, 0 or a
  * no-op, with a message in the error record when it takes one) and never
- * crash.  test/sh/t0012-api-null.t fails when a function the header
+ * crash.  test/sh/t0014-api-null.t fails when a function the header
  * declares is not called here, so a new function comes with its row.
  *
  * FAILS(call) runs @p call twice, once with `err` pointing to a record
@@ -532,6 +532,26 @@ static void test_plan(void **state)
     cm_tree_free(t);
 }
 
+static void test_methods(void **state)
+{
+    (void)state;
+    int count = cm_method_count();
+    assert_true(count >= 1);
+    assert_null(cm_method_info(-1));
+    assert_null(cm_method_info(count));
+    assert_int_equal(cm_method_by_name(NULL), -1);
+    assert_int_equal(cm_method_by_name(""), -1);
+    assert_int_equal(cm_method_by_name("AUTO"), -1);
+    /* no buffer: only the length, as snprintf() */
+    size_t whole = cm_method_names(NULL, 0, NULL, NULL);
+    assert_true(whole > 0);
+    assert_int_equal(cm_method_names(NULL, 8, ", ", " or "),
+                     cm_method_names(NULL, 0, ", ", " or "));
+    char one[1] = { 'x' };
+    assert_int_equal(cm_method_names(one, sizeof one, NULL, NULL), whole);
+    assert_int_equal(one[0], '\0');
+}
+
 static void test_rng(void **state)
 {
     (void)state;
@@ -664,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_cost),
         cmocka_unit_test(test_baselines),
         cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_methods),
         cmocka_unit_test(test_rng),
         cmocka_unit_test(test_hostlist),
         cmocka_unit_test(test_mapping_files),
