@@ -352,6 +352,10 @@ fail:
 double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
                            const double *cut_lb, cm_error_t *err)
 {
+    if (!m || !t) {
+        cm_error_set(err, "lower bound: expected a matrix and a tree, got NULL");
+        return -1;
+    }
     int nlev = cm_tree_nlevels(t), n = cm_matrix_n(m);
     int *smax = NULL, *smin = NULL, *exact = NULL;
     double *c = NULL;

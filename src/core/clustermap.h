@@ -14,6 +14,13 @@
  *  - functions that can fail take a `cm_error_t *` as their last argument
  *    (may be NULL) and fill it with one human-readable line naming the file,
  *    the line or field, and what was expected;  they return NULL or -1;
+ *    a NULL handle or required pointer is such a failure, never a crash
+ *    (test/unit/test_api_null.c calls every function this way);
+ *  - queries (no `cm_error_t`) answer a NULL handle or an index out of
+ *    range with the value their note gives (0, -1, NULL or NAN);
+ *  - strings passed in are copied when the object keeps them, otherwise
+ *    only read during the call; pointers returned into an object stay
+ *    valid until it is freed;
  *  - no hidden global state: every function is reentrant on distinct handles.
  *
  * Ranks are numbered 0..n-1, slots (the leaves of the machine tree, usually
@@ -36,13 +43,15 @@ extern "C" {
 /* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/** One line describing why a call failed.  Caller-allocated. */
+/** One line describing why a call failed.  Caller-allocated; a longer
+ *  message is cut at 511 bytes.  Meaningful only after a call that failed. */
 typedef struct cm_error {
     char msg[512];
 } cm_error_t;
 
-/** printf-style fill of @p err (no-op when @p err is NULL).  Always returns -1
- *  so that `return cm_error_set(err, ...);` reads naturally. */
+/** printf-style fill of @p err (no-op when @p err is NULL; @p fmt must not
+ *  be).  Always returns -1 so that `return cm_error_set(err, ...);` reads
+ *  naturally. */
 int cm_error_set(cm_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -59,55 +68,71 @@ typedef struct cm_matrix cm_matrix_t;
  *  summed, then turns them into a matrix. */
 typedef struct cm_builder cm_builder_t;
 
-/** New builder for an n-rank matrix (n >= 1). */
+/** New builder for an n-rank matrix, 1 <= n <= 2^24 (16777216); NULL with
+ *  @p err otherwise or out of memory.  Release with cm_builder_free(). */
 cm_builder_t *cm_builder_new(int n, cm_error_t *err);
 
 /** Advice: about @p nnz entries will be added in all; room for them is
  *  made at once (large arrays grown by doubling are moved several times).
- *  Nothing changes when the memory cannot be had: adding still works. */
+ *  Nothing changes when the memory cannot be had: adding still works.
+ *  A NULL builder or @p nnz <= 0 is ignored. */
 void cm_builder_reserve(cm_builder_t *b, int64_t nnz);
 
 /** Add traffic from @p src to @p dst (0-based, < n).  Negative or non-finite
- *  values are refused.  Entries with bytes == 0 and msgs == 0 are kept out. */
+ *  values are refused.  Entries with bytes == 0 and msgs == 0 are kept out.
+ *  0, or -1 with @p err (NULL builder, rank out of range, bad value, no
+ *  memory); a refused entry adds nothing. */
 int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
                    cm_error_t *err);
 
 /** Declare that the matrix carries real message counts (otherwise
- *  cm_matrix_has_msgs() is false and msgs are whatever was added). */
+ *  cm_matrix_has_msgs() is false and msgs are whatever was added).  No-op
+ *  on NULL. */
 void cm_builder_set_has_msgs(cm_builder_t *b, int has_msgs);
 
 /** Build the CSR matrix (rows sorted by column, duplicates summed).  The
- *  builder stays valid and unchanged. */
+ *  builder stays valid and unchanged; the new matrix is the caller's, to
+ *  release with cm_matrix_free().  NULL with @p err for a NULL builder or
+ *  out of memory. */
 cm_matrix_t *cm_builder_finish(const cm_builder_t *b, cm_error_t *err);
 
+/** Release @p b (NULL: no-op); matrices it built are not affected. */
 void cm_builder_free(cm_builder_t *b);
 
-/** Number of ranks. */
+/** Number of ranks; 0 for NULL. */
 int cm_matrix_n(const cm_matrix_t *m);
 
-/** Number of stored (non-zero) entries. */
+/** Number of stored (non-zero) entries; 0 for NULL. */
 size_t cm_matrix_nnz(const cm_matrix_t *m);
 
 /** Non-zero when message counts were measured (profiles, triplets with a 4th
- *  column); zero for Matrix Market and METIS input, which carry bytes only. */
+ *  column); zero for Matrix Market and METIS input, which carry bytes only,
+ *  and for NULL. */
 int cm_matrix_has_msgs(const cm_matrix_t *m);
 
 /** Row @p i: on return *cols, *bytes, *msgs point to *len entries owned by the
- *  matrix (valid until it is freed), columns ascending. */
+ *  matrix (valid until it is freed), columns ascending.  Any output pointer
+ *  may be NULL.  A NULL matrix or @p i outside 0..n-1 gives NULL pointers
+ *  and *len = 0. */
 void cm_matrix_row(const cm_matrix_t *m, int i, const int **cols,
                    const double **bytes, const double **msgs, int *len);
 
-/** Sum of all bytes and messages (either pointer may be NULL). */
+/** Sum of all bytes and messages (either pointer may be NULL); 0 and 0 for
+ *  a NULL matrix. */
 void cm_matrix_totals(const cm_matrix_t *m, double *bytes, double *msgs);
 
-/** The symmetric volume A + A^T (bytes and messages), diagonal dropped. */
+/** The symmetric volume A + A^T (bytes and messages), diagonal dropped: a
+ *  new matrix the caller frees, or NULL with @p err (NULL @p m, no memory). */
 cm_matrix_t *cm_matrix_symmetrize(const cm_matrix_t *m, cm_error_t *err);
 
 /** The sub-matrix over @p count distinct ranks @p ranks (rank ranks[k]
- *  becomes k).  Traffic to ranks outside the subset is dropped. */
+ *  becomes k).  Traffic to ranks outside the subset is dropped.  A new
+ *  matrix the caller frees, or NULL with @p err: NULL arguments, @p count
+ *  outside 1..n, a rank out of range or repeated, no memory. */
 cm_matrix_t *cm_matrix_sub(const cm_matrix_t *m, const int *ranks, int count,
                            cm_error_t *err);
 
+/** Release @p m (NULL: no-op); pointers cm_matrix_row() gave die with it. */
 void cm_matrix_free(cm_matrix_t *m);
 
 /* Readers.  Every error names the file, the line and what was expected. */
@@ -125,22 +150,31 @@ typedef enum cm_format {
                              a "# ranks N" line precedes the entries */
 } cm_format_t;
 
-/** Parse a format name: "auto", "mtx", "metis", "triplets".  -1 if unknown. */
+/** Parse a format name: "auto", "mtx", "metis", "triplets".  0, or -1 for
+ *  NULL or an unknown name, @p out then untouched; @p out may be NULL (the
+ *  name is only checked). */
 int cm_format_parse(const char *name, cm_format_t *out);
 
-/** Read a matrix from @p path. */
+/** Read a matrix from @p path: a new matrix the caller frees, or NULL with
+ *  @p err (NULL path, unreadable file, a format number not in
+ *  cm_format_t, the first error in the content). */
 cm_matrix_t *cm_matrix_read(const char *path, cm_format_t fmt, cm_error_t *err);
 
-/** Read a matrix from an open stream; @p name is used in error messages. */
+/** Read a matrix from an open stream, which stays open (the caller closes
+ *  it); @p name is used in error messages ("<stream>" when NULL).  As
+ *  cm_matrix_read(); NULL with @p err for a NULL stream. */
 cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
                                    cm_error_t *err);
 
-/** Write a matrix as Matrix Market "coordinate real general" (bytes). */
+/** Write a matrix as Matrix Market "coordinate real general" (bytes) to
+ *  @p f, which stays open.  0, or -1 with @p err for NULL arguments (nothing
+ *  written) or when the stream reports an error after the flush. */
 int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err);
 
 /** Write a matrix as triplets ("# ranks N", then "src dst bytes msgs" per
  *  entry, 0-based; the msgs column only when cm_matrix_has_msgs()), which
- *  CM_FORMAT_TRIPLETS reads back exactly, message counts included. */
+ *  CM_FORMAT_TRIPLETS reads back exactly, message counts included.  Return
+ *  and failures as cm_matrix_write_mtx(). */
 int cm_matrix_write_triplets(const cm_matrix_t *m, FILE *f, cm_error_t *err);
 
 /* ------------------------------------------------------------------------ */
@@ -170,11 +204,16 @@ typedef struct cm_tree cm_tree_t;
 
 /* -- building a tree by hand (what the readers below and the plugin use) -- */
 
-/** An empty tree. */
+/** An empty tree (NULL out of memory).  Build it with cm_tree_add_level()
+ *  and cm_tree_add_vertex(), then cm_tree_finalize(); release with
+ *  cm_tree_free(). */
 cm_tree_t *cm_tree_new(void);
 
 /** Append a level (call from the root level down to the leaf level).
- *  Returns the level index.  Names are unique, [A-Za-z0-9_]+. */
+ *  Returns the level index.  Names are unique, [A-Za-z0-9_]+, 1 to 63
+ *  bytes, and copied; a tree has at most 64 levels (cm_plan() takes 32).
+ *  Costs are finite and >= 0.  -1 with @p err otherwise, for a NULL
+ *  argument or on a finalized tree; the tree is then unchanged. */
 int cm_tree_add_level(cm_tree_t *t, const char *name, double byte_cost,
                       double msg_cost, cm_error_t *err);
 
@@ -183,22 +222,34 @@ int cm_tree_add_level(cm_tree_t *t, const char *name, double byte_cost,
  *  Vertices may be added under any existing parent in any order; @p level
  *  must be deeper than the parent's (levels may be skipped, e.g. a node
  *  right under a "cluster" root).  @p label may be NULL (e.g. "n12" for a
- *  node, "s1" for a switch).  Returns the vertex id (ids count up from 0 in
- *  insertion order; "node" vertices in that order are the allocation order). */
+ *  node, "s1" for a switch); it is copied.  Returns the vertex id (ids count
+ *  up from 0 in insertion order; "node" vertices in that order are the
+ *  allocation order), or -1 with @p err (NULL tree, finalized tree, level
+ *  or parent that does not exist, a second root, a level not below the
+ *  parent's, more than 2^28 vertices); the tree is then unchanged. */
 int cm_tree_add_vertex(cm_tree_t *t, int parent, int level, const char *label,
                        cm_error_t *err);
 
-/** Relative speed of a vertex (default 1.0; seed 002: shares of work follow
- *  speed).  Used for compute nodes. */
+/** Relative speed of a vertex (default 1.0; shares of work follow speed,
+ *  docs/cluster-packing.md).  Used for compute nodes.  0, or -1 with @p err
+ *  for a vertex that does not exist or a speed not finite and > 0. */
 int cm_tree_set_speed(cm_tree_t *t, int vertex, double speed, cm_error_t *err);
 
-/** Number the slots and freeze the tree.  Fails when a leaf is not of the
- *  last level, when there is no leaf, or when a level is empty. */
+/** Number the slots and freeze the tree: levels and vertices can no longer
+ *  be added; the queries below that need slots or nodes answer from now
+ *  on.  0 (also when already finalized), or -1 with @p err when a leaf is
+ *  not of the last level, when there is no level or no vertex, when a
+ *  level is empty, beyond 2^28 slots, or out of memory; the tree is then
+ *  left as it was before the call. */
 int cm_tree_finalize(cm_tree_t *t, cm_error_t *err);
 
+/** Release @p t (NULL: no-op); its level names and labels die with it. */
 void cm_tree_free(cm_tree_t *t);
 
 /* -- readers -- */
+/* Each returns a new finalized tree that the caller releases with
+ * cm_tree_free(), or NULL with @p err naming the input and what was
+ * expected. */
 
 /** VieM/KaHIP convention: @p hierarchy "a1:a2:...:ak" (a1 slots per innermost
  *  group, a2 of those per next group, ...), @p distances "d1:...:dk" (cost per
@@ -210,7 +261,8 @@ void cm_tree_free(cm_tree_t *t);
  *  field i > 1 names the group holding field i - 1's items and says how
  *  many of them it holds; the root, holding the last field's items, is
  *  "cluster"; exactly one field must be node=.  @p distances as above, one
- *  per group. */
+ *  per group.  At most 32 fields of at most 63 bytes each, at most 2^24
+ *  slots; both strings are required. */
 cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
                                   cm_error_t *err);
 
@@ -226,7 +278,7 @@ cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
  *  coarsest first.  Vertex labels: "switch0", "node<i>", "core<L>" (hwloc
  *  logical core index).  Costs are the defaults of each level:
  *  cm_tree_default_latency() per message, 1 / cm_tree_default_bandwidth()
- *  per byte. */
+ *  per byte.  @p nnodes is 1 to 2^20, and the tree at most 2^24 slots. */
 cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err);
 
 /** Slurm configuration files (no controller needed): NodeName lines of
@@ -243,7 +295,8 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
  *  "cluster" gets those of the switch level above the top one (a "cluster"
  *  over top switches of level k costs what "switch<k+1>" would).
  *  A node of the list in no switch is an error; a switch listed under
- *  several parents hangs under the first.  Labels: node and switch names. */
+ *  several parents hangs under the first.  Labels: node and switch names.
+ *  @p slurm_conf and @p nodelist are required. */
 cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf,
                                    const char *topology_conf,
                                    const char *nodelist, cm_error_t *err);
@@ -262,9 +315,11 @@ typedef struct cm_node_hw {
  *  (NodeName=DEFAULT, hostlists, Include, CPUs= alone = one socket).
  *  @p hw[i] is all zeros for a name the file does not define (a dynamic
  *  node, say).  Returns how many names were found, or -1 with @p err
- *  (file, line, what was expected) when the file cannot be read.  The
- *  plugin's srun side uses it so that a placed step asks the controller for
- *  no node record the local configuration already has. */
+ *  (file, line, what was expected) when the file cannot be read, or for
+ *  NULL @p slurm_conf, @p names or @p hw or n < 0 (a NULL entry of
+ *  @p names is a name not found).  The plugin's srun side uses it so that
+ *  a placed step asks the controller for no node record the local
+ *  configuration already has. */
 int cm_slurm_conf_node_hw(const char *slurm_conf, const char *const *names, int n,
                           cm_node_hw_t *hw, cm_error_t *err);
 
@@ -293,7 +348,11 @@ typedef struct cm_node_desc {
  *  cm_tree_from_slurm_conf() and by the plugin (from the controller), so
  *  levels, names and costs are as described there: only switches above
  *  some node are kept, one level per Slurm level present, "cluster" over
- *  several top switches.  Labels: node and switch names. */
+ *  several top switches.  Labels: node and switch names (copied; NULL
+ *  names leave vertices unlabelled).  NULL with @p err for NULL @p nodes,
+ *  NULL @p sw with nsw > 0, nsw < 0, a switch level outside 0..65535, a
+ *  parent index out of range or not higher, a node's leaf out of range,
+ *  cores_per_socket < 1 or slots < 0. */
 cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
                                  const cm_node_desc_t *nodes, int nnodes,
                                  cm_error_t *err);
@@ -303,75 +362,105 @@ cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
  *  0.3 us, node 0.4 us, "switch" (the leaf switch) 1.05 us, "switch<k>"
  *  (k <= 30) 1.05 * (k + 1) us, "cluster"/"root" as "switch1" (the readers
  *  that know their top switch level use the level above it).  -1 for
- *  unknown names. */
+ *  unknown names and NULL. */
 double cm_tree_default_latency(const char *level_name);
 
 /** Default bandwidth of a level by name, in bytes per second: core
  *  infinite (INFINITY), l2/l3 20e9, numa/socket 16e9, node 14e9, "switch"
  *  12.5e9, "switch<k>" 12.5e9 / 2^k, "cluster"/"root" as "switch1".  -1
- *  for unknown names. */
+ *  for unknown names and NULL. */
 double cm_tree_default_bandwidth(const char *level_name);
 
 /** Default byte cost of a level by name: 1 / cm_tree_default_bandwidth(),
- *  seconds per byte (0 for core), -1 for unknown names.  The default
+ *  seconds per byte (0 for core), -1 for unknown names and NULL.  The default
  *  message cost is cm_tree_default_latency(). */
 double cm_tree_default_cost(const char *level_name);
 
 /** Override level byte costs from "name=cost,name=cost" (per byte, in the
  *  tree's unit: seconds for hwloc/slurm.conf trees).  Message costs are
  *  left as they are.  Unknown names are an error naming the known ones;
- *  on any error the tree is unchanged. */
+ *  values are finite and >= 0.  0, or -1 with @p err (also for a NULL
+ *  tree or spec); on any error the tree is unchanged.  Works before and
+ *  after cm_tree_finalize(). */
 int cm_tree_set_level_costs(cm_tree_t *t, const char *spec, cm_error_t *err);
 
 /** Override level message costs from "name=latency,..." in seconds, with
- *  an optional unit: s, ms, us, ns (e.g. "node=0.5us,switch=1.5us"). */
+ *  an optional unit: s, ms, us, ns (e.g. "node=0.5us,switch=1.5us").
+ *  Byte costs are left as they are; errors as cm_tree_set_level_costs(). */
 int cm_tree_set_level_latencies(cm_tree_t *t, const char *spec, cm_error_t *err);
 
 /** Override level byte costs with 1 / bandwidth from "name=bandwidth,..."
  *  in bytes per second (> 0, "inf" for free bytes), with an optional
  *  unit: B/s, kB/s (= KB/s), MB/s, GB/s, TB/s (powers of 1000), KiB/s,
  *  MiB/s, GiB/s (powers of 1024), or bits: b/s, kb/s, Mb/s, Gb/s, Tb/s
- *  (e.g. "switch=12.5GB/s" or "switch=100Gb/s"). */
+ *  (e.g. "switch=12.5GB/s" or "switch=100Gb/s").  Message costs are left
+ *  as they are; errors as cm_tree_set_level_costs(). */
 int cm_tree_set_level_bandwidths(cm_tree_t *t, const char *spec, cm_error_t *err);
 
-/** Set one level's costs. */
+/** Set one level's costs (finite, >= 0).  0, or -1 with @p err for a level
+ *  that does not exist or a bad cost, the level then unchanged. */
 int cm_tree_set_level_cost(cm_tree_t *t, int level, double byte_cost,
                            double msg_cost, cm_error_t *err);
 
-/* -- queries (finalized tree) -- */
+/* -- queries --
+ * Levels, vertices, labels and speeds answer as soon as they are added;
+ * slots, children and nodes once the tree is finalized (before: the
+ * bad-index answer).  A NULL tree or an index out of range gets the
+ * answer each note gives. */
 
+/** Slots (leaves); 0 for NULL or before cm_tree_finalize(). */
 int cm_tree_nslots(const cm_tree_t *t);
+/** Levels; 0 for NULL. */
 int cm_tree_nlevels(const cm_tree_t *t);
+/** The name of @p level, owned by the tree (valid until cm_tree_free());
+ *  NULL for a level that does not exist. */
 const char *cm_tree_level_name(const cm_tree_t *t, int level);
-/** Level index by name, -1 if none. */
+/** Level index by name, -1 if none (or NULL). */
 int cm_tree_level_index(const cm_tree_t *t, const char *name);
+/** A level's cost per byte and per message; 0 for a level that does not
+ *  exist. */
 double cm_tree_level_byte_cost(const cm_tree_t *t, int level);
 double cm_tree_level_msg_cost(const cm_tree_t *t, int level);
 
+/** Vertices; 0 for NULL. */
 int cm_tree_nvertices(const cm_tree_t *t);
+/** Level of vertex @p v; -1 for a vertex that does not exist. */
 int cm_tree_vertex_level(const cm_tree_t *t, int v);
-int cm_tree_vertex_parent(const cm_tree_t *t, int v);   /* -1 for the root */
+/** Parent of @p v; -1 for the root and for a vertex that does not exist. */
+int cm_tree_vertex_parent(const cm_tree_t *t, int v);
+/** Children of @p v, in the order they were added: their number (0 for a
+ *  vertex that does not exist) and the @p k-th (-1 for k out of range). */
 int cm_tree_vertex_nchildren(const cm_tree_t *t, int v);
 int cm_tree_vertex_child(const cm_tree_t *t, int v, int k);
-const char *cm_tree_vertex_label(const cm_tree_t *t, int v); /* may be NULL */
+/** The label of @p v, owned by the tree (valid until cm_tree_free()); NULL
+ *  for an unlabelled vertex and for one that does not exist. */
+const char *cm_tree_vertex_label(const cm_tree_t *t, int v);
+/** Speed of @p v (cm_tree_set_speed()); 0 for a vertex that does not exist. */
 double cm_tree_vertex_speed(const cm_tree_t *t, int v);
-/** First slot and number of slots below vertex @p v. */
+/** First slot and number of slots below vertex @p v (either pointer may be
+ *  NULL); 0 and 0 for a vertex that does not exist. */
 void cm_tree_vertex_slots(const cm_tree_t *t, int v, int *first, int *count);
-/** The leaf vertex of slot @p s. */
+/** The leaf vertex of slot @p s; -1 for a slot that does not exist. */
 int cm_tree_slot_vertex(const cm_tree_t *t, int s);
 
 /** Level of the lowest common ancestor of slots @p p and @p q (the leaf level
- *  when p == q). */
+ *  when p == q); -1 when either slot does not exist. */
 int cm_tree_lca_level(const cm_tree_t *t, int p, int q);
 
 /** Compute nodes: vertices of the level "node", in allocation order.
- *  cm_tree_nnodes() is 0 when the tree has no "node" level. */
+ *  cm_tree_nnodes() is 0 when the tree has no "node" level (or NULL);
+ *  cm_tree_node_vertex() is -1 for a node that does not exist. */
 int cm_tree_nnodes(const cm_tree_t *t);
 int cm_tree_node_vertex(const cm_tree_t *t, int node);
 /** Index (allocation order) of the node holding slot @p s, -1 if none. */
 int cm_tree_slot_node(const cm_tree_t *t, int s);
 
-/** Print the tree, one vertex per line, indented (for --verbose/tests). */
+/** Print the tree to @p f (for tests and debugging): a summary line, one
+ *  line per level (name, costs, vertex count), then, once finalized, one
+ *  line per vertex in depth-first order, indented two blanks a depth, with
+ *  its level, label, slot range, node index and speed when not 1.  Prints
+ *  nothing when either argument is NULL.  test/data's *.expected files
+ *  hold this text: a change of format rewrites them (CM_REGENERATE=1). */
 void cm_tree_print(const cm_tree_t *t, FILE *f);
 
 /* ------------------------------------------------------------------------ */
@@ -379,17 +468,20 @@ void cm_tree_print(const cm_tree_t *t, FILE *f);
 /* ------------------------------------------------------------------------ */
 
 /** Check that @p map (n entries) sends every rank to an existing slot and no
- *  slot receives more than one rank. */
+ *  slot receives more than one rank.  0, or -1 with @p err naming the first
+ *  bad rank (also for NULL arguments, n < 1 or n above the slots). */
 int cm_mapping_check(const cm_tree_t *t, const int *map, int n, cm_error_t *err);
 
 /** J(pi) = sum over stored entries (i, j), as given (directed), of
  *  bytes_ij * byte_cost[lca(pi(i), pi(j))] + msgs_ij * msg_cost[lca].
  *  A symmetric METIS graph lists each edge twice, so J equals the J printed
- *  by VieM and KaHIP for it.  The map must be valid (cm_mapping_check). */
+ *  by VieM and KaHIP for it.  The map must be valid (cm_mapping_check);
+ *  NAN on NULL arguments, a tree without levels, a slot out of range or
+ *  no memory. */
 double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map);
 
-/** T_max(pi): the communication time of the slowest rank, after seed
- *  004's objective T = max_i sum_j t(i, j).  Every stored entry (i -> j)
+/** T_max(pi): the communication time of the slowest rank, the objective
+ *  T = max_i sum_j t(i, j).  Every stored entry (i -> j)
  *  is priced as in J, msgs_ij * msg_cost[lca] + bytes_ij * byte_cost[lca],
  *  and charged to its receiver j -- except the bytes of an entry between
  *  two nodes, which are charged to the receiver's node (cm_tree_nnodes();
@@ -430,7 +522,9 @@ typedef struct cm_cost_report {
     int max_node;         /**< that node (allocation order), -1 if no nodes */
 } cm_cost_report_t;
 
-/** Fill @p r (its arrays sized cm_tree_nlevels()). */
+/** Fill @p r (its arrays sized cm_tree_nlevels()).  0, or -1 with @p err
+ *  for NULL arguments, a NULL r->level_bytes or a map that
+ *  cm_mapping_check() refuses; @p r is then untouched. */
 int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                    cm_cost_report_t *r, cm_error_t *err);
 
@@ -442,13 +536,17 @@ int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
  *  cm_tree_nlevels() entries) adds what the caller knows: a lower bound on
  *  the byte volume (both directions) between different groups of each level,
  *  e.g. from the geometry of a stencil.  Returns the bound, or -1 with
- *  @p err set. */
+ *  @p err set (NULL matrix or tree, more ranks than slots, no memory). */
 double cm_cost_lower_bound(const cm_matrix_t *m, const cm_tree_t *t,
                            const double *cut_lb, cm_error_t *err);
 
 /* ------------------------------------------------------------------------ */
 /* Baseline mappings                                                        */
 /* ------------------------------------------------------------------------ */
+
+/* Each fills @p map (n entries, caller-allocated) and returns 0, or -1 with
+ * @p err for a NULL tree or map, n < 1, more ranks than slots or no
+ * memory; on failure @p map may be partly written. */
 
 /** Slurm's default "block": consecutive ranks fill a node's slots in slot
  *  order, nodes in allocation order; on a tree without nodes, rank i -> slot
@@ -468,7 +566,8 @@ int cm_map_random(const cm_tree_t *t, int n, uint64_t seed, int *map,
  *  tree-leaf architecture equivalent to @p t, or to the part of it the
  *  ranks can use (cm_tree_restrict()) when that is smaller, so that its
  *  time follows the ranks (weights scaled into Scotch's integer range).
- *  @p seed makes it reproducible. */
+ *  @p seed makes it reproducible.  Also -1 for a NULL matrix, or when
+ *  Scotch fails. */
 int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
                   int *map, cm_error_t *err);
 
@@ -476,24 +575,27 @@ int cm_map_scotch(const cm_matrix_t *m, const cm_tree_t *t, uint64_t seed,
 /* The placement engine                                                     */
 /* ------------------------------------------------------------------------ */
 
-/** What the engine minimises per level (seed 000 uses bytes, seed 004 offers
- *  "datasize" and "nops"; the default mixes both because latency-bound
- *  programs suffer from a bytes-only objective). */
+/** What the engine minimises per level (docs/design.md; the default mixes
+ *  both because latency-bound programs suffer from a bytes-only
+ *  objective). */
 typedef enum cm_weight {
     CM_WEIGHT_MIXED = 0, /**< msg_cost x messages + byte_cost x bytes */
     CM_WEIGHT_BYTES,     /**< byte_cost x bytes only */
     CM_WEIGHT_MSGS       /**< msg_cost x messages only */
 } cm_weight_t;
 
-/** Parse "mixed", "bytes", "msgs".  -1 if unknown. */
+/** Parse "mixed", "bytes", "msgs".  0, or -1 for NULL or an unknown name,
+ *  @p out then untouched; @p out may be NULL (the name is only checked). */
 int cm_weight_parse(const char *name, cm_weight_t *out);
 
 /** Replace the level costs of @p t by the ones cm_plan() minimises for
  *  @p weight and matrix @p m: bytes keeps byte costs and zeroes message
  *  costs; msgs the reverse (a tree without any message cost prices each
- *  message at its byte cost, seed 004's "nops"); mixed keeps both, or bytes
- *  only when @p m has no message counts.  cm_cost() on the result is the
- *  objective of `plan --weight` (what `eval --weight` prints). */
+ *  message at its byte cost); mixed keeps both, or bytes only when @p m
+ *  has no message counts.  cm_cost() on the result is the objective of
+ *  `plan --weight` (what `eval --weight` prints).  Only the first 32 levels
+ *  (the planner's limit) are rewritten.  0, or -1 with @p err for a NULL
+ *  tree or matrix. */
 int cm_tree_apply_weight(cm_tree_t *t, const cm_matrix_t *m,
                          cm_weight_t weight, cm_error_t *err);
 
@@ -535,6 +637,7 @@ typedef struct cm_plan_options {
                                 on one) */
 } cm_plan_options_t;
 
+/** Set every field of @p o to its default (given above).  No-op on NULL. */
 void cm_plan_options_init(cm_plan_options_t *o);
 
 /** Threads a caller may give cm_plan() without taking CPUs it was not
@@ -593,7 +696,13 @@ typedef struct cm_plan_report {
  *  predicted time does not fit the budget, or the time left before the
  *  deadline, is not started: -1 with @p err saying so.  With
  *  o->deadline, past it nothing starts and the best complete mapping so
- *  far is returned ("auto" always has block).  @p report may be NULL. */
+ *  far is returned ("auto" always has block).  @p o may be NULL (the
+ *  defaults), @p report too; @p o->algorithm and @p o->initial are read
+ *  during the call only.  0 with @p map filled and @p report (its content
+ *  meaningful only then), or -1 with @p err, @p map untouched: NULL
+ *  @p m, @p t or @p map, more ranks than slots, a tree of more than 32
+ *  levels, an unknown algorithm, a time budget or deadline not finite and
+ *  >= 0, threads < 1, a bad initial mapping, no memory. */
 int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
             const cm_plan_options_t *o, int *map, cm_plan_report_t *report,
             cm_error_t *err);
@@ -640,7 +749,8 @@ size_t cm_method_names(char *buf, size_t len, const char *sep, const char *last)
 /* ------------------------------------------------------------------------ */
 
 /** Deterministic 64-bit generator (splitmix64 seeding xoshiro256**): the same
- *  sequence on every platform.  Caller-owned state. */
+ *  sequence on every platform.  Caller-owned state, seeded before use;
+ *  with a NULL state the functions below do nothing and return 0. */
 typedef struct cm_rng {
     uint64_t s[4];
 } cm_rng_t;
@@ -653,22 +763,33 @@ double cm_rng_double(cm_rng_t *r);
 
 /** Expand a Slurm hostlist expression ("n[1-3,5],gpu01") into names.  On
  *  success *names is a malloc'd array of *count malloc'd strings; release
- *  with cm_hostlist_free(). */
+ *  with cm_hostlist_free().  Names are at most 255 bytes, lists at most
+ *  2^20 names.  -1 with @p err for NULL arguments (nothing
+ *  written), or for a malformed or too large expression (*names NULL,
+ *  *count 0). */
 int cm_hostlist_expand(const char *expr, char ***names, int *count,
                        cm_error_t *err);
+/** Release what cm_hostlist_expand() gave (NULL: no-op). */
 void cm_hostlist_free(char **names, int count);
 
-/** Read a mapping file: one 0-based slot per line, line i for rank i. */
+/** Read a mapping file: one 0-based slot per line, line i for rank i
+ *  ('#' comments and blank lines skipped, lines of at most 1024 bytes),
+ *  exactly @p n (>= 1) entries into @p map.  0, or -1 with @p err naming
+ *  the file and line (also for NULL arguments); @p map may then be partly
+ *  written.  The slots are not checked against a tree (cm_mapping_check()). */
 int cm_mapping_read(const char *path, int n, int *map, cm_error_t *err);
 /** Write a mapping in the same format, replacing @p path whole through
- *  cm_file_atomic_open(), whose refusals it shares. */
+ *  cm_file_atomic_open(), whose refusals it shares.  0, or -1 with @p err
+ *  (NULL arguments, n < 1, a negative slot, the file's refusals) and
+ *  @p path left as it was. */
 int cm_mapping_write(const char *path, const int *map, int n, cm_error_t *err);
 /** Write the hostfile of a mapping: line i holds the name (vertex label)
  *  of the node holding rank i's slot -- what Slurm reads from
  *  SLURM_HOSTFILE with --distribution=arbitrary and what SimGrid's smpirun
  *  reads with -hostfile.  Fails, before writing, when a rank's slot is not
- *  in a node or its node has no label (--hierarchy machines).  Replaces
- *  @p path whole, as cm_mapping_write(). */
+ *  in a node or its node has no label (--hierarchy machines), or when
+ *  cm_mapping_check() refuses @p map.  Replaces @p path whole, as
+ *  cm_mapping_write(); returns as it does. */
 int cm_hostfile_write(const char *path, const cm_tree_t *t, const int *map,
                       int n, cm_error_t *err);
 
@@ -688,7 +809,8 @@ typedef struct cm_file_atomic cm_file_atomic_t;
  *  before anything is created; so is a directory whose last component is
  *  a symbolic link.  A new file gets mode 0666 & ~umask, a replaced one
  *  keeps its permission bits and, when possible, its group.  Returns NULL
- *  on failure; the handle is released by commit or abort. */
+ *  with @p err on failure (also for a NULL or empty path); the handle is
+ *  released by commit or abort.  @p path is copied. */
 cm_file_atomic_t *cm_file_atomic_open(const char *path, cm_error_t *err);
 
 /** Where to write the content (owned by the handle; do not fclose it).
@@ -698,7 +820,8 @@ FILE *cm_file_atomic_stream(const cm_file_atomic_t *a);
 /** Flush and sync the content, check the target again as
  *  cm_file_atomic_open() did, and rename the temporary over it.  A write
  *  error on the stream fails the commit.  Always releases @p a; on failure
- *  the temporary is removed and the target left as it was. */
+ *  the temporary is removed and the target left as it was.  0, or -1 with
+ *  @p err (also for a NULL handle). */
 int cm_file_atomic_commit(cm_file_atomic_t *a, cm_error_t *err);
 
 /** Drop the content: remove the temporary, release @p a, leave the target
@@ -734,7 +857,8 @@ void cm_file_atomic_abort(cm_file_atomic_t *a);
  *  mapping is lost on trees whose siblings are alike as long as the spare
  *  suffices; docs/machine-costs.md says what the rule can cost otherwise.
  *  Returns a new finalized tree, which the caller releases with
- *  cm_tree_free(), or NULL with @p err set. */
+ *  cm_tree_free(), or NULL with @p err set (@p t NULL or not finalized,
+ *  n < 1, no memory). */
 cm_tree_t *cm_tree_restrict(const cm_tree_t *t, int n, const int *keep,
                             int nkeep, cm_error_t *err);
 
@@ -755,7 +879,7 @@ cm_tree_t *cm_tree_from_hwloc_restricted(const char *xml_path, int nnodes,
                                          cm_error_t *err);
 
 /** Slots and nodes of the tree @p t was cut from (those of t itself when
- *  it was not made by a restriction). */
+ *  it was not made by a restriction); 0 for NULL. */
 int cm_tree_origin_nslots(const cm_tree_t *t);
 int cm_tree_origin_nnodes(const cm_tree_t *t);
 
@@ -775,13 +899,15 @@ int cm_tree_node_origin(const cm_tree_t *t, int node);
  *  slots of @p t in @p map (which may be @p orig), checked as
  *  cm_mapping_check() checks it on that tree (same messages, naming its
  *  slots); a slot that @p t does not keep is an error too.  Returns 0, or
- *  -1 with @p err set. */
+ *  -1 with @p err set (also for NULL arguments or n < 1); @p map may then
+ *  be partly written. */
 int cm_tree_map_from_origin(const cm_tree_t *t, const int *orig, int n,
                             int *map, cm_error_t *err);
 
 /** The reverse: @p map (n slots of @p t) as slots of the tree t was cut
  *  from, in @p orig (which may be @p map).  Returns 0, or -1 with @p err
- *  set when an entry is not a slot of t. */
+ *  set when an entry is not a slot of t or an argument is NULL; @p orig
+ *  may then be partly written. */
 int cm_tree_map_to_origin(const cm_tree_t *t, const int *map, int n,
                           int *orig, cm_error_t *err);
 

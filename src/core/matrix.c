@@ -534,6 +534,8 @@ static int builder_new_row(cm_builder_t *b, int src, cm_error_t *err)
 int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
                    cm_error_t *err)
 {
+    if (!b)
+        return cm_error_set(err, "matrix: expected a builder, got NULL");
     if (src < 0 || src >= b->n || dst < 0 || dst >= b->n)
         return cm_error_set(err, "matrix entry (%d, %d): expected ranks in "
                             "0..%d", src, dst, b->n - 1);
@@ -566,7 +568,8 @@ int cm_builder_add(cm_builder_t *b, int src, int dst, double bytes, double msgs,
 
 void cm_builder_set_has_msgs(cm_builder_t *b, int has_msgs)
 {
-    b->has_msgs = has_msgs != 0;
+    if (b)
+        b->has_msgs = has_msgs != 0;
 }
 
 int cm_builder_set_n(cm_builder_t *b, int n, cm_error_t *err)
@@ -619,6 +622,10 @@ static cm_matrix_t *finish_in_order(const cm_builder_t *b, cm_error_t *err)
 
 cm_matrix_t *cm_builder_finish(const cm_builder_t *b, cm_error_t *err)
 {
+    if (!b) {
+        cm_error_set(err, "matrix: expected a builder, got NULL");
+        return NULL;
+    }
     if (!b->src)
         return finish_in_order(b, err);
     cm_matrix_t *m = csr_from_triplets(b->n, b->len, b->src, b->dst, b->bytes,
@@ -673,17 +680,17 @@ cm_matrix_t *cm_builder_finish_take(cm_builder_t *b, cm_error_t *err)
 
 int cm_matrix_n(const cm_matrix_t *m)
 {
-    return m->n;
+    return m ? m->n : 0;
 }
 
 size_t cm_matrix_nnz(const cm_matrix_t *m)
 {
-    return m->nnz;
+    return m ? m->nnz : 0;
 }
 
 int cm_matrix_has_msgs(const cm_matrix_t *m)
 {
-    return m->has_msgs;
+    return m ? m->has_msgs : 0;
 }
 
 int cm_matrix_merged(const cm_matrix_t *m)
@@ -694,6 +701,17 @@ int cm_matrix_merged(const cm_matrix_t *m)
 void cm_matrix_row(const cm_matrix_t *m, int i, const int **cols,
                    const double **bytes, const double **msgs, int *len)
 {
+    if (!m || i < 0 || i >= m->n) {
+        if (cols)
+            *cols = NULL;
+        if (bytes)
+            *bytes = NULL;
+        if (msgs)
+            *msgs = NULL;
+        if (len)
+            *len = 0;
+        return;
+    }
     size_t a = m->row_ptr[i];
     if (cols)
         *cols = m->cols + a;
@@ -708,7 +726,7 @@ void cm_matrix_row(const cm_matrix_t *m, int i, const int **cols,
 void cm_matrix_totals(const cm_matrix_t *m, double *bytes, double *msgs)
 {
     double b = 0, g = 0;
-    for (size_t k = 0; k < m->nnz; k++) {
+    for (size_t k = 0; m && k < m->nnz; k++) {
         b += m->bytes[k];
         g += m->msgs[k];
     }
@@ -722,6 +740,10 @@ void cm_matrix_totals(const cm_matrix_t *m, double *bytes, double *msgs)
 
 cm_matrix_t *cm_matrix_symmetrize(const cm_matrix_t *m, cm_error_t *err)
 {
+    if (!m) {
+        cm_error_set(err, "matrix: expected a matrix, got NULL");
+        return NULL;
+    }
     int n = m->n;
     size_t nnz = m->nnz;
     cm_matrix_t *t = matrix_alloc(n, nnz, err);   /* A^T */
@@ -795,6 +817,10 @@ cm_matrix_t *cm_matrix_sub(const cm_matrix_t *m, const int *ranks, int count,
     cm_matrix_t *s = NULL;
     size_t len = 0, cap = 0;
 
+    if (!m || !ranks) {
+        cm_error_set(err, "sub-matrix: expected a matrix and ranks, got NULL");
+        return NULL;
+    }
     if (count < 1 || count > m->n) {
         cm_error_set(err, "sub-matrix: expected 1..%d ranks, got %d", m->n, count);
         return NULL;

@@ -88,6 +88,11 @@ cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
     cm_lines_t l;
     cm_matrix_t *m = NULL;
 
+    if (!f) {
+        cm_error_set(err, "%s: expected an open stream, got NULL",
+                     name ? name : "<stream>");
+        return NULL;
+    }
     cm_lines_init(&l, f, name);
     if (fmt == CM_FORMAT_AUTO) {
         int d = detect(&l, err);
@@ -122,6 +127,10 @@ cm_matrix_t *cm_matrix_read_stream(FILE *f, const char *name, cm_format_t fmt,
 
 cm_matrix_t *cm_matrix_read(const char *path, cm_format_t fmt, cm_error_t *err)
 {
+    if (!path) {
+        cm_error_set(err, "matrix: expected a path, got NULL");
+        return NULL;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
@@ -172,6 +181,9 @@ static int finish_write(FILE *f, const char *what, cm_error_t *err)
 
 int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err)
 {
+    if (!m || !f)
+        return cm_error_set(err, "writing Matrix Market: expected a matrix and "
+                            "a stream, got NULL");
     int n = cm_matrix_n(m);
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% bytes sent from rank (row) to rank (column), 1-based\n");
@@ -182,6 +194,9 @@ int cm_matrix_write_mtx(const cm_matrix_t *m, FILE *f, cm_error_t *err)
 
 int cm_matrix_write_triplets(const cm_matrix_t *m, FILE *f, cm_error_t *err)
 {
+    if (!m || !f)
+        return cm_error_set(err, "writing triplets: expected a matrix and a "
+                            "stream, got NULL");
     int has_msgs = cm_matrix_has_msgs(m);
     fprintf(f, "# src dst bytes%s (0-based ranks)\n", has_msgs ? " msgs" : "");
     fprintf(f, "# ranks %d\n", cm_matrix_n(m));

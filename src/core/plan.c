@@ -77,6 +77,8 @@
 
 void cm_plan_options_init(cm_plan_options_t *o)
 {
+    if (!o)
+        return;
     memset(o, 0, sizeof *o);
     o->algorithm = "auto";
     o->time_budget = 1.0;

@@ -13,7 +13,8 @@ int cm_weight_parse(const char *name, cm_weight_t *out)
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (name && strcmp(name, tab[i].name) == 0) {
-            *out = tab[i].w;
+            if (out)
+                *out = tab[i].w;
             return 0;
         }
     return -1;

@@ -18,6 +18,8 @@ static inline uint64_t rotl(uint64_t x, int k)
 
 void cm_rng_seed(cm_rng_t *r, uint64_t seed)
 {
+    if (!r)
+        return;
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64(&x);
@@ -25,6 +27,8 @@ void cm_rng_seed(cm_rng_t *r, uint64_t seed)
 
 uint64_t cm_rng_next(cm_rng_t *r)
 {
+    if (!r)
+        return 0;
     uint64_t *s = r->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
@@ -39,7 +43,7 @@ uint64_t cm_rng_next(cm_rng_t *r)
 
 uint64_t cm_rng_below(cm_rng_t *r, uint64_t bound)
 {
-    if (bound <= 1)
+    if (bound <= 1 || !r)
         return 0;
     /* Rejection keeps the draw unbiased: discard the top partial range. */
     uint64_t limit = UINT64_MAX - UINT64_MAX % bound;

@@ -783,6 +783,8 @@ int cm_tree_slot_vertex(const cm_tree_t *t, int s)
 
 int cm_tree_lca_level(const cm_tree_t *t, int p, int q)
 {
+    if (!t || !t->finalized || p < 0 || q < 0 || p >= t->nslots || q >= t->nslots)
+        return -1;
     const int *sv = t->slot_vertex;
     if (p == q)
         return t->nlevels - 1;

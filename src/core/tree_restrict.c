@@ -441,6 +441,9 @@ int cm_tree_map_from_origin(const cm_tree_t *t, const int *orig, int n,
 int cm_tree_map_to_origin(const cm_tree_t *t, const int *map, int n,
                           int *orig, cm_error_t *err)
 {
+    if (!t || !map || !orig)
+        return cm_error_set(err, "mapping: expected a tree and two mappings, "
+                            "got NULL");
     for (int r = 0; r < n; r++) {
         int o = cm_tree_slot_origin(t, map[r]);
         if (o < 0)
