@@ -24,9 +24,9 @@ else
     say "skipping the fuzz runs: clang with libFuzzer (Debian clang, libclang-rt-14-dev) is missing, or CM_FUZZ_TIME=0"
 fi
 
-# test/fuzz/build.sh knows what each target links; sources are compiled
-# once for all targets.
-test_expect_success FUZZ "the parsers build for fuzzing" "
+# test/fuzz/build.sh builds the component libraries once, instrumented,
+# with the project's Makefile; each target links them.
+test_expect_success FUZZ "the libraries build for fuzzing" "
     \"$FUZZ/build.sh\" . --objects
 "
 
@@ -35,10 +35,12 @@ for target in $TARGETS; do
         \"$FUZZ/build.sh\" . $target
     "
     # -timeout: a hang is a finding; the slowest legitimate inputs (a
-    # 2^24-rank matrix) take about 10 s.
+    # 2^24-rank matrix) take about 10 s.  UBSan only reports by default:
+    # halt_on_error makes undefined behaviour a finding too.
     test_expect_success FUZZ "fuzz_$target runs ${time}s on the seed corpus without a finding" "
         mkdir -p new-$target &&
-        ASAN_OPTIONS=detect_leaks=1 ./fuzz_$target -max_total_time=$time \
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+            ./fuzz_$target -max_total_time=$time \
             -timeout=60 -rss_limit_mb=2048 -max_len=65536 new-$target \
             \"$FUZZ/corpus/$target\" >log-$target 2>&1 ||
         { tail -n 40 log-$target; false; }
