@@ -1,19 +1,22 @@
 #!/bin/sh
 test_description='short libFuzzer runs of every parser that reads what
-someone else wrote: profiles (JSON, raw), matrices (Matrix Market, METIS,
-triplets), hostlists, slurm.conf/topology.conf, and the plugin'"'"'s srun
-command line, plugstack.conf arguments, --mapping values and
-SLURM_JOB_CPUS_PER_NODE (docs/fuzzing.md has the long runs)'
+someone else wrote: profiles (JSON, binary, raw), run histories, tnbc
+traces, matrices (Matrix Market, METIS, triplets), hostlists,
+slurm.conf/topology.conf, the controller'"'"'s switch records, --hierarchy
+and level cost strings, profile keys, and the launch model'"'"'s srun and
+mpirun command lines, mpirun records, plugstack.conf arguments, --mapping
+values and SLURM_JOB_CPUS_PER_NODE (docs/fuzzing.md has the long runs)'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/clustermap.sh"
 
-# Seconds per target (13 targets: about 2.5 minutes in all on 2 cores with
+# Seconds per target (19 targets: about 3 minutes in all on 2 cores with
 # the build); CM_FUZZ_TIME=0 skips the runs.
-time=${CM_FUZZ_TIME:-8}
+time=${CM_FUZZ_TIME:-6}
 FUZZ=$CM_ROOT/test/fuzz
 TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
-         config request cpus_per_node"
+         config request cpus_per_node history trace mpirun_record switches hierarchy
+         profile_key"
 
 if test "$time" != 0 && command -v clang >/dev/null &&
    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >probe.c &&
