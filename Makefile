@@ -140,7 +140,7 @@ BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)
 TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(LIBS_STORE_ALL) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) \
            $(CLI) $(PMPI_SO) $(PLUGIN_SO) $(PLACE_SO) $(SHIM) $(PINGPONG)
 
-.PHONY: all tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
+.PHONY: all print-link-libs tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
 all: $(TARGETS)
 
 # The profiler sees no overlay header: what it calls of the overlays is
@@ -390,6 +390,11 @@ uninstall:
 	  $(foreach f,$(wildcard docs/man/*.8),$(DESTDIR)$(MANDIR)/man8/$(notdir $(f)))
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/clustermap/bin $(DESTDIR)$(LIBEXECDIR)/clustermap \
 	  2>/dev/null
+
+# What a program linking the static libraries needs besides, in link
+# order: test/fuzz/build.sh links its targets with it.
+print-link-libs:
+	@echo $(LIBS_PROF) $(LIBS_CORE)
 
 clean:
 	rm -rf build

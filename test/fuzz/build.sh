@@ -3,11 +3,16 @@
 # ASan and UBSan), for test/sh/t0210-fuzz.t and the long runs of
 # docs/fuzzing.md.
 #
-# Usage: test/fuzz/build.sh OUTDIR --objects   compile every source once
+# Usage: test/fuzz/build.sh OUTDIR --objects   build the libraries once
 #        test/fuzz/build.sh OUTDIR TARGET...    link OUTDIR/fuzz_TARGET
 #        test/fuzz/build.sh OUTDIR              both, for every target
-# Objects go to OUTDIR/obj/ and are rebuilt when their source is newer, two
-# compilations at a time (the machines running this have two cores).
+#
+# A target links the component libraries, as every other program of the
+# tree does: the project's Makefile builds them, instrumented for
+# libFuzzer (fuzzer-no-link: coverage without libFuzzer's main), into
+# OUTDIR/lib-build, two compilations at a time (the machines running this
+# have two cores), and rebuilds only what changed.  So which sources make
+# up a library is written in one place, the Makefile.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,73 +20,59 @@ OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
 
 TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
-         config request cpus_per_node"
-CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Isrc/core -Isrc/util -Isrc/trace -Isrc/profiles -Isrc/store -Isrc/launch"
+         config request cpus_per_node history trace mpirun_record switches hierarchy
+         profile_key"
 SAN=address,undefined
+CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra
+     -Isrc/core -Isrc/util -Isrc/trace -Isrc/profiles -Isrc/store -Isrc/launch -Isrc/plugin"
 
-# The sources each target links.
-SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/profile_bin.c src/profiles/raw.c
-     src/store/store_history.c src/profiles/history.c
-     src/store/store.c src/store/store_ingest.c src/core/matrix.c src/core/error.c
-     src/store/store_trace.c src/store/store_parts.c src/profiles/profile_key.c
-     src/trace/trace.c"
-# (the store keeps tnbc traces, checked with the overlay's own parser, and
-# stages them with the parts' helpers)
-SRC_MATRIX="src/core/matrix.c src/core/matrix_io.c src/core/read_mtx.c
-     src/core/read_metis.c src/core/read_triplets.c src/core/error.c"
-SRC_HOSTLIST="src/core/hostlist.c src/core/error.c"
-SRC_SLURMCONF="src/core/tree_slurmconf.c src/core/tree_switches.c src/core/tree.c
-     src/core/hostlist.c src/core/error.c"
-# the launch model (src/launch/) uses no Slurm symbol;
-# config.c needs the weight parsers, alloc.c the
-# hostlists.
-SRC_PLUGIN="src/launch/srun_args.c src/launch/mpirun_args.c src/launch/options.c src/launch/alloc.c src/profiles/guard.c
-     src/launch/config.c src/profiles/profile.c src/core/problem.c
-     src/core/hostlist.c src/core/matrix.c src/core/tree.c src/core/error.c"
+# make cannot name a path with a blank in it, and sharness's trash
+# directory has one: then the libraries are built through a link from a
+# private directory without blanks (removed at exit, not what it points to).
+mkdir -p "$OUT/lib-build"
+case $OUT in
+*" "*|*"	"*)
+    link_dir=$(mktemp -d /tmp/cm-fuzz.XXXXXX)
+    trap 'rm -rf "$link_dir"' EXIT
+    ln -s "$OUT/lib-build" "$link_dir/lib-build"
+    LIB=$link_dir/lib-build ;;
+*)
+    LIB=$OUT/lib-build ;;
+esac
 
-sources() {
-    case $1 in
-    profile_json|profile_bin|raw) echo $SRC_PROFILES ;;
-    mtx|metis|triplets) echo $SRC_MATRIX ;;
-    hostlist) echo $SRC_HOSTLIST ;;
-    slurmconf) echo $SRC_SLURMCONF ;;
-    srun_args|mpirun_args|config|request|cpus_per_node) echo $SRC_PLUGIN ;;
-    *) echo "build.sh: unknown target '$1' (one of:" $TARGETS")" >&2; exit 2 ;;
-    esac
+# Every library a target may need (the linker takes only the members it
+# uses); libcm-topo.a holds the switch records of the plugin's folder.
+ARCHIVES="$LIB/lib/libcm-launch.a $LIB/lib/libcm-topo.a $LIB/lib/libcm-store.a
+          $LIB/lib/libcm-profiles.a $LIB/lib/libcm-trace.a $LIB/libclustermap.a"
+
+# The Makefile, with none of a calling make's variables (make check
+# SAN=1 would otherwise reach it through MAKEFLAGS).
+run_make() {
+    (cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s "$@")
 }
 
-# Compile SRC (relative to the repository) into OUT/obj/SRC.o unless that is
-# newer; instrumented for libFuzzer without its main (fuzzer-no-link).
-object() {
-    o="$OUT/obj/$1.o"
-    if [ ! -f "$o" ] || [ "$ROOT/$1" -nt "$o" ]; then
-        mkdir -p "$(dirname "$o")"
-        (cd "$ROOT" && clang $CFLAGS_FUZZ -fsanitize=fuzzer-no-link,$SAN -c "$1" -o "$o")
-    fi
-}
-
-objects() {
-    echo $SRC_PROFILES $SRC_MATRIX $SRC_HOSTLIST $SRC_SLURMCONF $SRC_PLUGIN |
-        tr ' ' '\n' | sort -u | grep . |
-        xargs -P 2 -I {} "$0" "$OUT" --object {}
+libs() {
+    run_make -j2 BUILD="$LIB" CC=clang SAN=0 OPT='-g -O1' LDFLAGS= \
+        CFLAGS="-fsanitize=fuzzer-no-link,$SAN" $ARCHIVES
 }
 
 target() {
-    srcs=$(sources "$1")
-    objs=""
-    for s in $srcs; do
-        object "$s"
-        objs="$objs obj/$s.o"   # relative: OUT may hold blanks (sharness)
-    done
-    (cd "$ROOT" && clang $CFLAGS_FUZZ -Wall -Wextra -fsanitize=fuzzer,$SAN \
+    case " $(echo $TARGETS) " in
+    *" $1 "*) ;;
+    *) echo "build.sh: unknown target '$1' (one of:" $TARGETS")" >&2; exit 2 ;;
+    esac
+    mkdir -p "$OUT/obj"
+    (cd "$ROOT" && clang $CFLAGS_FUZZ -fsanitize=fuzzer,$SAN \
         -c "test/fuzz/fuzz_$1.c" -o "$OUT/obj/fuzz_$1.o")
-    (cd "$OUT" && clang -fsanitize=fuzzer,$SAN "obj/fuzz_$1.o" $objs -ljson-c -lz -lm \
-        -o "fuzz_$1")
+    clang -fsanitize=fuzzer,$SAN "$OUT/obj/fuzz_$1.o" \
+        -Wl,--start-group $ARCHIVES -Wl,--end-group $LINK_LIBS -o "$OUT/fuzz_$1"
 }
 
 case ${1:-} in
---object) object "$2" ;;
---objects) objects ;;
-"") objects; for t in $TARGETS; do target "$t"; done ;;
-*) for t in "$@"; do target "$t"; done ;;
+--objects) libs ;;
+*)
+    libs
+    LINK_LIBS=$(run_make print-link-libs)
+    [ $# -gt 0 ] || set -- $TARGETS
+    for t in "$@"; do target "$t"; done ;;
 esac

@@ -1,0 +1,121 @@
+/* fuzz_history.c -- libFuzzer target for the run history parser
+ * (cm_history_parse, src/profiles/history.c): the ".runs" file beside each
+ * profile in the user's store, which the guard reads before every placed
+ * step and the user may edit or copy in.
+ *
+ * The input is the file; inputs whose run ends before INT64_MIN seconds
+ * are skipped (when_below_int64 says why).  Asserts, beyond "no crash, no leak, no sanitizer
+ * report":
+ *  - a refusal carries a message and leaves the count at 0;
+ *  - an accepted history holds 0..CM_HISTORY_MAX_RUNS runs, each of which
+ *    passes cm_run_check with its strings terminated in their buffers;
+ *  - cm_history_format writes it, and that text parses back to the same
+ *    runs: strings, when, placed and both J exactly (written with 17
+ *    digits), the four times within the writer's 6 decimals (histories
+ *    with a mean above its maximum excepted: mean_above_max says why).
+ * Build and run: see docs/fuzzing.md and test/sh/t0210-fuzz.t. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_history.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_run(const cm_run_t *r)
+{
+    cm_error_t err = {""};
+    if (!memchr(r->jobid, '\0', sizeof r->jobid) ||
+        !memchr(r->how, '\0', sizeof r->how) ||
+        !memchr(r->program, '\0', sizeof r->program) ||
+        cm_run_check(r, &err) < 0)
+        abort();
+}
+
+/* Times are written with 6 decimals: half a unit of the last one, and
+ * the double's own rounding of numbers up to 1e9. */
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 5e-7 + 1e-15 * fabs(a);
+}
+
+static void check_same(const cm_run_t *a, const cm_run_t *b)
+{
+    if (strcmp(a->jobid, b->jobid) || strcmp(a->how, b->how) ||
+        strcmp(a->program, b->program) || a->when != b->when ||
+        a->placed != b->placed || a->j_plan != b->j_plan ||
+        a->j_default != b->j_default || !near(a->elapsed_max, b->elapsed_max) ||
+        !near(a->elapsed_mean, b->elapsed_mean) || !near(a->mpi_max, b->mpi_max) ||
+        !near(a->mpi_mean, b->mpi_mean))
+        abort();
+}
+
+/* The parser lets a mean exceed its maximum by a rounding error
+ * (cm_run_check's 1e-9), and the writer rounds both to 6 decimals, which
+ * can then put them a whole unit apart: "0.0000004999 0.0000005000004"
+ * is written "0.000000 0.000001", which the parser refuses.  An open
+ * finding of this target (docs/fuzzing.md): until the writer keeps a mean
+ * at most its maximum, such histories skip the round trip. */
+static int mean_above_max(const cm_run_t *r)
+{
+    return r->elapsed_mean > r->elapsed_max || r->mpi_mean > r->mpi_max;
+}
+
+/* 1 when a line's second field (the run's end, "when") is a number below
+ * INT64_MIN.  The parser bounds it from above only before it converts it
+ * to int64_t, which is undefined for such a number (UBSan: "outside the
+ * range of representable values"), and refuses it as negative after.  An
+ * open finding of this target (docs/fuzzing.md): until the parser checks
+ * the lower bound first, such inputs are skipped so that the run can look
+ * for other findings. */
+static int when_below_int64(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1), *save = NULL;
+    int below = 0;
+    if (!text)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+    for (char *line = strtok_r(text, "\n", &save); line && !below;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *f = line + strspn(line, " ");
+        f += strcspn(f, " ");
+        f += strspn(f, " ");
+        below = *f == '-' && strtod(f, NULL) < -9.2e18;
+    }
+    free(text);
+    return below;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static cm_run_t runs[CM_HISTORY_MAX_RUNS], again[CM_HISTORY_MAX_RUNS];
+    cm_error_t err = {""};
+    int n = -1, m = -1;
+
+    if (when_below_int64(data, size))
+        return -1;
+    if (cm_history_parse((const char *)data, size, "fuzz", runs, &n, &err) < 0) {
+        if (!err.msg[0] || n != 0)
+            abort();
+        return 0;
+    }
+    if (n < 0 || n > CM_HISTORY_MAX_RUNS)
+        abort();
+    for (int k = 0; k < n; k++)
+        check_run(&runs[k]);
+    for (int k = 0; k < n; k++)
+        if (mean_above_max(&runs[k]))
+            return 0;
+    size_t len;
+    char *text = cm_history_format(runs, n, &len, &err);
+    if (!text || strlen(text) != len)
+        abort();
+    if (cm_history_parse(text, len, "fuzz-again", again, &m, &err) < 0 || m != n)
+        abort();
+    for (int k = 0; k < n; k++)
+        check_same(&runs[k], &again[k]);
+    free(text);
+    return 0;
+}
