@@ -108,7 +108,7 @@ static int parse_line(char *line, cm_run_t *r, const char *name, int lno,
     strcpy(r->how, f[3]);
     strcpy(r->program, f[4]);
     double when;
-    if (number(f[1], &when) < 0 || when != floor(when) || when > 1e15)
+    if (number(f[1], &when) < 0 || when != floor(when) || when < 0 || when > 1e15)
         return cm_error_set(err, "%s:%d: field 'when': expected seconds since "
                             "the epoch, got '%s'", name, lno, f[1]);
     r->when = (int64_t)when;
@@ -186,13 +186,17 @@ char *cm_history_format(const cm_run_t *runs, int count, size_t *len,
             free(text);
             return NULL;
         }
+        /* A mean the check lets pass a hair above its maximum is written
+         * as the maximum: rounding both to 6 decimals is monotonic, so the
+         * text never has a mean above its maximum, which the parser
+         * would refuse. */
         used += (size_t)snprintf(text + used, cap - used,
                                  "%s %lld %s %s %s %.17g %.17g %.6f %.6f %.6f "
                                  "%.6f\n", r->jobid, (long long)r->when,
                                  r->placed ? "placed" : "default", r->how,
                                  r->program, r->j_plan, r->j_default,
-                                 r->elapsed_max, r->elapsed_mean, r->mpi_max,
-                                 r->mpi_mean);
+                                 r->elapsed_max, fmin(r->elapsed_mean, r->elapsed_max),
+                                 r->mpi_max, fmin(r->mpi_mean, r->mpi_max));
     }
     if (len)
         *len = used;

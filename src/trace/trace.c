@@ -163,9 +163,11 @@ static long long number(cursor_t *c, long long max)
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return -1;
-        v = v * 10 + (s[i] - '0');
-        if (v > max)
+        /* compared before it grows, so that no digit overflows v */
+        int d = s[i] - '0';
+        if (max - d < 0 || v > (max - d) / 10)
             return -1;
+        v = v * 10 + d;
     }
     return v;
 }

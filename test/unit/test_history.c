@@ -57,6 +57,19 @@ static void test_format_parse_roundtrip(void **state)
     assert_true(out[2].elapsed_max == 1.5);
     assert_true(out[0].j_plan == 20);
     free(text);
+    /* a mean a rounding error above its maximum (what cm_run_check lets
+     * pass) is written so that it reads back: 6 decimals once put it a
+     * whole unit above (a fuzz finding) */
+    in[0].elapsed_max = 0.0000004999;
+    in[0].elapsed_mean = 0.0000005000004;
+    in[0].mpi_max = 0.0000004999;
+    in[0].mpi_mean = 0.0000005000004;
+    assert_int_equal(cm_run_check(&in[0], &err), 0);
+    text = cm_history_format(in, 1, &len, &err);
+    assert_non_null(text);
+    assert_int_equal(cm_history_parse(text, len, "h", out, &n, &err), 0);
+    assert_true(out[0].elapsed_mean <= out[0].elapsed_max);
+    free(text);
 }
 
 static void parse_fails(const char *text, const char *want)
@@ -88,6 +101,12 @@ static void test_parse_errors(void **state)
     parse_fails("clustermap-runs 1\n7.0 1 placed x p 1 1 nan 1 1 1\n",
                 "runs:2: field 8: expected a number");
     parse_fails("clustermap-runs 1\n7.0 1 placed x p 1 1 1 1 1 1", "newline");
+    /* a run that ended before the epoch, however far (no conversion of a
+     * number past int64_t: a fuzz finding) */
+    parse_fails("clustermap-runs 1\n7.0 -1e20 placed x p 1 1 1 1 1 1\n",
+                "runs:2: field 'when'");
+    parse_fails("clustermap-runs 1\n7.0 -1 placed x p 1 1 1 1 1 1\n",
+                "runs:2: field 'when'");
 }
 
 static void decide(const cm_run_t *runs, int n, cm_guard_t *g)

@@ -143,6 +143,13 @@ static void test_parse_bad(void **state)
     assert_int_equal(parse(&t, "\n\nsite a+0x1 alltoall 2 0 1 1\n", err,
                            sizeof err), -1);
     assert_non_null(strstr(err, "tr.0:3: not a tnbc trace"));
+    /* a count past any long long is refused, not overflowed (a fuzz
+     * finding: the digits were multiplied before they were compared) */
+    assert_int_equal(parse(&t, TRACE_MAGIC "\nsite a alltoall 2 0 "
+                           "9999999999999999999 1\n", err, sizeof err), -1);
+    assert_non_null(strstr(err, "tr.0:2:"));
+    assert_int_equal(parse(&t, TRACE_MAGIC "\nsite a alltoall 17 0 1 1\n", err,
+                           sizeof err), -1);
     char nul[] = TRACE_MAGIC "\nsite\0";
     memset(&t, 0, sizeof t);
     assert_int_equal(trace_parse(&t, nul, sizeof nul - 1, "tr.0", err,
