@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cm_env.h"
 #include "ovl_text.h"
 
 /* The names CLUSTERMAP_OVERLAY accepts, for matching and for the message
@@ -70,7 +71,7 @@ void ovl_config_parse(const char *overlay, const char *verbose,
             char bad[40];
             shown(bad, sizeof bad, a, len);
             snprintf(cfg->note, sizeof cfg->note,
-                     "CLUSTERMAP_OVERLAY: unknown overlay '%s' (accepted: "
+                     CM_ENV_OVERLAY ": unknown overlay '%s' (accepted: "
                      ACCEPTED "); running without overlays", bad);
             return;
         }
