@@ -59,6 +59,7 @@ typedef struct cfg_key {
                                                    -1 with the field unchanged */
     const char *expected;          /* the message's "expected ..." when it
                                       is not the type's own */
+    void (*accepted)(char *buf, size_t n);   /* or when it is computed */
     const char *doc;               /* what the argument does */
 } cfg_key_t;
 
@@ -84,6 +85,11 @@ static int parse_merge_weight(const char *v, void *field)
 static int parse_overlay(const char *v, void *field)
 {
     return cmp_overlay_parse(v, field);
+}
+
+static void overlay_accepted(char *buf, size_t n)
+{
+    cm_overlay_spec_accepted(CM_OVL_STRICT, buf, n);
 }
 
 /* The values of algorithm= (the engine's methods and auto). */
@@ -165,7 +171,7 @@ static const cfg_key_t keys[] = {
       .expected = "seconds in [0, 86400]",
       .doc = "how long srun keeps the switches between runs (0: never)" },
     { "overlay", CFG_ENUM, .def = 0, FIELD(overlay), .parse = parse_overlay,
-      .expected = "none, css, tnbc or css,tnbc",
+      .accepted = overlay_accepted,
       .doc = "the overlays of steps whose --mapping names none" },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -227,6 +233,10 @@ static const char *expected(const cfg_key_t *k, char *buf, size_t n)
 {
     if (k->expected)
         return k->expected;
+    if (k->accepted) {
+        k->accepted(buf, n);
+        return buf;
+    }
     switch (k->type) {
     case CFG_BOOL:
         return "yes or no";

@@ -393,10 +393,14 @@ static char **with_overlay(int argc, char **args)
     const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY), *old = getenv("LD_PRELOAD");
     const char *stage_dir = getenv(CMP_ENV_MPIRUN_STAGE);
     char spec[32], *add[10], **out;
+    unsigned bits;
     int verbose = 0, at = 0, n = 0;
+    /* the batch step's mark, checked as srun checks it (overlay_trace.c):
+     * the user can set it, and gets no more than the modifiers would give */
     if (!m || sscanf(m, "%31s %d %n", spec, &verbose, &at) < 2 || m[at] != '/' ||
-        strspn(spec, "abcdefghijklmnopqrstuvwxyz,") != strlen(spec))
+        cmp_overlay_parse(spec, &bits) < 0 || !bits)
         return args;
+    cmp_overlay_spec(bits, spec, sizeof spec);
     snprintf(x_ovl, sizeof x_ovl, CM_ENV_OVERLAY "=%s", spec);
     add[n++] = "-x";
     add[n++] = x_ovl;
@@ -406,7 +410,7 @@ static char **with_overlay(int argc, char **args)
         add[n++] = "-x";
         add[n++] = x_verbose;
     }
-    if (strstr(spec, "tnbc") && stage_dir &&
+    if ((bits & CMP_OVL_TNBC) && stage_dir &&
         snprintf(x_trace, sizeof x_trace, CM_ENV_OVERLAY_TRACE "=%s/" CM_TRACE_PREFIX,
                  stage_dir) < (int)sizeof x_trace) {
         add[n++] = "-x";

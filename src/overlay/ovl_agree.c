@@ -126,9 +126,7 @@ static struct {
 /* "css", "tnbc", "css,tnbc": the value compared between ranks. */
 static void spec_of(unsigned on, char *out, size_t n)
 {
-    snprintf(out, n, "%s%s%s", (on & OVL_CSS) ? "css" : "",
-             (on & OVL_CSS) && (on & OVL_TNBC) ? "," : "",
-             (on & OVL_TNBC) ? "tnbc" : "");
+    cm_overlay_spec_print(on, out, n);
 }
 
 void ovl_agree_want(void)

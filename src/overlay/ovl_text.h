@@ -14,14 +14,16 @@
 #include <stdint.h>
 
 #include "cm_hash.h"
+#include "cm_overlay_spec.h"
 #include "trace.h"
 
 /* Private to libclustermap-prof.so, like everything of prof.h. */
 #define OVL_HIDDEN __attribute__((visibility("hidden")))
 
-/* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on). */
-#define OVL_CSS  1u   /* contention-free MPI_Alltoallv schedules (seed 003) */
-#define OVL_TNBC 2u   /* transparent non-blocking collectives (seed 001) */
+/* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on;
+ * their names: cm_overlay_spec.h). */
+#define OVL_CSS  CM_OVL_CSS   /* contention-free MPI_Alltoallv schedules (seed 003) */
+#define OVL_TNBC CM_OVL_TNBC  /* transparent non-blocking collectives (seed 001) */
 
 /* What CLUSTERMAP_OVERLAY asks for and what rank 0 says about it. */
 typedef struct ovl_config {
