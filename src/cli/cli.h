@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "clustermap.h"
+#include "cmp_config.h"
 
 enum { CM_EXIT_OK = 0, CM_EXIT_FAIL = 1, CM_EXIT_USAGE = 2 };
 
@@ -85,10 +86,19 @@ int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
  *  |x| < 2^53 (exact in a double), otherwise "%.17g" (round-trips). */
 void cm_cli_print_number(FILE *f, double x);
 
-/** The store= of the clustermap line of Slurm's plugstack.conf (next to
- *  $SLURM_CONF, else /etc/slurm/plugstack.conf; `include` lines followed),
- *  copied into @p buf; NULL when there is none (src/cli/site_conf.c). */
-const char *cm_cli_site_store(char *buf, size_t n);
+/** The site's configuration: the arguments of the clustermap line of
+ *  Slurm's plugstack.conf (next to $SLURM_CONF, else
+ *  /etc/slurm/plugstack.conf; `include` lines followed, the first such
+ *  line taken) parsed as the plugin parses them (cmp_config_parse: a bad
+ *  argument keeps its default); the defaults when there is no such line.
+ *  Read at the first call and kept until exit: the pointer is borrowed.
+ *  *@p found (when @p found is not NULL): 1 when the line was found, else
+ *  0.  Never fails (src/cli/site_conf.c). */
+const cmp_config_t *cm_cli_site_config(int *found);
+
+/** The store= of that line, or NULL when it sets none (or a bad one).
+ *  Borrowed, as cm_cli_site_config()'s. */
+const char *cm_cli_site_store(void);
 
 /** The store root a command uses: @p given (--store), else
  *  $CLUSTERMAP_STORE, else cm_cli_site_store(), else the default. */

@@ -22,7 +22,10 @@ int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
         free(runs);
         return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
     }
-    cm_guard_rule_init(&rule);
+    /* the rule srun applies: the site's plugstack.conf settings */
+    int found = 0;
+    const cmp_config_t *site = cm_cli_site_config(&found);
+    cmp_config_guard_rule(site, &rule);
     cm_guard_decide(runs, count, &rule, &g);
     fprintf(f, "history.runs=%d\n", count);
     for (int k = 0; k < count; k++) {
@@ -35,15 +38,18 @@ int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
                 r->elapsed_max, r->elapsed_mean, r->mpi_max, r->mpi_mean,
                 r->j_plan, r->j_default);
     }
-    /* The plugin's own rule comes from plugstack.conf; the last run's how
-     * ("guard", "probe:...") says what it decided. */
+    /* The last run's how ("guard", "probe:...") says what srun decided;
+     * the rule's note says where its figures come from, and that a site
+     * without the guard places whatever the history says. */
     fprintf(f, "guard=%s\nguard.reason=%s\nguard.why=%s\nguard.rule=window %d, "
             "min_placed %d, min_default %d, probe after %d, recheck after %d, "
-            "margin %g (the defaults; plugstack.conf's guard_window, guard_probe "
-            "and guard_recheck apply in jobs)\n",
+            "margin %g (%s%s)\n",
             g.place ? "place" : "default", cm_guard_reason_name(g.reason), g.why,
             rule.window, rule.min_placed, rule.min_default, rule.probe,
-            rule.recheck, rule.margin);
+            rule.recheck, rule.margin,
+            found ? "plugstack.conf's guard_window, guard_probe and guard_recheck"
+                  : "the defaults: no clustermap line in plugstack.conf",
+            site->guard ? "" : "; guard=no there: jobs are placed without it");
     free(runs);
     return CM_EXIT_OK;
 }

@@ -1,5 +1,8 @@
 /*
- * cmp_config.h -- the site's configuration: plugstack.conf's arguments (config.c).
+ * cmp_config.h -- the site's configuration: plugstack.conf's arguments
+ * (config.c, one table row per argument).  The plugin reads them from
+ * Slurm; `clustermap` reads the same line of plugstack.conf
+ * (src/cli/site_conf.c) and parses it here too.
  */
 #ifndef CMP_CONFIG_H
 #define CMP_CONFIG_H
@@ -9,6 +12,7 @@
 
 #include "clustermap.h"
 #include "cmp_limits.h"
+#include "cm_history.h"
 #include "cm_store.h"
 #include "cmp_request.h"
 
@@ -68,13 +72,23 @@ typedef struct cmp_config {
                                       steps' overlays without a modifier */
 } cmp_config_t;
 
-/** Defaults (documented in docs/admin-guide.md). */
+/** Fill @p c with the defaults (documented in docs/admin-guide.md); the
+ *  guard's are its rule's (cm_guard_rule_init).  Never fails. */
 void cmp_config_init(cmp_config_t *c);
 
-/** Parse the plugstack.conf arguments "key=value".  -1 with @p err naming
+/** Parse the plugstack.conf arguments "key=value" into @p c, which
+ *  cmp_config_init() filled.  0, or -1 with @p err (may be NULL) naming
  *  the first bad argument.  The arguments after a bad one are still parsed
- *  (a bad one keeps its default), so that enabled=no takes effect on a line
- *  that also holds a typo. */
+ *  and a bad one leaves its field as it was (its default), so that
+ *  enabled=no takes effect on a line that also holds a typo.  A value that
+ *  does not fit its field is refused, never cut.  @p argv is not changed
+ *  and not kept. */
 int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err);
+
+/** The guard's rule with the site's guard_window=, guard_probe= and
+ *  guard_recheck= (the rule's other figures are its defaults) into @p r:
+ *  what srun judges a job's runs by, and what `clustermap profile show`
+ *  prints.  Never fails. */
+void cmp_config_guard_rule(const cmp_config_t *c, cm_guard_rule_t *r);
 
 #endif /* CMP_CONFIG_H */

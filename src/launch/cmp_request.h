@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "clustermap.h"
+#include "cm_overlay_spec.h"
 #include "cmp_limits.h"
 
 /* ---- --mapping=<mode>[,modifier...] (options.c) ---- */
@@ -35,16 +36,17 @@ typedef struct cmp_request {
 } cmp_request_t;
 
 /* The communication overlays of libclustermap-prof.so (docs/overlays.md)
- * a step may ask for: the same bits and names as CLUSTERMAP_OVERLAY's. */
-#define CMP_OVL_CSS  1u   /* --mapping=...,css;     overlay=css */
-#define CMP_OVL_TNBC 2u   /* --mapping=...,overlap; overlay=tnbc */
+ * a step may ask for: the bits and names of cm_overlay_spec.h. */
+#define CMP_OVL_CSS  CM_OVL_CSS    /* --mapping=...,css;     overlay=css */
+#define CMP_OVL_TNBC CM_OVL_TNBC   /* --mapping=...,overlap; overlay=tnbc */
 
-/** plugstack's overlay=: none, css, tnbc, css,tnbc (either order).  0 with
- *  *@p out, or -1. */
+/** A spec as plugstack's overlay= and the launcher's marks hold it: none,
+ *  css, tnbc, css,tnbc (either order; cm_overlay_spec_parse, strict).  0
+ *  with *@p out, or -1 with *@p out unchanged (@p v NULL included). */
 int cmp_overlay_parse(const char *v, unsigned *out);
 
-/** The CLUSTERMAP_OVERLAY value of @p bits ("css", "tnbc", "css,tnbc",
- *  "" for none) into @p buf. */
+/** The spec of @p bits ("css", "tnbc", "css,tnbc", "" for none;
+ *  cm_overlay_spec_print) into @p buf of @p size bytes, cut to fit. */
 void cmp_overlay_spec(unsigned bits, char *buf, size_t size);
 
 /** Parse a --mapping value.  0, or -1 with @p err naming what is wrong. */

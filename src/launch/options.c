@@ -57,10 +57,8 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
             out->noprofile = 1;
         } else if (l == 4 && !strncmp(p, "pack", 4)) {
             out->pack = 1;
-        } else if (l == 3 && !strncmp(p, "css", 3)) {
-            out->overlay |= CMP_OVL_CSS;
-        } else if (l == 7 && !strncmp(p, "overlap", 7)) {
-            out->overlay |= CMP_OVL_TNBC;
+        } else if (cm_overlay_modifier(p, l)) {   /* css, overlap */
+            out->overlay |= cm_overlay_modifier(p, l);
         } else if (l == 9 && !strncmp(p, "nooverlay", 9)) {
             out->nooverlay = 1;
         } else if (l > 5 && !strncmp(p, "name=", 5)) {
@@ -85,24 +83,12 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
 
 int cmp_overlay_parse(const char *v, unsigned *out)
 {
-    static const struct { const char *v; unsigned bits; } ok[] = {
-        { "none", 0 }, { "css", CMP_OVL_CSS }, { "tnbc", CMP_OVL_TNBC },
-        { "css,tnbc", CMP_OVL_CSS | CMP_OVL_TNBC },
-        { "tnbc,css", CMP_OVL_CSS | CMP_OVL_TNBC },
-    };
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-        if (!strcmp(v, ok[i].v)) {
-            *out = ok[i].bits;
-            return 0;
-        }
-    return -1;
+    return cm_overlay_spec_parse(v, CM_OVL_STRICT, out, NULL, NULL);
 }
 
 void cmp_overlay_spec(unsigned bits, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s%s%s", (bits & CMP_OVL_CSS) ? "css" : "",
-             (bits & CMP_OVL_CSS) && (bits & CMP_OVL_TNBC) ? "," : "",
-             (bits & CMP_OVL_TNBC) ? "tnbc" : "");
+    cm_overlay_spec_print(bits, buf, size);
 }
 
 const char cmp_help_text[] =

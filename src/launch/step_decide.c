@@ -346,10 +346,7 @@ static int guard_allows(const cmp_config_t *c, const cm_store_step_info_t *info,
     if (!c->guard || !info->opened)
         return 1;
     d->history_ignored = info->history < 0;
-    cm_guard_rule_init(&rule);
-    rule.window = c->guard_window;
-    rule.probe = c->guard_probe;
-    rule.recheck = c->guard_recheck;
+    cmp_config_guard_rule(c, &rule);
     cm_guard_decide(info->runs, info->history > 0 ? info->nruns : 0, &rule, &g);
     d->how = cm_guard_reason_name(g.reason);
     if (!g.place) {

@@ -181,8 +181,8 @@ static int stage(int *nextra, char **extra)
         return -1;
     snprintf(x_preload, sizeof x_preload, "LD_PRELOAD=%s%s%s", lib,
              old && *old ? ":" : "", old && *old ? old : "");
-    snprintf(x_dir, sizeof x_dir, "CLUSTERMAP_PROFILE_DIR=%s", dir);
-    snprintf(x_control, sizeof x_control, "CLUSTERMAP_PROFILE_CONTROL=%s/control", dir);
+    snprintf(x_dir, sizeof x_dir, CM_ENV_PROFILE_DIR "=%s", dir);
+    snprintf(x_control, sizeof x_control, CM_ENV_PROFILE_CONTROL "=%s/control", dir);
     char *add[] = { "-x", x_preload, "-x", x_dir, "-x", x_control };
     memcpy(extra + *nextra, add, sizeof add);
     *nextra += 6;
@@ -387,17 +387,21 @@ static int run_and_record(const char *real, char **av, const char *stage)
  * (docs/overlays.md). */
 static char **with_overlay(int argc, char **args)
 {
-    static char x_ovl[64], x_verbose[] = "CLUSTERMAP_OVERLAY_VERBOSE=1",
-                x_from[] = "CLUSTERMAP_OVERLAY_FROM=plugin", x_lib[3 * CMP_PATH_MAX],
+    static char x_ovl[64], x_verbose[] = CM_ENV_OVERLAY_VERBOSE "=1",
+                x_from[] = CM_ENV_OVERLAY_FROM "=plugin", x_lib[3 * CMP_PATH_MAX],
                 x_trace[CMP_PATH_MAX + 64];
     const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY), *old = getenv("LD_PRELOAD");
     const char *stage_dir = getenv(CMP_ENV_MPIRUN_STAGE);
     char spec[32], *add[10], **out;
+    unsigned bits;
     int verbose = 0, at = 0, n = 0;
+    /* the batch step's mark, checked as srun checks it (overlay_trace.c):
+     * the user can set it, and gets no more than the modifiers would give */
     if (!m || sscanf(m, "%31s %d %n", spec, &verbose, &at) < 2 || m[at] != '/' ||
-        strspn(spec, "abcdefghijklmnopqrstuvwxyz,") != strlen(spec))
+        cmp_overlay_parse(spec, &bits) < 0 || !bits)
         return args;
-    snprintf(x_ovl, sizeof x_ovl, "CLUSTERMAP_OVERLAY=%s", spec);
+    cmp_overlay_spec(bits, spec, sizeof spec);
+    snprintf(x_ovl, sizeof x_ovl, CM_ENV_OVERLAY "=%s", spec);
     add[n++] = "-x";
     add[n++] = x_ovl;
     add[n++] = "-x";
@@ -406,8 +410,8 @@ static char **with_overlay(int argc, char **args)
         add[n++] = "-x";
         add[n++] = x_verbose;
     }
-    if (strstr(spec, "tnbc") && stage_dir &&
-        snprintf(x_trace, sizeof x_trace, "CLUSTERMAP_OVERLAY_TRACE=%s/" CM_TRACE_PREFIX,
+    if ((bits & CMP_OVL_TNBC) && stage_dir &&
+        snprintf(x_trace, sizeof x_trace, CM_ENV_OVERLAY_TRACE "=%s/" CM_TRACE_PREFIX,
                  stage_dir) < (int)sizeof x_trace) {
         add[n++] = "-x";
         add[n++] = x_trace;

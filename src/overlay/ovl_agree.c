@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_env.h"
 #include "ovl.h"
 
 /* ---- the PMIx ABI used (PMIx Standard; same in PMIx 4.2, 5.0, 7.0) ---- */
@@ -125,15 +126,13 @@ static struct {
 /* "css", "tnbc", "css,tnbc": the value compared between ranks. */
 static void spec_of(unsigned on, char *out, size_t n)
 {
-    snprintf(out, n, "%s%s%s", (on & OVL_CSS) ? "css" : "",
-             (on & OVL_CSS) && (on & OVL_TNBC) ? "," : "",
-             (on & OVL_TNBC) ? "tnbc" : "");
+    cm_overlay_spec_print(on, out, n);
 }
 
 void ovl_agree_want(void)
 {
     ovl_config_t cfg;
-    ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"), NULL, &cfg);
+    ovl_config_parse(getenv(CM_ENV_OVERLAY), NULL, &cfg);
     ag.want = cfg.on;
     spec_of(cfg.on, ag.spec, sizeof ag.spec);
 }
@@ -292,7 +291,7 @@ unsigned ovl_agree(unsigned want, int rank, int size)
         return want;   /* nothing to agree on, nobody to agree with */
     if (ag.published)
         return check_peers(want, rank, size);
-    const char *from = getenv("CLUSTERMAP_OVERLAY_FROM");
+    const char *from = getenv(CM_ENV_OVERLAY_FROM);
     if (!from || strcmp(from, "plugin"))
         return want;   /* set by hand: as asked */
     /* the MPI library started no PMIx client: the same on every rank that

@@ -6,28 +6,14 @@
  * unmodified program gets them from the launcher (mpirun -x, or the
  * environment srun passes on).  A value the library does not understand
  * must never stop or change the program: it turns the overlays off and
- * says so in one line, which rank 0 prints (ovl_state.c).
+ * says so in one line, which rank 0 prints (ovl_state.c).  The names and
+ * the syntax (lenient: what a user may write) are cm_overlay_spec.h's.
  */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
+#include "cm_env.h"
 #include "ovl_text.h"
-
-/* The names CLUSTERMAP_OVERLAY accepts, for matching and for the message
- * that lists them. */
-static const struct {
-    const char *name;
-    unsigned bit;
-} known[] = { { "css", OVL_CSS }, { "tnbc", OVL_TNBC } };
-#define NKNOWN (sizeof known / sizeof known[0])
-#define ACCEPTED "css, tnbc"
-
-/* Blanks are what a user may put after a comma or around the value. */
-static int blank(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
 
 /* Copy the token [s, s + len) into @p out (size @p n) for a message: at
  * most 32 characters, "..." after a longer one, anything unprintable as
@@ -47,34 +33,19 @@ static void shown(char *out, size_t n, const char *s, size_t len)
 void ovl_config_parse(const char *overlay, const char *verbose,
                       ovl_config_t *cfg)
 {
+    const char *bad = NULL;
+    size_t bad_len = 0;
+    unsigned want = 0;
     memset(cfg, 0, sizeof *cfg);
     cfg->verbose = verbose && *verbose && strcmp(verbose, "0") != 0;
-    unsigned want = 0;
-    for (const char *p = overlay; p && *p;) {
-        const char *end = strchr(p, ',');
-        if (!end)
-            end = p + strlen(p);
-        const char *a = p, *b = end;
-        while (a < b && blank(*a))
-            a++;
-        while (b > a && blank(b[-1]))
-            b--;
-        p = *end ? end + 1 : end;
-        if (a == b)                       /* "css,," or a trailing comma */
-            continue;
-        size_t len = (size_t)(b - a), i = 0;
-        while (i < NKNOWN && !(strlen(known[i].name) == len &&
-                               strncasecmp(known[i].name, a, len) == 0))
-            i++;
-        if (i == NKNOWN) {
-            char bad[40];
-            shown(bad, sizeof bad, a, len);
-            snprintf(cfg->note, sizeof cfg->note,
-                     "CLUSTERMAP_OVERLAY: unknown overlay '%s' (accepted: "
-                     ACCEPTED "); running without overlays", bad);
-            return;
-        }
-        want |= known[i].bit;
+    if (cm_overlay_spec_parse(overlay, CM_OVL_LENIENT, &want, &bad, &bad_len) < 0) {
+        char shown_bad[40], accepted[64];
+        shown(shown_bad, sizeof shown_bad, bad, bad_len);
+        cm_overlay_spec_accepted(CM_OVL_LENIENT, accepted, sizeof accepted);
+        snprintf(cfg->note, sizeof cfg->note,
+                 CM_ENV_OVERLAY ": unknown overlay '%s' (accepted: %s); running "
+                 "without overlays", shown_bad, accepted);
+        return;
     }
     cfg->on = want;
 }

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "cm_env.h"
 #include "ovl.h"
 #include "trace.h"
 
@@ -31,7 +32,7 @@ int ovl_pre_init(int required)
 {
     ovl_config_t cfg;
     ovl_agree_want();
-    ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"), NULL, &cfg);
+    ovl_config_parse(getenv(CM_ENV_OVERLAY), NULL, &cfg);
     return (cfg.on & OVL_TNBC) ? MPI_THREAD_MULTIPLE : required;
 }
 
@@ -41,8 +42,8 @@ void ovl_start(int granted)
     int size = 1;
     if (world_rank >= 0)   /* MPI_Init and MPI_Init_thread, both called */
         return;
-    ovl_config_parse(getenv("CLUSTERMAP_OVERLAY"),
-                     getenv("CLUSTERMAP_OVERLAY_VERBOSE"), &cfg);
+    ovl_config_parse(getenv(CM_ENV_OVERLAY),
+                     getenv(CM_ENV_OVERLAY_VERBOSE), &cfg);
     if (PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS)
         world_rank = 0;   /* cannot happen after a successful init */
     if (PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
@@ -80,7 +81,7 @@ void ovl_start(int granted)
                          : "the MPI library did not grant "
                            "MPI_THREAD_MULTIPLE");
         if (all[0] && !all[1] && !all[2] && world_rank == 0)
-            ovl_say("tnbc: CLUSTERMAP_OVERLAY_WAVES not set alike on every "
+            ovl_say("tnbc: " CM_ENV_OVERLAY_WAVES " not set alike on every "
                     "rank (or not set up); running without waves\n");
         ovl_tnbc_on = all[0];
         ovl_waves_on = all[0] && all[1];

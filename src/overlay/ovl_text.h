@@ -14,15 +14,17 @@
 #include <stdint.h>
 
 #include "cm_hash.h"
+#include "cm_overlay_spec.h"
 #include "trace.h"
 
 /* Private to libclustermap-prof.so, as CMP_HIDDEN (prof_overlay.h) is. */
 #define OVL_HIDDEN __attribute__((visibility("hidden")))
 
 /* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on;
- * docs/overlays.md, "The css overlay", "The tnbc overlay"). */
-#define OVL_CSS  1u   /* contention-free MPI_Alltoallv schedules */
-#define OVL_TNBC 2u   /* transparent non-blocking collectives */
+ * their names: cm_overlay_spec.h; docs/overlays.md, "The css overlay",
+ * "The tnbc overlay"). */
+#define OVL_CSS  CM_OVL_CSS   /* contention-free MPI_Alltoallv schedules */
+#define OVL_TNBC CM_OVL_TNBC  /* transparent non-blocking collectives */
 
 /* What CLUSTERMAP_OVERLAY asks for and what rank 0 says about it. */
 typedef struct ovl_config {

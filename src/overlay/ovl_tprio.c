@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_env.h"
 #include "ovl.h"
 #include "trace.h"
 
@@ -79,25 +80,25 @@ static const char *control_prio(char *buf, size_t size)
 
 void ovl_tprio_start(int world_rank)
 {
-    const char *tp = getenv("CLUSTERMAP_OVERLAY_TRACE");
-    const char *pp = getenv("CLUSTERMAP_OVERLAY_PRIO");
+    const char *tp = getenv(CM_ENV_OVERLAY_TRACE);
+    const char *pp = getenv(CM_ENV_OVERLAY_PRIO);
     char path[4096], err[4400], ctl[4096];
     if (!pp || !*pp)
         pp = control_prio(ctl, sizeof ctl);
-    const char *as = getenv("CLUSTERMAP_OVERLAY_ASIDE");
+    const char *as = getenv(CM_ENV_OVERLAY_ASIDE);
     say_rank = world_rank;
     aside_off = as && strcmp(as, "0") == 0;
     if (tp && *tp && rank_file(rec_path, sizeof rec_path, tp, world_rank)) {
         rec_path[0] = '\0';
         if (world_rank == 0)
-            ovl_say("tnbc: CLUSTERMAP_OVERLAY_TRACE: name too long; "
+            ovl_say("tnbc: " CM_ENV_OVERLAY_TRACE ": name too long; "
                     "not tracing\n");
     }
     if (!pp || !*pp)
         return;
     if (rank_file(path, sizeof path, pp, world_rank)) {
         if (world_rank == 0)
-            ovl_say("tnbc: CLUSTERMAP_OVERLAY_PRIO: name too long; running "
+            ovl_say("tnbc: " CM_ENV_OVERLAY_PRIO ": name too long; running "
                     "without priorities\n");
         return;
     }
@@ -225,7 +226,7 @@ void ovl_tprio_finish(void)
 {
     char err[4400];
     ovl_config_t cfg;
-    ovl_config_parse(NULL, getenv("CLUSTERMAP_OVERLAY_VERBOSE"), &cfg);
+    ovl_config_parse(NULL, getenv(CM_ENV_OVERLAY_VERBOSE), &cfg);
     /* rank 0's one line about the trace read: when asked to speak, or
      * when some call found no site in it (another binary, other sizes);
      * each rank's own figures */

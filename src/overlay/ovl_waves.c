@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_env.h"
 #include "ovl.h"
 
 OVL_HIDDEN int ovl_waves_on;
@@ -54,7 +55,7 @@ static int chain_delete(MPI_Comm d, int kv, void *val, void *extra)
 
 int ovl_waves_want(void)
 {
-    const char *v = getenv("CLUSTERMAP_OVERLAY_WAVES");
+    const char *v = getenv(CM_ENV_OVERLAY_WAVES);
     return v && *v && strcmp(v, "0") != 0;
 }
 

@@ -97,13 +97,13 @@ void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c)
     else
         snprintf(pre, sizeof pre, "%s%s%s", c->prof_lib, have ? ":" : "",
                  have ? old : "");
-    if (spank_setenv(sp, "CLUSTERMAP_OVERLAY", spec, 1) != ESPANK_SUCCESS ||
-        spank_setenv(sp, "CLUSTERMAP_OVERLAY_FROM", "plugin", 1) != ESPANK_SUCCESS ||
-        (verbose && spank_setenv(sp, "CLUSTERMAP_OVERLAY_VERBOSE", "1", 1) !=
+    if (spank_setenv(sp, CM_ENV_OVERLAY, spec, 1) != ESPANK_SUCCESS ||
+        spank_setenv(sp, CM_ENV_OVERLAY_FROM, "plugin", 1) != ESPANK_SUCCESS ||
+        (verbose && spank_setenv(sp, CM_ENV_OVERLAY_VERBOSE, "1", 1) !=
                         ESPANK_SUCCESS) ||
         spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
         /* without the library's variables the library does nothing */
-        spank_unsetenv(sp, "CLUSTERMAP_OVERLAY");
+        spank_unsetenv(sp, CM_ENV_OVERLAY);
         cmp_log_error("job %u.%u: overlay %s: cannot set the tasks' environment; "
                       "this node's tasks run without it, and so every rank does",
                       jobid, stepid, spec);

@@ -41,14 +41,14 @@ void cmp_overlay_trace_env(spank_t sp, unsigned bits, const char *prio)
     const char *dir = cmp_profile_private_dir();
     if (!(bits & CMP_OVL_TNBC))
         return;
-    if (prio[0] && spank_setenv(sp, "CLUSTERMAP_OVERLAY_PRIO", prio, 1) !=
+    if (prio[0] && spank_setenv(sp, CM_ENV_OVERLAY_PRIO, prio, 1) !=
                        ESPANK_SUCCESS)
-        slurm_debug("clustermap: tnbc: cannot set CLUSTERMAP_OVERLAY_PRIO; "
+        slurm_debug("clustermap: tnbc: cannot set " CM_ENV_OVERLAY_PRIO "; "
                     "this node's ranks run in rank order");
     if (dir && snprintf(trace, sizeof trace, "%s/" CM_TRACE_PREFIX, dir) <
                    (int)sizeof trace &&
-        spank_setenv(sp, "CLUSTERMAP_OVERLAY_TRACE", trace, 1) !=
+        spank_setenv(sp, CM_ENV_OVERLAY_TRACE, trace, 1) !=
             ESPANK_SUCCESS)
-        slurm_debug("clustermap: tnbc: cannot set CLUSTERMAP_OVERLAY_TRACE; "
+        slurm_debug("clustermap: tnbc: cannot set " CM_ENV_OVERLAY_TRACE "; "
                     "no trace from this node");
 }

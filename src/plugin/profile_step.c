@@ -42,6 +42,7 @@
 
 #include <slurm/slurm.h>
 
+#include "cm_env.h"
 #include "cm_store.h"
 #include "plugin_spank.h"
 #include "store_internal.h"
@@ -164,9 +165,9 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
             snprintf(pre, sizeof pre, "%s:%s", c->prof_lib, old);
         else
             snprintf(pre, sizeof pre, "%s", c->prof_lib);
-        if (spank_setenv(sp, "CLUSTERMAP_PROFILE_DIR", step.dir, 1) !=
+        if (spank_setenv(sp, CM_ENV_PROFILE_DIR, step.dir, 1) !=
                 ESPANK_SUCCESS ||
-            spank_setenv(sp, "CLUSTERMAP_PROFILE_TRAFFIC", step.traffic ? "1" : "0",
+            spank_setenv(sp, CM_ENV_PROFILE_TRAFFIC, step.traffic ? "1" : "0",
                          1) != ESPANK_SUCCESS ||
             spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
             snprintf(step.why, sizeof step.why, "cannot set the tasks' "

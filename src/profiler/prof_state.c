@@ -34,6 +34,7 @@
  * the library and such a file; the srun of mpirun's daemons, which runs
  * before any rank starts, writes in it what it decided for the run.
  */
+#include "cm_env.h"
 #include "prof.h"
 
 #include <fcntl.h>
@@ -361,7 +362,7 @@ int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
 static int traffic_setup(void)
 {
     int dense_max = CMP_DENSE_MAX;
-    const char *dm = getenv("CLUSTERMAP_PROF_DENSE_MAX");
+    const char *dm = getenv(CM_ENV_PROF_DENSE_MAX);
     if (dm && *dm)
         dense_max = atoi(dm);
     if (PMPI_Comm_group(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS ||
@@ -397,7 +398,7 @@ static int traffic_setup(void)
 
 int cmp_control_read(char *buf, size_t size)
 {
-    const char *ctl = getenv("CLUSTERMAP_PROFILE_CONTROL");
+    const char *ctl = getenv(CM_ENV_PROFILE_CONTROL);
     size_t used = 0;
     ssize_t n = 0;
     buf[0] = '\0';
@@ -416,7 +417,7 @@ int cmp_control_read(char *buf, size_t size)
 /* The traffic mode: 1 traffic, 0 time only, -1 not profiling. */
 static int traffic_mode(void)
 {
-    const char *tr = getenv("CLUSTERMAP_PROFILE_TRAFFIC");
+    const char *tr = getenv(CM_ENV_PROFILE_TRAFFIC);
     char text[CMP_CONTROL_MAX];
     if (cmp_control_read(text, sizeof text) < 0)
         return !(tr && strcmp(tr, "0") == 0);
@@ -426,7 +427,7 @@ static int traffic_mode(void)
 
 void cmp_start(int provided)
 {
-    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    const char *dir = getenv(CM_ENV_PROFILE_DIR);
     cmp_mpi_seen = 1;
     if (joined || !dir || !*dir || (traffic = traffic_mode()) < 0)
         return;

@@ -9,6 +9,7 @@
  * an incomplete set.  Errors are reported on one stderr line and never stop
  * the program.
  */
+#include "cm_env.h"
 #include "prof.h"
 
 #include <errno.h>
@@ -59,7 +60,7 @@ static const char *slurm_task(void)
 {
     if (!by_mpirun())
         return getenv("SLURM_PROCID");
-    return getenv("CLUSTERMAP_PROFILE_CONTROL") ? getenv("OMPI_COMM_WORLD_RANK") : NULL;
+    return getenv(CM_ENV_PROFILE_CONTROL) ? getenv("OMPI_COMM_WORLD_RANK") : NULL;
 }
 
 /* "<dir>/part.<task>.<ext>": the task is SLURM_PROCID (what the node's
@@ -167,7 +168,7 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
  * written by an MPI program of the same task wins over the mark. */
 __attribute__((constructor)) static void mark_nompi(void)
 {
-    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    const char *dir = getenv(CM_ENV_PROFILE_DIR);
     char path[PATH_MAX];
     if (!dir || !*dir || !slurm_task() ||
         part_path(path, sizeof path, dir, 0, "nompi") < 0)
@@ -180,7 +181,7 @@ __attribute__((constructor)) static void mark_nompi(void)
 
 void cmp_nompi_clear(void)
 {
-    const char *dir = getenv("CLUSTERMAP_PROFILE_DIR");
+    const char *dir = getenv(CM_ENV_PROFILE_DIR);
     char path[PATH_MAX];
     if (dir && *dir && slurm_task() &&
         part_path(path, sizeof path, dir, 0, "nompi") == 0)

@@ -1,13 +1,57 @@
 /*
- * cm_env.h -- the environment variables clustermap's parts hand to each
- * other: srun's side of the plugin writes them for the tasks and the
- * nodes, clustermap's mpirun for the srun that starts its daemons.  Each
- * name says who writes it and who reads it; a variable is spelled only
- * here.  Header-only: the plugin, the mpirun wrapper and the command
- * include it.
+ * cm_env.h -- every environment variable clustermap reads or writes: those
+ * users set (the store, the profiler's and the overlays' switches) and
+ * those its parts hand to each other (srun's side of the plugin to the
+ * tasks and the nodes, clustermap's mpirun to the srun that starts its
+ * daemons).  Each group says who writes its variables and who reads them.
+ * A variable is spelled only here: test/sh/t0012-env.t fails on a
+ * "CLUSTERMAP_... literal anywhere else in src/, and on a variable marked
+ * "user:" below that the document it names does not mention.
+ *
+ * CM_ENV_X spells CLUSTERMAP_X; the plugin's own hand-offs keep their
+ * CMP_ENV_ names, which say what they carry (CMP_ENV_OVERLAY is
+ * CLUSTERMAP_STEP_OVERLAY, srun's mark, not the library's
+ * CLUSTERMAP_OVERLAY).
+ *
+ * Header-only, macros only: the plugin, the mpirun wrapper, the command,
+ * the store and the MPI-compiled profiler and overlays include it.
  */
 #ifndef CM_ENV_H
 #define CM_ENV_H
+
+/* The profile store's directory (docs/profile-format.md): set by the user
+ * or the site; read by the store (cm_store_default_root, src/store/) and
+ * the command (src/cli/site_conf.c: before plugstack.conf's store=). */
+#define CM_ENV_STORE "CLUSTERMAP_STORE"               /* user: docs/admin-guide.md */
+/* A test hook of the store (docs/profile-format.md, "Test hook"): set by
+ * the tests, read by src/store/store.c. */
+#define CM_ENV_FAULT_INJECT "CLUSTERMAP_FAULT_INJECT"
+
+/* The PMPI profiler's (libclustermap-prof.so, src/profiler/prof_state.c
+ * and prof_write.c reading; docs/profile-format.md).  Written by
+ * slurmstepd's side of the plugin (src/plugin/profile_step.c), by
+ * clustermap's mpirun for a staged run (src/mpirun/mpirun.c), or by a user
+ * who runs the library by hand. */
+#define CM_ENV_PROFILE_DIR "CLUSTERMAP_PROFILE_DIR"   /* user: docs/profile-format.md */
+#define CM_ENV_PROFILE_TRAFFIC "CLUSTERMAP_PROFILE_TRAFFIC" /* user: docs/profile-format.md */
+#define CM_ENV_PROF_DENSE_MAX "CLUSTERMAP_PROF_DENSE_MAX"   /* user: docs/profile-format.md */
+/* the control file of a staged mpirun run: written by src/mpirun/ only */
+#define CM_ENV_PROFILE_CONTROL "CLUSTERMAP_PROFILE_CONTROL"
+
+/* The communication overlays' (src/overlay/ reading: ovl_state.c,
+ * ovl_agree.c, ovl_tprio.c, ovl_waves.c; docs/overlays.md).  Written by
+ * the user (mpirun -x), by slurmstepd's side of the plugin
+ * (src/plugin/overlay_step.c, overlay_trace.c) and by clustermap's mpirun
+ * (src/mpirun/mpirun.c, with_overlay). */
+#define CM_ENV_OVERLAY "CLUSTERMAP_OVERLAY"                 /* user: docs/overlays.md */
+#define CM_ENV_OVERLAY_VERBOSE "CLUSTERMAP_OVERLAY_VERBOSE" /* user: docs/overlays.md */
+#define CM_ENV_OVERLAY_TRACE "CLUSTERMAP_OVERLAY_TRACE"     /* user: docs/overlays.md */
+#define CM_ENV_OVERLAY_PRIO "CLUSTERMAP_OVERLAY_PRIO"       /* user: docs/overlays.md */
+#define CM_ENV_OVERLAY_ASIDE "CLUSTERMAP_OVERLAY_ASIDE"     /* user: docs/overlays.md */
+#define CM_ENV_OVERLAY_WAVES "CLUSTERMAP_OVERLAY_WAVES"     /* user: docs/overlays.md */
+/* "plugin": the launcher switched the overlays on (the plugin and
+ * clustermap's mpirun write it; ovl_agree.c reads it) */
+#define CM_ENV_OVERLAY_FROM "CLUSTERMAP_OVERLAY_FROM"
 
 /* Written by clustermap's mpirun (src/mpirun/) into its own environment,
  * read by the srun that starts its daemons (src/plugin/srun_step.c), and

@@ -141,6 +141,86 @@ static void test_config(void **state)
     assert_int_equal(cmp_config_parse(&c, 1, bad10, &err), -1);
 }
 
+/* The argument table's messages, word for word: the keys in the table's
+ * order, each type's "expected ...", and a bad value that leaves its
+ * field as it was. */
+static void test_config_messages(void **state)
+{
+    (void)state;
+    static const struct { const char *arg, *msg; } rows[] = {
+        { "colour=blue", "unknown argument 'colour=' (expected enabled, store, default, "
+          "algorithm, budget, deadline, weight, merge_weight, max_profile_size, "
+          "level_costs, level_latencies, level_bandwidths, prof_lib, place_lib, "
+          "prof_dir, profile, ingest_timeout, max_tasks, bind, bind_max_tasks, mpirun, "
+          "mpirun_dir, loglevel, guard, guard_window, guard_probe, guard_recheck, "
+          "topo_cache, overlay)" },
+        { "enabled=maybe", "enabled=: expected yes or no, got 'maybe'" },
+        { "store=rel", "store=: expected an absolute path, got 'rel'" },
+        { "default=help", "default=: expected off, cluster, profile, block or cyclic, "
+          "got 'help'" },
+        { "algorithm=fast", "algorithm=: expected auto, cluster, scotch-ms, treecut, "
+          "scotch, block, cyclic or random, got 'fast'" },
+        { "budget=61", "budget=: expected seconds in [0.001, 60], got '61'" },
+        { "deadline=0", "deadline=: expected seconds in [0.001, 600], got '0'" },
+        { "weight=x", "weight=: expected mixed, bytes or msgs, got 'x'" },
+        { "merge_weight=2", "merge_weight=: expected a number in (0, 1] or 'mean', "
+          "got '2'" },
+        { "max_profile_size=1", "max_profile_size=: expected bytes in [1024, 1e12], "
+          "got '1'" },
+        { "prof_lib=/a b", "prof_lib=: expected an absolute path without blanks or "
+          "':', got '/a b'" },
+        { "mpirun_dir=/a:b", "mpirun_dir=: expected an absolute path without ':', "
+          "got '/a:b'" },
+        { "profile=x", "profile=: expected missing, always or never, got 'x'" },
+        { "ingest_timeout=0", "ingest_timeout=: expected seconds in [0.1, 600], got '0'" },
+        { "max_tasks=0", "max_tasks=: expected an integer in [1, 1048576], got '0'" },
+        { "loglevel=x", "loglevel=: expected quiet, error, info or debug, got 'x'" },
+        { "guard_probe=65", "guard_probe=: expected an integer in [0, 64], got '65'" },
+        { "guard_recheck=x", "guard_recheck=: expected an integer in [0, 1000], got 'x'" },
+        { "overlay=css,", "overlay=: expected none, css, tnbc or css,tnbc, got 'css,'" },
+    };
+    cmp_config_t c, def;
+    cm_error_t err;
+    cmp_config_init(&def);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char *arg[] = { (char *)rows[i].arg };
+        cmp_config_init(&c);
+        assert_int_equal(cmp_config_parse(&c, 1, arg, &err), -1);
+        assert_string_equal(err.msg, rows[i].msg);
+        assert_memory_equal(&c, &def, sizeof c);   /* the default kept */
+    }
+    /* a value that does not fit its field is refused, not cut */
+    char longer[CMP_SPEC_MAX + 16];
+    memset(longer, 'x', sizeof longer);
+    memcpy(longer, "level_costs=", 12);
+    longer[sizeof longer - 1] = '\0';
+    char *arg[] = { longer };
+    assert_int_equal(cmp_config_parse(&c, 1, arg, &err), -1);
+    assert_string_equal(err.msg, "level_costs=: longer than 511 bytes");
+    assert_string_equal(c.level_costs, "");
+}
+
+/* The guard's rule srun and `clustermap profile show` judge by. */
+static void test_config_guard_rule(void **state)
+{
+    (void)state;
+    cmp_config_t c;
+    cm_guard_rule_t r, d;
+    cm_error_t err;
+    cmp_config_init(&c);
+    cm_guard_rule_init(&d);
+    cmp_config_guard_rule(&c, &r);
+    assert_memory_equal(&r, &d, sizeof r);
+    char *g[] = { "guard_window=3", "guard_probe=0", "guard_recheck=7" };
+    assert_int_equal(cmp_config_parse(&c, 3, g, &err), 0);
+    cmp_config_guard_rule(&c, &r);
+    assert_int_equal(r.window, 3);
+    assert_int_equal(r.probe, 0);
+    assert_int_equal(r.recheck, 7);
+    assert_int_equal(r.min_placed, d.min_placed);
+    assert_true(r.margin == d.margin);
+}
+
 static void parse(cmp_srun_args_t *o, int argc, char **argv)
 {
     cm_error_t err;
@@ -409,6 +489,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request),
         cmocka_unit_test(test_config),
+        cmocka_unit_test(test_config_messages),
+        cmocka_unit_test(test_config_guard_rule),
         cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_srun_args),
         cmocka_unit_test(test_mpirun_launch),
