@@ -333,6 +333,15 @@ static int need_dir(const cm_store_t *s, cm_error_t *err)
 
 /* ---- the lock -------------------------------------------------------------- */
 
+/* Locks taken by this process: how a test sees that one recorded run is
+ * one transaction (each take waits for every other writer of the user). */
+static unsigned long lock_takes;
+
+unsigned long cm_store_lock_takes(void)
+{
+    return lock_takes;
+}
+
 int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
 {
     int fd = openat(s->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
@@ -355,6 +364,7 @@ int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
                                 strerror(errno));
         }
     }
+    lock_takes++;
     return fd;
 }
 
@@ -444,10 +454,9 @@ static void remove_stale_temps(cm_store_t *s)
     }
     rewinddir(d);
     while ((e = readdir(d)))
-        if (e->d_name[0] == '.' && (strstr(e->d_name, ".json.tmp.") ||
-                                    strstr(e->d_name, ".runs.tmp.") ||
-                                    (!strncmp(e->d_name, "..explain.", 10) &&
-                                     strstr(e->d_name, ".tmp."))))
+        if (cm_store_side_temp(e->d_name) ||
+            (!strncmp(e->d_name, "..explain.", 10) &&
+             strstr(e->d_name, ".tmp.")))
             unlinkat(s->dirfd, e->d_name, 0);
     closedir(d);
 }
@@ -543,6 +552,15 @@ static int check_key(const cm_store_t *s, const cm_profile_t *p, char *fname,
     return cm_store_filename(p->job_name, p->ntasks, fname, size, err);
 }
 
+int cm_store_save_locked(cm_store_t *s, const cm_profile_t *p,
+                         cm_error_t *err)
+{
+    char fname[256];
+    if (need_dir(s, err) < 0 || check_key(s, p, fname, sizeof fname, err) < 0)
+        return -1;
+    return write_locked(s, p, fname, err);
+}
+
 int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
                   cm_error_t *err)
 {
@@ -568,18 +586,16 @@ int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
     return rc;
 }
 
-int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
-                   int flags, time_t now, long *runs_out, cm_error_t *err)
+int cm_store_merge_locked(cm_store_t *s, const cm_profile_t *run,
+                          double weight, int flags, time_t now,
+                          long *runs_out, cm_error_t *err)
 {
     char fname[256];
     cm_profile_t *old = NULL, *merged = NULL;
     const cm_profile_t *result = run;
-    int lock, rc = -1, found;
+    int rc = -1, found;
 
     if (need_dir(s, err) < 0 || check_key(s, run, fname, sizeof fname, err) < 0)
-        return -1;
-    lock = cm_store_lock_take(s, err);
-    if (lock < 0)
         return -1;
     found = cm_store_load(s, run->job_name, run->ntasks, &old, err);
     if (found < 0)
@@ -599,9 +615,24 @@ int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
     if (rc == 0 && runs_out)
         *runs_out = result->runs;
 out:
-    cm_store_lock_release(lock);
     cm_profile_free(old);
     cm_profile_free(merged);
+    return rc;
+}
+
+int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
+                   int flags, time_t now, long *runs_out, cm_error_t *err)
+{
+    char fname[256];
+    int lock, rc;
+
+    if (need_dir(s, err) < 0 || check_key(s, run, fname, sizeof fname, err) < 0)
+        return -1;
+    lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    rc = cm_store_merge_locked(s, run, weight, flags, now, runs_out, err);
+    cm_store_lock_release(lock);
     return rc;
 }
 
@@ -613,22 +644,13 @@ static int entry_cmp(const void *a, const void *b)
                   ((const cm_store_entry_t *)b)->file);
 }
 
-/* The files that go with a profile: its file name and one of these
- * (cm_store_sidecar_name). */
-static const char *const side_suffix[] = { ".runs", ".nompi" };
-#define NSIDES ((int)(sizeof side_suffix / sizeof side_suffix[0]))
-
-/* Size of a regular file of the user directory (0 when there is none),
- * and its modification time in *mtime (may be NULL). */
-static uint64_t file_size(const cm_store_t *s, const char *fname,
-                          int64_t *mtime)
+/* Size of a regular file of the user directory (0 when there is none). */
+static uint64_t file_size(const cm_store_t *s, const char *fname)
 {
     struct stat st;
     if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         !S_ISREG(st.st_mode))
         return 0;
-    if (mtime)
-        *mtime = (int64_t)st.st_mtime;
     return (uint64_t)st.st_size;
 }
 
@@ -645,17 +667,12 @@ int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs, int count)
  * read still says when it was last written. */
 static void entry_usage(cm_store_t *s, cm_store_entry_t *e)
 {
-    char side[300];
     int64_t mtime = 0;
     int count = 0;
     cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
 
-    e->file_bytes = file_size(s, e->file, NULL);
-    for (int k = 0; k < NSIDES; k++) {
-        snprintf(side, sizeof side, "%s%s", e->file, side_suffix[k]);
-        e->file_bytes += file_size(s, side, k == 0 ? &mtime : NULL);
-    }
-    e->file_bytes += cm_store_trace_bytes(s, e->file);
+    e->file_bytes = file_size(s, e->file) +
+                    cm_store_sides_bytes(s, e->file, &mtime);
     if (runs && cm_store_history_load(s, e->job_name, e->ntasks, runs, &count,
                                       NULL) == 0)
         e->last_use = cm_store_last_use(e->last_update, runs, count);
@@ -755,15 +772,7 @@ int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
 static int remove_locked(cm_store_t *s, const char *job_name, int ntasks,
                          const char *fname, cm_error_t *err)
 {
-    char side[300];
-
-    for (int k = 0; k < NSIDES; k++) {
-        snprintf(side, sizeof side, "%s%s", fname, side_suffix[k]);
-        if (unlinkat(s->dirfd, side, 0) < 0 && errno != ENOENT)
-            return cm_error_set(err, "%s/%s: cannot remove: %s (the profile "
-                                "is kept)", s->dir, side, strerror(errno));
-    }
-    if (cm_store_trace_remove_locked(s, fname, err) < 0)
+    if (cm_store_sides_remove_locked(s, fname, err) < 0)
         return -1;
     if (unlinkat(s->dirfd, fname, 0) < 0)
         return cm_error_set(err, "%s/%s: cannot remove the profile of '%s' "
@@ -814,6 +823,23 @@ int cm_store_delete_if(cm_store_t *s, const char *job_name, int ntasks,
     return rc;
 }
 
+int cm_store_delete_locked(cm_store_t *s, const char *job_name, int ntasks,
+                           cm_error_t *err)
+{
+    char fname[256];
+    struct stat st;
+
+    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    if (s->dirfd < 0)
+        return 0;
+    if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0
+             : cm_error_set(err, "%s/%s: cannot stat: %s", s->dir, fname,
+                            strerror(errno));
+    return remove_locked(s, job_name, ntasks, fname, err) < 0 ? -1 : 1;
+}
+
 int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
                     cm_error_t *err)
 {
@@ -829,21 +855,11 @@ int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
 
 /* ---- steps without MPI, and whether a run can be recorded --------------- */
 
-int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
-                          char *buf, size_t n, cm_error_t *err)
-{
-    size_t sl = strlen(suffix);
-    if (n <= sl || cm_store_filename(job_name, ntasks, buf, n - sl, err) < 0)
-        return -1;
-    strcat(buf, suffix);
-    return 0;
-}
-
 /* "<profile file name>.nompi" of (job_name, ntasks). */
 static int nompi_name(const char *job_name, int ntasks, char *buf, size_t n,
                       cm_error_t *err)
 {
-    return cm_store_sidecar_name(job_name, ntasks, ".nompi", buf, n, err);
+    return cm_store_sidecar_name(job_name, ntasks, CM_SIDE_NOMPI, buf, n, err);
 }
 
 int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)
