@@ -70,6 +70,9 @@ LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) -lm
 LIBS_PROF  := $(JSONC_LIBS) -lz
 
 CORE_SRC    := $(sort $(wildcard src/core/*.c))
+# helpers of no component (safe opening, bounded reading): Slurm-free,
+# store-free
+UTIL_SRC    := $(sort $(wildcard src/util/*.c))
 # the tnbc traces' format: written by the overlay, kept by the store
 TRACE_SRC   := $(sort $(wildcard src/trace/*.c))
 # profiles, their run history and the guard
@@ -87,7 +90,7 @@ SHIM_SRC    := $(sort $(wildcard src/mpirun/*.c))
 # The plugin is two shared objects: the placement module (the engine and
 # its heavy libraries) and the thin clustermap.so, everything else.  The
 # switch records and their cache use no Slurm symbol (libcm-topo.a, also
-# linked by their unit test).
+# linked by their unit test; the cache reads through libcm-util.a).
 TOPO_SRC    := $(addprefix src/plugin/,switches.c topo_cache.c)
 PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c)
 PLUGIN_SRC  := $(filter-out $(PLACE_SRC) $(TOPO_SRC),$(sort $(wildcard src/plugin/*.c)))
@@ -106,6 +109,7 @@ BENCHLIB_SRC:= $(sort $(wildcard bench/engine/lib/*.c))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIBCORE   := $(BUILD)/libclustermap.a
+LIBUTIL   := $(BUILD)/lib/libcm-util.a
 LIBTRACE  := $(BUILD)/lib/libcm-trace.a
 LIBPROFS  := $(BUILD)/lib/libcm-profiles.a
 LIBSTORE  := $(BUILD)/lib/libcm-store.a
@@ -113,7 +117,7 @@ LIBLAUNCH := $(BUILD)/lib/libcm-launch.a
 LIBTOPO   := $(BUILD)/lib/libcm-topo.a
 LIBOVL    := $(BUILD)/lib/libcm-overlay.a
 # What a program that reads or writes the store links, in link order.
-LIBS_STORE_ALL := $(LIBSTORE) $(LIBPROFS) $(LIBTRACE)
+LIBS_STORE_ALL := $(LIBSTORE) $(LIBPROFS) $(LIBTRACE) $(LIBUTIL)
 CLI       := $(BUILD)/clustermap
 PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
@@ -197,6 +201,8 @@ define archive
 @mkdir -p $(dir $@)
 rm -f $@ && ar rcs $@ $^
 endef
+$(LIBUTIL): $(call obj,$(UTIL_SRC))
+	$(archive)
 $(LIBTRACE): $(call obj,$(TRACE_SRC))
 	$(archive)
 $(LIBPROFS): $(call obj,$(PROFILE_SRC))
@@ -243,10 +249,10 @@ $(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE
 	  -Wl,--whole-archive $(LIBLAUNCH) $(LIBS_STORE_ALL) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
 
-$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBCORE) src/plugin/clustermap-place.map
+$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) src/plugin/clustermap-place.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
-	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBCORE) $(LIBS_CORE)
+	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) $(LIBS_CORE)
 
 # mpiexec is the same launcher under Open MPI's other name.
 $(SHIM): $(call obj,$(SHIM_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)

@@ -98,119 +98,22 @@ int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
 }
 
 /* The store root is opened component by component from "/", never
- * following a symbolic link (O_NOFOLLOW on every step), so that nobody can
- * redirect a root-run ingestion by replacing a directory on the way.  Every
- * directory on the way must belong to root or to the caller and must not be
- * writable by others unless it is sticky (like /tmp: others cannot rename
- * what is in it); the root itself must belong to root (to the caller, for a
- * private store of a user's own) and be writable by its owner only.  Only
- * the root's last component is ever created -- a parent the administrator
- * did not create is an error, not something to make. */
-static int check_step(int fd, const char *path, int last, cm_error_t *err)
-{
-    struct stat st;
-    uid_t me = geteuid();
-    if (fstat(fd, &st) < 0)
-        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cm_error_set(err, "%s: not a directory", path);
-    if (st.st_uid != 0 && st.st_uid != me)
-        return cm_error_set(err, "%s: owned by uid %lu, expected root%s; "
-                            "refusing the store", path,
-                            (unsigned long)st.st_uid,
-                            me ? " or the caller" : "");
-    if (last && me == 0 && st.st_uid != 0)
-        return cm_error_set(err, "%s: owned by uid %lu, expected root; "
-                            "refusing the store", path,
-                            (unsigned long)st.st_uid);
-    if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))
-        return cm_error_set(err, "%s: mode %04o, expected no group or world "
-                            "write permission%s; refusing the store", path,
-                            (unsigned)(st.st_mode & 07777),
-                            last ? "" : " (or the sticky bit)");
-    return 0;
-}
-
-int cm_dir_open_safe(const char *root, int create, cm_error_t *err)
-{
-    if (root[0] != '/')
-        return cm_error_set(err, "%s: expected an absolute path for the store",
-                            root);
-    char *path = strdup(root);
-    if (!path)
-        return cm_error_set(err, "%s: out of memory", root);
-    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    char *comp = path + 1;
-    while (fd >= 0) {
-        while (*comp == '/')
-            comp++;
-        if (!*comp)
-            break;
-        char *slash = strchr(comp, '/');
-        if (slash)
-            *slash = '\0';
-        int last = !slash || !slash[1 + strspn(slash + 1, "/")];
-        int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
-        if (nfd < 0 && errno == ENOENT && last && create) {
-            if (mkdirat(fd, comp, 0711) < 0 && errno != EEXIST) {
-                cm_error_set(err, "%s: cannot create the store directory: %s",
-                             root, strerror(errno));
-                close(fd);
-                fd = -1;
-                break;
-            }
-            nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
-        }
-        int e = errno;
-        close(fd);
-        fd = nfd;
-        if (fd < 0) {
-            if (e == ELOOP || e == ENOTDIR)
-                cm_error_set(err, "%s: a symbolic link or not a directory at "
-                             "'%s'; refusing the store", root, comp);
-            else
-                cm_error_set(err, "%s: cannot open the store directory (at "
-                             "'%s'): %s", root, comp, strerror(e));
-            errno = e;
-            break;
-        }
-        if (check_step(fd, last ? root : path, last, err) < 0) {
-            close(fd);
-            fd = -1;
-            errno = EPERM;
-            break;
-        }
-        if (!slash)
-            break;
-        *slash = '/';
-        comp = slash + 1;
-    }
-    free(path);
-    return fd;
-}
+ * following a symbolic link, so that nobody can redirect a root-run
+ * ingestion by replacing a directory on the way (cm_file_open_dir_safe
+ * says what every directory on the way must be).  Only the root's last
+ * component is ever created -- a parent the administrator did not create
+ * is an error, not something to make. */
+#define ROOT_WHAT "store"
 
 /* The user directory must be a real directory of the user, closed to
- * everybody else. */
-static int check_owned(int fd, const char *path, uid_t uid, int want_dir,
-                       mode_t forbidden, cm_error_t *err)
+ * everybody else; a profile file the user's, written by the user only. */
+static const cm_file_want_t user_dir = { 1, 0, 077 };
+static const cm_file_want_t profile_file = { 0, 0, 022 };
+
+static cm_file_want_t owned_by(cm_file_want_t w, uid_t uid)
 {
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
-    if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-        return cm_error_set(err, "%s: not a %s", path,
-                            want_dir ? "directory" : "regular file");
-    if (st.st_uid != uid)
-        return cm_error_set(err, "%s: owned by uid %lu, expected uid %lu",
-                            path, (unsigned long)st.st_uid, (unsigned long)uid);
-    if (st.st_mode & forbidden)
-        return cm_error_set(err, "%s: mode %04o, expected no %s permission",
-                            path, (unsigned)(st.st_mode & 07777),
-                            forbidden == 077 ? "group or world"
-                                             : "group or world write");
-    return 0;
+    w.owner = uid;
+    return w;
 }
 
 static int open_user_dir(cm_store_t *s, const char *name, int create,
@@ -254,7 +157,8 @@ static int open_user_dir(cm_store_t *s, const char *name, int create,
                                 (unsigned long)s->uid);
         return cm_error_set(err, "%s: cannot open: %s", s->dir, strerror(errno));
     }
-    if (check_owned(fd, s->dir, s->uid, 1, 077, err) < 0) {
+    cm_file_want_t want = owned_by(user_dir, s->uid);
+    if (cm_file_check(fd, s->dir, &want, err) < 0) {
         close(fd);
         return -1;
     }
@@ -293,7 +197,8 @@ cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
         snprintf(s->user, sizeof s->user, "%s", name);
 
     /* O_PATH: the root is 0711, searchable but not readable by users */
-    s->rootfd = cm_dir_open_safe(root, flags & CM_STORE_CREATE, err);
+    s->rootfd = cm_file_open_dir_safe(root, flags & CM_STORE_CREATE,
+                                      ROOT_WHAT, err);
     if (s->rootfd < 0) {
         if (errno == ENOENT && !(flags & CM_STORE_CREATE)) {
             s->dirfd = -1;   /* no store yet: nothing stored */
@@ -381,22 +286,13 @@ static int read_file(cm_store_t *s, const char *fname, cm_profile_t **out,
                      cm_error_t *err)
 {
     char path[4096];
+    cm_file_want_t want = owned_by(profile_file, s->uid);
     int fd;
 
     snprintf(path, sizeof path, "%s/%s", s->dir, fname);
-    fd = openat(s->dirfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        if (errno == ELOOP)
-            return cm_error_set(err, "%s: is a symbolic link; refusing to "
-                                "follow it", path);
-        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    }
-    if (check_owned(fd, path, s->uid, 0, 022, err) < 0) {
-        close(fd);
-        return -1;
-    }
+    fd = cm_file_open_at(s->dirfd, fname, path, &want, err);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
     *out = cm_profile_read_json_fd(fd, path, s->max_bytes, err);
     close(fd);
     if (!*out)
@@ -900,7 +796,7 @@ static int root_creatable(const char *root, cm_error_t *err)
         slash[1] = '\0';
     else if (slash)
         *slash = '\0';
-    int fd = cm_dir_open_safe(parent, 0, err), rc = 0;
+    int fd = cm_file_open_dir_safe(parent, 0, ROOT_WHAT, err), rc = 0;
     struct statfs fs;
     if (fd < 0)
         rc = -1;

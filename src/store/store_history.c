@@ -27,23 +27,15 @@ static int read_history(cm_store_t *s, const char *fname, cm_run_t *runs,
                         int *count, cm_error_t *err)
 {
     char path[4096];
+    /* the user's own text: nobody else may have written a line of it */
+    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
     *count = 0;
     snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
-    int fd = openat(cm_store_dirfd(s), fname,
-                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = cm_file_open_at(cm_store_dirfd(s), fname, path, &want, err);
     if (fd < 0)
-        return errno == ENOENT ? 0
-             : cm_error_set(err, "%s: cannot open: %s", path,
-                            errno == ELOOP ? "a symbolic link" : strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_uid != cm_store_uid(s) || (st.st_mode & 022)) {
-        close(fd);
-        return cm_error_set(err, "%s: expected a file of uid %lu without group "
-                            "or world write permission", path,
-                            (unsigned long)cm_store_uid(s));
-    }
+        return errno == ENOENT ? 0 : -1;
     size_t len;
-    char *text = cm_profile_slurp_fd(fd, path, HISTORY_MAX_BYTES, &len, err);
+    char *text = cm_file_read_fd(fd, path, HISTORY_MAX_BYTES, &len, err);
     close(fd);
     if (!text)
         return -1;

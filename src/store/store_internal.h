@@ -11,17 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cm_file.h"
 #include "cm_store.h"
 #include "profile_internal.h"
-
-/** Open the directory @p path (absolute) component by component from "/"
- *  without following any symbolic link; every directory on the way must
- *  belong to root or the caller and not be writable by others unless
- *  sticky, and @p path itself must belong to root (to the caller when not
- *  root) with no group or world write permission.  Only its last component
- *  is created (mode 0711) when missing and @p create.  Returns an O_PATH
- *  descriptor, or -1 with @p err (errno ENOENT when it is missing). */
-int cm_dir_open_safe(const char *path, int create, cm_error_t *err);
 
 /** The store's lock (flock on <user dir>/.lock): a descriptor to pass to
  *  cm_store_lock_release, or -1 with @p err. */

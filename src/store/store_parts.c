@@ -58,15 +58,18 @@ int cm_store_stage_open(cm_store_t *s, const char *step, int create,
     if (create && mkdirat(dfd, name, 0700) < 0 && errno != EEXIST)
         return cm_error_set(err, "%s/%s: cannot create: %s", cm_store_dir(s),
                             name, strerror(errno));
-    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return cm_error_set(err, "%s/%s: cannot open: %s", cm_store_dir(s),
-                            name, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-        close(fd);
-        return cm_error_set(err, "%s/%s: not a private directory of uid %lu",
-                            cm_store_dir(s), name, (unsigned long)geteuid());
+    /* the writer's own: every node writes into it as the user */
+    cm_file_want_t want = { 1, geteuid(), 077 };
+    int fd = cm_file_open_at(dfd, name, name, &want, NULL);
+    if (fd < 0) {
+        int e = errno;
+        if (e == EPERM)
+            cm_error_set(err, "%s/%s: not a private directory of uid %lu",
+                         cm_store_dir(s), name, (unsigned long)geteuid());
+        else
+            cm_error_set(err, "%s/%s: cannot open: %s", cm_store_dir(s), name,
+                         strerror(e));
+        errno = e;
     }
     return fd;
 }
@@ -173,13 +176,11 @@ int cm_store_part_put(cm_store_t *s, const char *step, int task,
 /* Read "<task>.st" of @p dir into @p text (without the newline). */
 static int read_status(int dir, const char *name, char *text, size_t n)
 {
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
+    static const cm_file_want_t any_file = { 0, CM_FILE_ANY_OWNER, 0 };
+    int fd = cm_file_open_at(dir, name, name, &any_file, NULL);
     if (fd < 0)
         return -1;
-    ssize_t k = -1;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        k = read(fd, text, n - 1);
+    ssize_t k = read(fd, text, n - 1);
     close(fd);
     if (k <= 0)
         return -1;

@@ -30,6 +30,10 @@
 #include "trace.h"
 #include "store_internal.h"
 
+/* A staged or kept rank's file: the directory it is in is the user's
+ * private one (checked when opened), so any regular file of it. */
+static const cm_file_want_t any_file = { 0, CM_FILE_ANY_OWNER, 0 };
+
 /* The largest trace file taken: the store's bound and the overlay's. */
 static size_t trace_bound(const cm_store_t *s)
 {
@@ -59,7 +63,7 @@ int cm_store_trace_put(cm_store_t *s, const char *step, int task, int fd,
     if (task < 0 || task >= CM_PROFILE_MAX_TASKS)
         return cm_error_set(err, "task %d: out of range", task);
     snprintf(shown, sizeof shown, "task %d's trace", task);
-    char *text = cm_profile_slurp_fd(fd, shown, trace_bound(s), &len, err);
+    char *text = cm_file_read_fd(fd, shown, trace_bound(s), &len, err);
     if (!text)
         return -1;
     int rc = trace_check(text, len, shown, err) < 0 ? -1 : 0;
@@ -89,18 +93,8 @@ static int trace_name(const char *job_name, int ntasks, char *buf, size_t n,
  * directory) otherwise. */
 static int trace_open(const cm_store_t *s, const char *side)
 {
-    int fd = openat(cm_store_dirfd(s), side, O_RDONLY | O_DIRECTORY |
-                    O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) < 0 || st.st_uid != cm_store_uid(s) ||
-        (st.st_mode & 077)) {
-        close(fd);
-        errno = EPERM;
-        return -1;
-    }
-    return fd;
+    cm_file_want_t want = { 1, cm_store_uid(s), 077 };
+    return cm_file_open_at(cm_store_dirfd(s), side, side, &want, NULL);
 }
 
 /* Remove the entry @p name of the user directory: a trace directory (or
@@ -227,11 +221,10 @@ static char *staged_text(const cm_store_t *s, int stage, int task,
     char name[32], why[512];
     cm_error_t err = { "" };
     snprintf(name, sizeof name, "%d" CM_TRACE_SUFFIX, task);
-    int fd = openat(stage, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-                    O_CLOEXEC);
+    int fd = cm_file_open_at(stage, name, name, &any_file, NULL);
     if (fd < 0)
         return NULL;
-    char *text = cm_profile_slurp_fd(fd, name, trace_bound(s), len, &err);
+    char *text = cm_file_read_fd(fd, name, trace_bound(s), len, &err);
     close(fd);
     if (text && t && trace_parse(t, text, *len, name, why, sizeof why) < 0) {
         free(text);
@@ -355,10 +348,10 @@ static int rank0_sites(const cm_store_t *s, int fd)
 {
     cm_error_t err;
     size_t len;
-    int f = openat(fd, CM_TRACE_PREFIX ".0", O_RDONLY | O_NOFOLLOW |
-                   O_NONBLOCK | O_CLOEXEC);
-    char *text = f >= 0 ? cm_profile_slurp_fd(f, "rank 0's trace",
-                                              trace_bound(s), &len, &err)
+    int f = cm_file_open_at(fd, CM_TRACE_PREFIX ".0", "rank 0's trace",
+                            &any_file, NULL);
+    char *text = f >= 0 ? cm_file_read_fd(f, "rank 0's trace", trace_bound(s),
+                                          &len, &err)
                         : NULL;
     if (f >= 0)
         close(f);
