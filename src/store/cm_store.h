@@ -281,7 +281,9 @@ typedef enum cm_step_result {
  *  srun placed the step; may be NULL) and every rank timed, the run is
  *  added to the profile's history (cm_store_history_add) with its measured
  *  times.  A run of another program than the history's last one starts
- *  the profile and its history again.  Whichever node completes the set
+ *  the profile and its history again.  Profile, history and trace change
+ *  in one transaction: one take of the store's lock, after the traces'
+ *  own work on the staged files.  Whichever node completes the set
  *  does this; the others get CM_STEP_PENDING.  -1 with @p err on an I/O
  *  error (the staging directory is then removed too). */
 struct cm_run;

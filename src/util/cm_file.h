@@ -46,10 +46,11 @@ typedef struct cm_file_want {
  *  the caller), then check on the descriptor that it is what @p want
  *  says.  @p shown names it in messages ("<dir>/<name>").  Returns the
  *  descriptor, or -1 with errno: ENOENT (it does not exist: @p err is not
- *  set), ELOOP ("is a symbolic link; refusing to follow it"), EPERM (not
- *  a regular file or not a directory, another owner, a forbidden
- *  permission bit: the message says which), or open's errno ("cannot
- *  open: ..."). */
+ *  set), ELOOP (a link in place of a file: "is a symbolic link; refusing
+ *  to follow it"), ENOTDIR (a link or a file in place of a directory),
+ *  EPERM (not a regular file or not a directory, another owner, a
+ *  forbidden permission bit: the message says which), or open's errno
+ *  ("cannot open: ..."). */
 int cm_file_open_at(int dirfd, const char *name, const char *shown,
                     const cm_file_want_t *want, cm_error_t *err);
 
