@@ -350,9 +350,7 @@ static void remove_stale_temps(cm_store_t *s)
     }
     rewinddir(d);
     while ((e = readdir(d)))
-        if (cm_store_side_temp(e->d_name) ||
-            (!strncmp(e->d_name, "..explain.", 10) &&
-             strstr(e->d_name, ".tmp.")))
+        if (cm_store_side_temp(e->d_name) || cm_store_explain_temp(e->d_name))
             unlinkat(s->dirfd, e->d_name, 0);
     closedir(d);
 }

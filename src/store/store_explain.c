@@ -30,6 +30,13 @@ static int check_key(const char *key, int need_step, cm_error_t *err)
     return 0;
 }
 
+int cm_store_explain_temp(const char *name)
+{
+    /* ".<record name>.tmp.<pid>" (cm_store_write_locked) */
+    return name[0] == '.' && !strncmp(name + 1, PREFIX, strlen(PREFIX)) &&
+           strstr(name, ".tmp.") != NULL;
+}
+
 /* Remove the oldest records past the bound (lock held). */
 static void prune(cm_store_t *s)
 {

@@ -92,6 +92,9 @@ int cm_store_sides_remove_locked(cm_store_t *s, const char *fname,
  *  of a profile or of a replaced side file left, else 0. */
 int cm_store_side_temp(const char *name);
 
+/** The same for an explain record (store_explain.c). */
+int cm_store_explain_temp(const char *name);
+
 /* -- one transaction: what recording a run does under one lock -- */
 
 /** Lock held: cm_store_merge, cm_store_save (replacing), cm_store_delete
