@@ -24,7 +24,8 @@ SRC_PROFILES="src/profiles/profile.c src/profiles/profile_json.c src/profiles/pr
      src/store/store_history.c src/profiles/history.c
      src/store/store.c src/store/store_ingest.c src/core/matrix.c src/core/error.c
      src/store/store_trace.c src/store/store_parts.c src/profiles/profile_key.c
-     src/trace/trace.c src/store/store_side.c src/util/cm_file.c"
+     src/trace/trace.c src/store/store_side.c src/store/store_explain.c
+     src/util/cm_file.c"
 # (the store keeps tnbc traces, checked with the overlay's own parser, and
 # stages them with the parts' helpers)
 SRC_MATRIX="src/core/matrix.c src/core/matrix_io.c src/core/read_mtx.c
