@@ -73,6 +73,9 @@ LIBS_CORE  := $(SCOTCH_LIBS) $(HWLOC_LIBS) $(LAPACK_LIBS) -lm
 LIBS_PROF  := $(JSONC_LIBS) -lz
 
 CORE_SRC    := $(sort $(wildcard src/core/*.c))
+# helpers of no component (safe opening, bounded reading): Slurm-free,
+# store-free
+UTIL_SRC    := $(sort $(wildcard src/util/*.c))
 # the tnbc traces' format: written by the overlay, kept by the store
 TRACE_SRC   := $(sort $(wildcard src/trace/*.c))
 # profiles, their run history and the guard
@@ -90,7 +93,7 @@ SHIM_SRC    := $(sort $(wildcard src/mpirun/*.c))
 # The plugin is two shared objects: the placement module (the engine and
 # its heavy libraries) and the thin clustermap.so, everything else.  The
 # switch records and their cache use no Slurm symbol (libcm-topo.a, also
-# linked by their unit test).
+# linked by their unit test; the cache reads through libcm-util.a).
 TOPO_SRC    := $(addprefix src/plugin/,switches.c topo_cache.c)
 PLACE_SRC   := $(addprefix src/plugin/,place.c slurm_topo.c slurm_tree.c)
 PLUGIN_SRC  := $(filter-out $(PLACE_SRC) $(TOPO_SRC),$(sort $(wildcard src/plugin/*.c)))
@@ -109,6 +112,7 @@ BENCHLIB_SRC:= $(sort $(wildcard bench/engine/lib/*.c))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIBCORE   := $(BUILD)/libclustermap.a
+LIBUTIL   := $(BUILD)/lib/libcm-util.a
 LIBTRACE  := $(BUILD)/lib/libcm-trace.a
 LIBPROFS  := $(BUILD)/lib/libcm-profiles.a
 LIBSTORE  := $(BUILD)/lib/libcm-store.a
@@ -118,7 +122,7 @@ LIBOVL    := $(BUILD)/lib/libcm-overlay.a
 # the command's modules, for its main and for unit tests of its parts
 LIBCLI    := $(BUILD)/lib/libcm-cli.a
 # What a program that reads or writes the store links, in link order.
-LIBS_STORE_ALL := $(LIBSTORE) $(LIBPROFS) $(LIBTRACE)
+LIBS_STORE_ALL := $(LIBSTORE) $(LIBPROFS) $(LIBTRACE) $(LIBUTIL)
 CLI       := $(BUILD)/clustermap
 PMPI_SO   := $(BUILD)/libclustermap-prof.so
 PLUGIN_SO := $(BUILD)/clustermap.so
@@ -140,7 +144,7 @@ BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)
 TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(LIBS_STORE_ALL) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) \
            $(CLI) $(PMPI_SO) $(PLUGIN_SO) $(PLACE_SO) $(SHIM) $(PINGPONG)
 
-.PHONY: all print-link-libs tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
+.PHONY: all print-link-libs print-archives tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
 all: $(TARGETS)
 
 # The profiler sees no overlay header: what it calls of the overlays is
@@ -205,6 +209,8 @@ define archive
 @mkdir -p $(dir $@)
 rm -f $@ && ar rcs $@ $^
 endef
+$(LIBUTIL): $(call obj,$(UTIL_SRC))
+	$(archive)
 $(LIBTRACE): $(call obj,$(TRACE_SRC))
 	$(archive)
 $(LIBPROFS): $(call obj,$(PROFILE_SRC))
@@ -253,10 +259,10 @@ $(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE
 	  -Wl,--whole-archive $(LIBLAUNCH) $(LIBS_STORE_ALL) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
 
-$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBCORE) src/plugin/clustermap-place.map
+$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) src/plugin/clustermap-place.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
-	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBCORE) $(LIBS_CORE)
+	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) $(LIBS_CORE)
 
 # mpiexec is the same launcher under Open MPI's other name.
 $(SHIM): $(call obj,$(SHIM_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)
@@ -395,6 +401,11 @@ uninstall:
 # order: test/fuzz/build.sh links its targets with it.
 print-link-libs:
 	@echo $(LIBS_PROF) $(LIBS_CORE)
+
+# The component libraries a Slurm-free, MPI-free program links (the fuzz
+# targets, test/fuzz/build.sh), under BUILD.
+print-archives:
+	@echo $(LIBLAUNCH) $(LIBTOPO) $(LIBS_STORE_ALL) $(LIBCORE)
 
 clean:
 	rm -rf build

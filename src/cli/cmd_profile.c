@@ -806,7 +806,7 @@ static void common_help(FILE *f, int accepts)
             "  --store DIR        store root (default $%s, else the store= of\n"
             "                     clustermap's line in Slurm's plugstack.conf,\n"
             "                     else %s)\n",
-            CM_STORE_ENV, CM_STORE_DEFAULT_DIR);
+            CM_ENV_STORE, CM_STORE_DEFAULT_DIR);
     if (accepts & O_USER)
         fputs("  --user U           whose profiles: name or uid (default: you)\n",
               f);

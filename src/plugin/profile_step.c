@@ -43,9 +43,9 @@
 #include <slurm/slurm.h>
 
 #include "cm_env.h"
+#include "cm_file.h"
 #include "cm_store.h"
 #include "plugin_spank.h"
-#include "store_internal.h"
 
 #define MSG_MAX 768
 
@@ -90,7 +90,7 @@ static void remove_private(const char *dir, uid_t uid, gid_t gid, double timeout
 static int make_private(const cmp_config_t *c, char *why, size_t n)
 {
     cm_error_t err;
-    int base = cm_dir_open_safe(c->prof_dir, 1, &err);
+    int base = cm_file_open_dir_safe(c->prof_dir, 1, "store", &err);
     if (base < 0) {
         snprintf(why, n, "prof_dir: %s", err.msg);
         return -1;
@@ -390,7 +390,7 @@ void cmp_profile_epilog(spank_t sp, const cmp_config_t *c)
     gid_t gid = (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
                 ? pw.pw_gid : (gid_t)uid;
     cm_error_t err;
-    int base = cm_dir_open_safe(c->prof_dir, 0, &err);
+    int base = cm_file_open_dir_safe(c->prof_dir, 0, "store", &err);
     if (base >= 0) {
         /* Only root writes prof_dir: every job<jobid>.* in it is ours. */
         int fd = openat(base, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cm_file.h"
 #include "cmp_topo.h"
 
 #define CACHE_MAX_BYTES (16L << 20)
@@ -78,17 +79,10 @@ static int conf_key(const char *conf, char *key, size_t len)
  * missing; -1 when there is none. */
 static int own_dir(const char *path, int create)
 {
+    cm_file_want_t want = { 1, geteuid(), 077 };
     if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
         return -1;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return cm_file_open_at(AT_FDCWD, path, path, &want, NULL);
 }
 
 int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl)
@@ -127,30 +121,13 @@ void cmp_topo_cache_close(cmp_topo_cache_t *tc)
     tc->dirfd = -1;
 }
 
-/* The whole file, NUL-terminated, or NULL. */
+/* The whole file, NUL-terminated, when it is the caller's own; or NULL. */
 static char *read_all(int fd, size_t *len)
 {
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        st.st_size > CACHE_MAX_BYTES)
+    cm_file_want_t want = { 0, geteuid(), 0 };
+    if (cm_file_check(fd, "topology cache", &want, NULL) < 0)
         return NULL;
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    if (!buf || got != (size_t)st.st_size) {
-        free(buf);
-        return NULL;
-    }
-    buf[got] = '\0';
-    *len = got;
-    return buf;
+    return cm_file_read_fd(fd, "topology cache", CACHE_MAX_BYTES, len, NULL);
 }
 
 int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n)

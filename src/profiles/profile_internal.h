@@ -57,10 +57,4 @@ typedef struct cm_sbuf {
 void cm_sbuf_add(cm_sbuf_t *b, const void *data, size_t len);
 
 
-/** Read at most @p max_bytes of a regular file from @p fd into a malloc'd,
- *  NUL-terminated buffer.  The size is checked with fstat before reading and
- *  again while reading (the file may grow).  *len gets the byte count. */
-char *cm_profile_slurp_fd(int fd, const char *name, size_t max_bytes,
-                          size_t *len, cm_error_t *err);
-
 #endif /* CM_PROFILE_INTERNAL_H */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cm_file.h"
 #include "profile_internal.h"
 
 #define FORMAT_NAME "clustermap-profile"
@@ -170,82 +171,12 @@ int cm_profile_write_json(const cm_profile_t *p, const char *path,
 
 /* ---- bounded reading ------------------------------------------------------ */
 
-char *cm_profile_slurp_fd(int fd, const char *name, size_t max_bytes,
-                          size_t *len, cm_error_t *err)
-{
-    struct stat st;
-    size_t cap, used = 0;
-    char *buf;
-
-    if (max_bytes == 0)
-        max_bytes = CM_PROFILE_DEFAULT_MAX_BYTES;
-    if (fstat(fd, &st) < 0) {
-        cm_error_set(err, "%s: cannot stat: %s", name, strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        cm_error_set(err, "%s: not a regular file", name);
-        return NULL;
-    }
-    if ((uintmax_t)st.st_size > (uintmax_t)max_bytes) {
-        cm_error_set(err, "%s: file is %jd bytes, more than the limit of %zu "
-                     "bytes", name, (intmax_t)st.st_size, max_bytes);
-        return NULL;
-    }
-    cap = (size_t)st.st_size + 1;
-    buf = malloc(cap + 1);
-    if (!buf) {
-        cm_error_set(err, "%s: out of memory", name);
-        return NULL;
-    }
-    for (;;) {
-        ssize_t n;
-        if (used == cap) {   /* the file grew since fstat */
-            size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
-            char *nb;
-            if (ncap <= cap) {
-                free(buf);
-                cm_error_set(err, "%s: file is more than the limit of %zu "
-                             "bytes", name, max_bytes);
-                return NULL;
-            }
-            nb = realloc(buf, ncap + 1);
-            if (!nb) {
-                free(buf);
-                cm_error_set(err, "%s: out of memory", name);
-                return NULL;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        n = read(fd, buf + used, cap - used);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            cm_error_set(err, "%s: read failed: %s", name, strerror(errno));
-            free(buf);
-            return NULL;
-        }
-        if (n == 0)
-            break;
-        used += (size_t)n;
-    }
-    if (used > max_bytes) {
-        free(buf);
-        cm_error_set(err, "%s: file is more than the limit of %zu bytes", name,
-                     max_bytes);
-        return NULL;
-    }
-    buf[used] = '\0';
-    *len = used;
-    return buf;
-}
-
 cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
                                       size_t max_bytes, cm_error_t *err)
 {
     size_t len;
-    char *text = cm_profile_slurp_fd(fd, name, max_bytes, &len, err);
+    char *text = cm_file_read_fd(fd, name, max_bytes ? max_bytes
+                                 : CM_PROFILE_DEFAULT_MAX_BYTES, &len, err);
     cm_profile_t *p;
 
     if (!text)
@@ -263,15 +194,13 @@ cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
 cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes,
                                    cm_error_t *err)
 {
+    static const cm_file_want_t any_file = { 0, CM_FILE_ANY_OWNER, 0 };
     cm_profile_t *p;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    int fd = cm_file_open_at(AT_FDCWD, path, path, &any_file, err);
 
     if (fd < 0) {
-        if (errno == ELOOP)
-            cm_error_set(err, "%s: is a symbolic link; refusing to follow it",
-                         path);
-        else
-            cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        if (errno == ENOENT)
+            cm_error_set(err, "%s: cannot open: %s", path, strerror(ENOENT));
         return NULL;
     }
     p = cm_profile_read_json_fd(fd, path, max_bytes, err);

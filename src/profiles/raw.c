@@ -8,6 +8,7 @@
  * missing or wrong "end N" line means a truncated or tampered file.
  */
 #include "raw.h"
+#include "cm_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -348,58 +349,27 @@ static int read_parse(int fd, const char *name, size_t max_bytes,
                       cm_raw_profile_t *out, cm_builder_t *const ext[2],
                       cm_error_t *err)
 {
-    struct stat st;
+    cm_error_t why = { "" };
+    size_t len;
     memset(out, 0, sizeof *out);
     if (max_bytes > SIZE_MAX / 4)
         max_bytes = SIZE_MAX / 4;
     if (!name)
         name = "(raw profile)";
-    if (fstat(fd, &st) != 0)
-        return cm_error_set(err, "%s: cannot stat: %s", name, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return cm_error_set(err, "%s: expected a regular file, got another "
-                            "kind of file", name);
-    if ((unsigned long long)st.st_size > max_bytes)
-        return cm_error_set(err, "%s: expected at most %zu bytes, got %lld",
-                            name, max_bytes, (long long)st.st_size);
-    /* Read at most max_bytes + 1, in case the file grows meanwhile. */
-    size_t cap = (size_t)st.st_size + 1, len = 0;
-    if (cap > max_bytes + 1 || cap == 0)
-        cap = max_bytes + 1;
-    char *buf = malloc(cap + 1);
-    if (!buf)
-        return cm_error_set(err, "%s: out of memory", name);
-    for (;;) {
-        if (len == cap) {
-            if (cap > max_bytes)
-                break;
-            size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
-            char *nb = realloc(buf, ncap + 1);
-            if (!nb) {
-                free(buf);
-                return cm_error_set(err, "%s: out of memory", name);
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        ssize_t k = read(fd, buf + len, cap - len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            int e = errno;
-            free(buf);
-            return cm_error_set(err, "%s: cannot read: %s", name, strerror(e));
-        }
-        if (k == 0)
-            break;
-        len += (size_t)k;
+    char *buf = cm_file_read_fd(fd, name, max_bytes, &len, &why);
+    if (!buf) {
+        /* the raw reader's own words, which its users match */
+        if (errno == EINVAL)
+            return cm_error_set(err, "%s: expected a regular file, got another "
+                                "kind of file", name);
+        if (errno == EFBIG && len)
+            return cm_error_set(err, "%s: expected at most %zu bytes, got %zu",
+                                name, max_bytes, len);
+        if (errno == EFBIG)
+            return cm_error_set(err, "%s: expected at most %zu bytes, got more",
+                                name, max_bytes);
+        return cm_error_set(err, "%s", why.msg);
     }
-    if (len > max_bytes) {
-        free(buf);
-        return cm_error_set(err, "%s: expected at most %zu bytes, got more",
-                            name, max_bytes);
-    }
-    buf[len] = '\0';
     parser_t p = { name, 0, { NULL }, 0, err };
     int rc = parse(&p, buf, len, out, ext);
     free(buf);

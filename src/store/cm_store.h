@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "clustermap.h"
+#include "cm_env.h"
 #include "cm_history.h"
 #include "cm_profile.h"
 
@@ -29,9 +30,9 @@ extern "C" {
 #endif
 
 /** Default store root (documented in docs/profile-format.md); the
- *  environment variable CM_STORE_ENV overrides it for the command. */
+ *  environment variable CM_ENV_STORE (cm_env.h) overrides it for the
+ *  command. */
 #define CM_STORE_DEFAULT_DIR "/var/spool/slurm/clustermap"
-#define CM_STORE_ENV "CLUSTERMAP_STORE"
 
 /* ------------------------------------------------------------------------ */
 /* Store                                                                    */
@@ -281,7 +282,9 @@ typedef enum cm_step_result {
  *  srun placed the step; may be NULL) and every rank timed, the run is
  *  added to the profile's history (cm_store_history_add) with its measured
  *  times.  A run of another program than the history's last one starts
- *  the profile and its history again.  Whichever node completes the set
+ *  the profile and its history again.  Profile, history and trace change
+ *  in one transaction: one take of the store's lock, after the traces'
+ *  own work on the staged files.  Whichever node completes the set
  *  does this; the others get CM_STEP_PENDING.  -1 with @p err on an I/O
  *  error (the staging directory is then removed too). */
 struct cm_run;

@@ -35,14 +35,14 @@ struct cm_store {
 
 void cm_store_fault_point(const char *stage)
 {
-    const char *want = getenv("CLUSTERMAP_FAULT_INJECT");
+    const char *want = getenv(CM_ENV_FAULT_INJECT);
     if (want && strcmp(want, stage) == 0)
         raise(SIGKILL);
 }
 
 const char *cm_store_default_root(void)
 {
-    const char *e = getenv(CM_STORE_ENV);
+    const char *e = getenv(CM_ENV_STORE);
     return e && *e ? e : CM_STORE_DEFAULT_DIR;
 }
 
@@ -98,119 +98,22 @@ int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
 }
 
 /* The store root is opened component by component from "/", never
- * following a symbolic link (O_NOFOLLOW on every step), so that nobody can
- * redirect a root-run ingestion by replacing a directory on the way.  Every
- * directory on the way must belong to root or to the caller and must not be
- * writable by others unless it is sticky (like /tmp: others cannot rename
- * what is in it); the root itself must belong to root (to the caller, for a
- * private store of a user's own) and be writable by its owner only.  Only
- * the root's last component is ever created -- a parent the administrator
- * did not create is an error, not something to make. */
-static int check_step(int fd, const char *path, int last, cm_error_t *err)
-{
-    struct stat st;
-    uid_t me = geteuid();
-    if (fstat(fd, &st) < 0)
-        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cm_error_set(err, "%s: not a directory", path);
-    if (st.st_uid != 0 && st.st_uid != me)
-        return cm_error_set(err, "%s: owned by uid %lu, expected root%s; "
-                            "refusing the store", path,
-                            (unsigned long)st.st_uid,
-                            me ? " or the caller" : "");
-    if (last && me == 0 && st.st_uid != 0)
-        return cm_error_set(err, "%s: owned by uid %lu, expected root; "
-                            "refusing the store", path,
-                            (unsigned long)st.st_uid);
-    if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))
-        return cm_error_set(err, "%s: mode %04o, expected no group or world "
-                            "write permission%s; refusing the store", path,
-                            (unsigned)(st.st_mode & 07777),
-                            last ? "" : " (or the sticky bit)");
-    return 0;
-}
-
-int cm_dir_open_safe(const char *root, int create, cm_error_t *err)
-{
-    if (root[0] != '/')
-        return cm_error_set(err, "%s: expected an absolute path for the store",
-                            root);
-    char *path = strdup(root);
-    if (!path)
-        return cm_error_set(err, "%s: out of memory", root);
-    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    char *comp = path + 1;
-    while (fd >= 0) {
-        while (*comp == '/')
-            comp++;
-        if (!*comp)
-            break;
-        char *slash = strchr(comp, '/');
-        if (slash)
-            *slash = '\0';
-        int last = !slash || !slash[1 + strspn(slash + 1, "/")];
-        int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
-        if (nfd < 0 && errno == ENOENT && last && create) {
-            if (mkdirat(fd, comp, 0711) < 0 && errno != EEXIST) {
-                cm_error_set(err, "%s: cannot create the store directory: %s",
-                             root, strerror(errno));
-                close(fd);
-                fd = -1;
-                break;
-            }
-            nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
-        }
-        int e = errno;
-        close(fd);
-        fd = nfd;
-        if (fd < 0) {
-            if (e == ELOOP || e == ENOTDIR)
-                cm_error_set(err, "%s: a symbolic link or not a directory at "
-                             "'%s'; refusing the store", root, comp);
-            else
-                cm_error_set(err, "%s: cannot open the store directory (at "
-                             "'%s'): %s", root, comp, strerror(e));
-            errno = e;
-            break;
-        }
-        if (check_step(fd, last ? root : path, last, err) < 0) {
-            close(fd);
-            fd = -1;
-            errno = EPERM;
-            break;
-        }
-        if (!slash)
-            break;
-        *slash = '/';
-        comp = slash + 1;
-    }
-    free(path);
-    return fd;
-}
+ * following a symbolic link, so that nobody can redirect a root-run
+ * ingestion by replacing a directory on the way (cm_file_open_dir_safe
+ * says what every directory on the way must be).  Only the root's last
+ * component is ever created -- a parent the administrator did not create
+ * is an error, not something to make. */
+#define ROOT_WHAT "store"
 
 /* The user directory must be a real directory of the user, closed to
- * everybody else. */
-static int check_owned(int fd, const char *path, uid_t uid, int want_dir,
-                       mode_t forbidden, cm_error_t *err)
+ * everybody else; a profile file the user's, written by the user only. */
+static const cm_file_want_t user_dir = { 1, 0, 077 };
+static const cm_file_want_t profile_file = { 0, 0, 022 };
+
+static cm_file_want_t owned_by(cm_file_want_t w, uid_t uid)
 {
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return cm_error_set(err, "%s: cannot stat: %s", path, strerror(errno));
-    if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-        return cm_error_set(err, "%s: not a %s", path,
-                            want_dir ? "directory" : "regular file");
-    if (st.st_uid != uid)
-        return cm_error_set(err, "%s: owned by uid %lu, expected uid %lu",
-                            path, (unsigned long)st.st_uid, (unsigned long)uid);
-    if (st.st_mode & forbidden)
-        return cm_error_set(err, "%s: mode %04o, expected no %s permission",
-                            path, (unsigned)(st.st_mode & 07777),
-                            forbidden == 077 ? "group or world"
-                                             : "group or world write");
-    return 0;
+    w.owner = uid;
+    return w;
 }
 
 static int open_user_dir(cm_store_t *s, const char *name, int create,
@@ -254,7 +157,8 @@ static int open_user_dir(cm_store_t *s, const char *name, int create,
                                 (unsigned long)s->uid);
         return cm_error_set(err, "%s: cannot open: %s", s->dir, strerror(errno));
     }
-    if (check_owned(fd, s->dir, s->uid, 1, 077, err) < 0) {
+    cm_file_want_t want = owned_by(user_dir, s->uid);
+    if (cm_file_check(fd, s->dir, &want, err) < 0) {
         close(fd);
         return -1;
     }
@@ -293,7 +197,8 @@ cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
         snprintf(s->user, sizeof s->user, "%s", name);
 
     /* O_PATH: the root is 0711, searchable but not readable by users */
-    s->rootfd = cm_dir_open_safe(root, flags & CM_STORE_CREATE, err);
+    s->rootfd = cm_file_open_dir_safe(root, flags & CM_STORE_CREATE,
+                                      ROOT_WHAT, err);
     if (s->rootfd < 0) {
         if (errno == ENOENT && !(flags & CM_STORE_CREATE)) {
             s->dirfd = -1;   /* no store yet: nothing stored */
@@ -333,6 +238,15 @@ static int need_dir(const cm_store_t *s, cm_error_t *err)
 
 /* ---- the lock -------------------------------------------------------------- */
 
+/* Locks taken by this process: how a test sees that one recorded run is
+ * one transaction (each take waits for every other writer of the user). */
+static unsigned long lock_takes;
+
+unsigned long cm_store_lock_takes(void)
+{
+    return lock_takes;
+}
+
 int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
 {
     int fd = openat(s->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
@@ -355,6 +269,7 @@ int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
                                 strerror(errno));
         }
     }
+    lock_takes++;
     return fd;
 }
 
@@ -371,22 +286,13 @@ static int read_file(cm_store_t *s, const char *fname, cm_profile_t **out,
                      cm_error_t *err)
 {
     char path[4096];
+    cm_file_want_t want = owned_by(profile_file, s->uid);
     int fd;
 
     snprintf(path, sizeof path, "%s/%s", s->dir, fname);
-    fd = openat(s->dirfd, fname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        if (errno == ELOOP)
-            return cm_error_set(err, "%s: is a symbolic link; refusing to "
-                                "follow it", path);
-        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    }
-    if (check_owned(fd, path, s->uid, 0, 022, err) < 0) {
-        close(fd);
-        return -1;
-    }
+    fd = cm_file_open_at(s->dirfd, fname, path, &want, err);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
     *out = cm_profile_read_json_fd(fd, path, s->max_bytes, err);
     close(fd);
     if (!*out)
@@ -444,10 +350,7 @@ static void remove_stale_temps(cm_store_t *s)
     }
     rewinddir(d);
     while ((e = readdir(d)))
-        if (e->d_name[0] == '.' && (strstr(e->d_name, ".json.tmp.") ||
-                                    strstr(e->d_name, ".runs.tmp.") ||
-                                    (!strncmp(e->d_name, "..explain.", 10) &&
-                                     strstr(e->d_name, ".tmp."))))
+        if (cm_store_side_temp(e->d_name) || cm_store_explain_temp(e->d_name))
             unlinkat(s->dirfd, e->d_name, 0);
     closedir(d);
 }
@@ -543,6 +446,15 @@ static int check_key(const cm_store_t *s, const cm_profile_t *p, char *fname,
     return cm_store_filename(p->job_name, p->ntasks, fname, size, err);
 }
 
+int cm_store_save_locked(cm_store_t *s, const cm_profile_t *p,
+                         cm_error_t *err)
+{
+    char fname[256];
+    if (need_dir(s, err) < 0 || check_key(s, p, fname, sizeof fname, err) < 0)
+        return -1;
+    return write_locked(s, p, fname, err);
+}
+
 int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
                   cm_error_t *err)
 {
@@ -568,18 +480,16 @@ int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
     return rc;
 }
 
-int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
-                   int flags, time_t now, long *runs_out, cm_error_t *err)
+int cm_store_merge_locked(cm_store_t *s, const cm_profile_t *run,
+                          double weight, int flags, time_t now,
+                          long *runs_out, cm_error_t *err)
 {
     char fname[256];
     cm_profile_t *old = NULL, *merged = NULL;
     const cm_profile_t *result = run;
-    int lock, rc = -1, found;
+    int rc = -1, found;
 
     if (need_dir(s, err) < 0 || check_key(s, run, fname, sizeof fname, err) < 0)
-        return -1;
-    lock = cm_store_lock_take(s, err);
-    if (lock < 0)
         return -1;
     found = cm_store_load(s, run->job_name, run->ntasks, &old, err);
     if (found < 0)
@@ -599,9 +509,24 @@ int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
     if (rc == 0 && runs_out)
         *runs_out = result->runs;
 out:
-    cm_store_lock_release(lock);
     cm_profile_free(old);
     cm_profile_free(merged);
+    return rc;
+}
+
+int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
+                   int flags, time_t now, long *runs_out, cm_error_t *err)
+{
+    char fname[256];
+    int lock, rc;
+
+    if (need_dir(s, err) < 0 || check_key(s, run, fname, sizeof fname, err) < 0)
+        return -1;
+    lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    rc = cm_store_merge_locked(s, run, weight, flags, now, runs_out, err);
+    cm_store_lock_release(lock);
     return rc;
 }
 
@@ -613,22 +538,13 @@ static int entry_cmp(const void *a, const void *b)
                   ((const cm_store_entry_t *)b)->file);
 }
 
-/* The files that go with a profile: its file name and one of these
- * (cm_store_sidecar_name). */
-static const char *const side_suffix[] = { ".runs", ".nompi" };
-#define NSIDES ((int)(sizeof side_suffix / sizeof side_suffix[0]))
-
-/* Size of a regular file of the user directory (0 when there is none),
- * and its modification time in *mtime (may be NULL). */
-static uint64_t file_size(const cm_store_t *s, const char *fname,
-                          int64_t *mtime)
+/* Size of a regular file of the user directory (0 when there is none). */
+static uint64_t file_size(const cm_store_t *s, const char *fname)
 {
     struct stat st;
     if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         !S_ISREG(st.st_mode))
         return 0;
-    if (mtime)
-        *mtime = (int64_t)st.st_mtime;
     return (uint64_t)st.st_size;
 }
 
@@ -645,17 +561,12 @@ int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs, int count)
  * read still says when it was last written. */
 static void entry_usage(cm_store_t *s, cm_store_entry_t *e)
 {
-    char side[300];
     int64_t mtime = 0;
     int count = 0;
     cm_run_t *runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *runs);
 
-    e->file_bytes = file_size(s, e->file, NULL);
-    for (int k = 0; k < NSIDES; k++) {
-        snprintf(side, sizeof side, "%s%s", e->file, side_suffix[k]);
-        e->file_bytes += file_size(s, side, k == 0 ? &mtime : NULL);
-    }
-    e->file_bytes += cm_store_trace_bytes(s, e->file);
+    e->file_bytes = file_size(s, e->file) +
+                    cm_store_sides_bytes(s, e->file, &mtime);
     if (runs && cm_store_history_load(s, e->job_name, e->ntasks, runs, &count,
                                       NULL) == 0)
         e->last_use = cm_store_last_use(e->last_update, runs, count);
@@ -755,15 +666,7 @@ int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
 static int remove_locked(cm_store_t *s, const char *job_name, int ntasks,
                          const char *fname, cm_error_t *err)
 {
-    char side[300];
-
-    for (int k = 0; k < NSIDES; k++) {
-        snprintf(side, sizeof side, "%s%s", fname, side_suffix[k]);
-        if (unlinkat(s->dirfd, side, 0) < 0 && errno != ENOENT)
-            return cm_error_set(err, "%s/%s: cannot remove: %s (the profile "
-                                "is kept)", s->dir, side, strerror(errno));
-    }
-    if (cm_store_trace_remove_locked(s, fname, err) < 0)
+    if (cm_store_sides_remove_locked(s, fname, err) < 0)
         return -1;
     if (unlinkat(s->dirfd, fname, 0) < 0)
         return cm_error_set(err, "%s/%s: cannot remove the profile of '%s' "
@@ -814,6 +717,23 @@ int cm_store_delete_if(cm_store_t *s, const char *job_name, int ntasks,
     return rc;
 }
 
+int cm_store_delete_locked(cm_store_t *s, const char *job_name, int ntasks,
+                           cm_error_t *err)
+{
+    char fname[256];
+    struct stat st;
+
+    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    if (s->dirfd < 0)
+        return 0;
+    if (fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0
+             : cm_error_set(err, "%s/%s: cannot stat: %s", s->dir, fname,
+                            strerror(errno));
+    return remove_locked(s, job_name, ntasks, fname, err) < 0 ? -1 : 1;
+}
+
 int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
                     cm_error_t *err)
 {
@@ -829,21 +749,11 @@ int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
 
 /* ---- steps without MPI, and whether a run can be recorded --------------- */
 
-int cm_store_sidecar_name(const char *job_name, int ntasks, const char *suffix,
-                          char *buf, size_t n, cm_error_t *err)
-{
-    size_t sl = strlen(suffix);
-    if (n <= sl || cm_store_filename(job_name, ntasks, buf, n - sl, err) < 0)
-        return -1;
-    strcat(buf, suffix);
-    return 0;
-}
-
 /* "<profile file name>.nompi" of (job_name, ntasks). */
 static int nompi_name(const char *job_name, int ntasks, char *buf, size_t n,
                       cm_error_t *err)
 {
-    return cm_store_sidecar_name(job_name, ntasks, ".nompi", buf, n, err);
+    return cm_store_sidecar_name(job_name, ntasks, CM_SIDE_NOMPI, buf, n, err);
 }
 
 int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)
@@ -884,7 +794,7 @@ static int root_creatable(const char *root, cm_error_t *err)
         slash[1] = '\0';
     else if (slash)
         *slash = '\0';
-    int fd = cm_dir_open_safe(parent, 0, err), rc = 0;
+    int fd = cm_file_open_dir_safe(parent, 0, ROOT_WHAT, err), rc = 0;
     struct statfs fs;
     if (fd < 0)
         rc = -1;

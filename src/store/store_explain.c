@@ -30,6 +30,13 @@ static int check_key(const char *key, int need_step, cm_error_t *err)
     return 0;
 }
 
+int cm_store_explain_temp(const char *name)
+{
+    /* ".<record name>.tmp.<pid>" (cm_store_write_locked) */
+    return name[0] == '.' && !strncmp(name + 1, PREFIX, strlen(PREFIX)) &&
+           strstr(name, ".tmp.") != NULL;
+}
+
 /* Remove the oldest records past the bound (lock held). */
 static void prune(cm_store_t *s)
 {
@@ -95,6 +102,8 @@ char *cm_store_explain_get(cm_store_t *s, const char *key, cm_error_t *err)
         cm_error_set(err, "%s: no profile directory", cm_store_dir(s));
         return NULL;
     }
+    /* what srun wrote as the user: a record of anybody else is skipped */
+    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
     size_t klen = strlen(key), used = 0, cap = 0;
     int step = strchr(key, '.') != NULL;
     char *out = NULL;
@@ -113,17 +122,13 @@ char *cm_store_explain_get(cm_store_t *s, const char *key, cm_error_t *err)
         if (strncmp(e->d_name, PREFIX, strlen(PREFIX)) || strstr(k, ".tmp.") ||
             strncmp(k, key, klen) || (step ? k[klen] != '\0' : k[klen] != '.'))
             continue;
-        int f = openat(cm_store_dirfd(s), e->d_name,
-                       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        struct stat st;
-        if (f < 0 || fstat(f, &st) < 0 || st.st_uid != cm_store_uid(s) ||
-            (st.st_mode & 022)) {
-            if (f >= 0)
-                close(f);
+        int f = cm_file_open_at(cm_store_dirfd(s), e->d_name, e->d_name,
+                                &want, NULL);
+        if (f < 0)
             continue;
-        }
         size_t len;
-        char *text = cm_profile_slurp_fd(f, e->d_name, CM_EXPLAIN_MAX_BYTES, &len, NULL);
+        char *text = cm_file_read_fd(f, e->d_name, CM_EXPLAIN_MAX_BYTES, &len,
+                                     NULL);
         close(f);
         if (!text)
             continue;

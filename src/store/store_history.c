@@ -19,7 +19,7 @@
 static int history_name(const char *job_name, int ntasks, char *buf, size_t n,
                         cm_error_t *err)
 {
-    return cm_store_sidecar_name(job_name, ntasks, ".runs", buf, n, err);
+    return cm_store_sidecar_name(job_name, ntasks, CM_SIDE_RUNS, buf, n, err);
 }
 
 /* Read the history file @p fname: 0 (count 0 when absent) or -1. */
@@ -27,23 +27,15 @@ static int read_history(cm_store_t *s, const char *fname, cm_run_t *runs,
                         int *count, cm_error_t *err)
 {
     char path[4096];
+    /* the user's own text: nobody else may have written a line of it */
+    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
     *count = 0;
     snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
-    int fd = openat(cm_store_dirfd(s), fname,
-                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = cm_file_open_at(cm_store_dirfd(s), fname, path, &want, err);
     if (fd < 0)
-        return errno == ENOENT ? 0
-             : cm_error_set(err, "%s: cannot open: %s", path,
-                            errno == ELOOP ? "a symbolic link" : strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_uid != cm_store_uid(s) || (st.st_mode & 022)) {
-        close(fd);
-        return cm_error_set(err, "%s: expected a file of uid %lu without group "
-                            "or world write permission", path,
-                            (unsigned long)cm_store_uid(s));
-    }
+        return errno == ENOENT ? 0 : -1;
     size_t len;
-    char *text = cm_profile_slurp_fd(fd, path, HISTORY_MAX_BYTES, &len, err);
+    char *text = cm_file_read_fd(fd, path, HISTORY_MAX_BYTES, &len, err);
     close(fd);
     if (!text)
         return -1;
@@ -64,8 +56,9 @@ int cm_store_history_load(cm_store_t *s, const char *job_name, int ntasks,
     return read_history(s, fname, runs, count, err);
 }
 
-int cm_store_history_add(cm_store_t *s, const char *job_name, int ntasks,
-                         const cm_run_t *run, cm_error_t *err)
+int cm_store_history_add_locked(cm_store_t *s, const char *job_name,
+                                int ntasks, const cm_run_t *run,
+                                cm_error_t *err)
 {
     char fname[300];
     cm_error_t ignored;
@@ -77,9 +70,7 @@ int cm_store_history_add(cm_store_t *s, const char *job_name, int ntasks,
     cm_run_t *runs = malloc((CM_HISTORY_MAX_RUNS + 1) * sizeof *runs);
     if (!runs)
         return cm_error_set(err, "out of memory");
-    int lock = cm_store_lock_take(s, err), count = 0, rc = -1;
-    if (lock < 0)
-        goto out;
+    int count = 0, rc = -1;
     /* An unreadable history is evidence nobody can use: start again. */
     if (read_history(s, fname, runs, &count, &ignored) < 0)
         count = 0;
@@ -93,10 +84,41 @@ int cm_store_history_add(cm_store_t *s, const char *job_name, int ntasks,
     if (text)
         rc = cm_store_write_locked(s, fname, text, len, err);
     free(text);
-    cm_store_lock_release(lock);
-out:
     free(runs);
     return rc;
+}
+
+int cm_store_history_add(cm_store_t *s, const char *job_name, int ntasks,
+                         const cm_run_t *run, cm_error_t *err)
+{
+    char fname[300];
+    if (cm_run_check(run, err) < 0 ||
+        history_name(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    if (cm_store_dirfd(s) < 0)
+        return cm_error_set(err, "%s: no profile directory", cm_store_dir(s));
+    int lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    int rc = cm_store_history_add_locked(s, job_name, ntasks, run, err);
+    cm_store_lock_release(lock);
+    return rc;
+}
+
+int cm_store_history_reset_locked(cm_store_t *s, const char *job_name,
+                                  int ntasks, cm_error_t *err)
+{
+    char fname[300];
+    if (history_name(job_name, ntasks, fname, sizeof fname, err) < 0)
+        return -1;
+    if (cm_store_dirfd(s) < 0)
+        return 0;
+    if (unlinkat(cm_store_dirfd(s), fname, 0) == 0)
+        return 1;
+    if (errno == ENOENT)
+        return 0;
+    return cm_error_set(err, "%s/%s: cannot remove: %s", cm_store_dir(s),
+                        fname, strerror(errno));
 }
 
 int cm_store_history_reset(cm_store_t *s, const char *job_name, int ntasks,
@@ -107,16 +129,10 @@ int cm_store_history_reset(cm_store_t *s, const char *job_name, int ntasks,
         return -1;
     if (cm_store_dirfd(s) < 0)
         return 0;
-    int lock = cm_store_lock_take(s, err), rc;
+    int lock = cm_store_lock_take(s, err);
     if (lock < 0)
         return -1;
-    if (unlinkat(cm_store_dirfd(s), fname, 0) == 0)
-        rc = 1;
-    else if (errno == ENOENT)
-        rc = 0;
-    else
-        rc = cm_error_set(err, "%s/%s: cannot remove: %s", cm_store_dir(s),
-                          fname, strerror(errno));
+    int rc = cm_store_history_reset_locked(s, job_name, ntasks, err);
     cm_store_lock_release(lock);
     return rc;
 }

@@ -58,15 +58,18 @@ int cm_store_stage_open(cm_store_t *s, const char *step, int create,
     if (create && mkdirat(dfd, name, 0700) < 0 && errno != EEXIST)
         return cm_error_set(err, "%s/%s: cannot create: %s", cm_store_dir(s),
                             name, strerror(errno));
-    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return cm_error_set(err, "%s/%s: cannot open: %s", cm_store_dir(s),
-                            name, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-        close(fd);
-        return cm_error_set(err, "%s/%s: not a private directory of uid %lu",
-                            cm_store_dir(s), name, (unsigned long)geteuid());
+    /* the writer's own: every node writes into it as the user */
+    cm_file_want_t want = { 1, geteuid(), 077 };
+    int fd = cm_file_open_at(dfd, name, name, &want, NULL);
+    if (fd < 0) {
+        int e = errno;
+        if (e == EPERM)
+            cm_error_set(err, "%s/%s: not a private directory of uid %lu",
+                         cm_store_dir(s), name, (unsigned long)geteuid());
+        else
+            cm_error_set(err, "%s/%s: cannot open: %s", cm_store_dir(s), name,
+                         strerror(e));
+        errno = e;
     }
     return fd;
 }
@@ -173,13 +176,11 @@ int cm_store_part_put(cm_store_t *s, const char *step, int task,
 /* Read "<task>.st" of @p dir into @p text (without the newline). */
 static int read_status(int dir, const char *name, char *text, size_t n)
 {
-    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
+    static const cm_file_want_t any_file = { 0, CM_FILE_ANY_OWNER, 0 };
+    int fd = cm_file_open_at(dir, name, name, &any_file, NULL);
     if (fd < 0)
         return -1;
-    ssize_t k = -1;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        k = read(fd, text, n - 1);
+    ssize_t k = read(fd, text, n - 1);
     close(fd);
     if (k <= 0)
         return -1;
@@ -296,7 +297,10 @@ static void make_run(const cm_raw_profile_t *raw, const cm_run_t *info,
  * timed) and add the run to the history (when srun said how it was placed
  * and every rank timed it).  A run of another program than the profile's
  * last one starts the profile again instead of blending two programs.
- * 0 or -1; @p what says what was recorded. */
+ * Profile, history and trace change in one transaction: one take of the
+ * store's lock, so that a reader never sees the history of a new program
+ * beside the profile of the old one, and the run waits for other writers
+ * once.  0 or -1; @p what says what was recorded. */
 static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
                   double weight, const cm_run_t *info, const char *step,
                   const char *shown, char *what, size_t wsize, cm_error_t *err)
@@ -324,15 +328,28 @@ static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
         return -1;
     }
     cm_raw_assembly_free(a);
+    /* the traces' own work (every file read and rewritten) before the lock */
+    cm_trace_staged_t traces;
+    cm_store_trace_stage(s, dir, job_name, ntasks, &traces);
     char before[128], note[300] = "";
     long runs = 0;
+    cm_error_t no_lock = { "" };
+    int lock = cm_store_lock_take(s, &no_lock);
     last_program(s, job_name, ntasks, before, sizeof before);
     int changed = before[0] && raw.program[0] && strcmp(before, raw.program);
+    int timed = raw.ntimed == ntasks && info && !(changed && !raw.traffic);
+    if (lock < 0 && (raw.traffic || timed)) {
+        cm_error_set(err, "%s", no_lock.msg);
+        cm_raw_release(&raw);
+        return -1;
+    }
     if (changed) {
         cm_error_t ignored;
-        cm_store_history_reset(s, job_name, ntasks, &ignored);
-        if (!raw.traffic)
-            cm_store_delete(s, job_name, ntasks, &ignored);
+        if (lock >= 0) {
+            cm_store_history_reset_locked(s, job_name, ntasks, &ignored);
+            if (!raw.traffic)
+                cm_store_delete_locked(s, job_name, ntasks, &ignored);
+        }
         snprintf(note, sizeof note, "; the program changed from %s to %s, so "
                  "the profile starts again", before, raw.program);
     }
@@ -340,18 +357,17 @@ static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
         cm_profile_t *run = cm_profile_from_raw(&raw, cm_store_uid(s),
                                                 cm_store_user(s), job_name,
                                                 now, err);
-        rc = !run ? -1 : changed ? cm_store_save(s, run, 1, err)
-                                 : cm_store_merge(s, run, weight, 0, now, &runs,
-                                                  err);
+        rc = !run ? -1 : changed ? cm_store_save_locked(s, run, err)
+                                 : cm_store_merge_locked(s, run, weight, 0, now,
+                                                         &runs, err);
         if (rc == 0 && changed)
             runs = 1;
         cm_profile_free(run);
     }
-    int timed = raw.ntimed == ntasks && info && !(changed && !raw.traffic);
     cm_run_t r;
     if (rc == 0 && timed) {
         make_run(&raw, info, step, now, &r);
-        rc = cm_store_history_add(s, job_name, ntasks, &r, err);
+        rc = cm_store_history_add_locked(s, job_name, ntasks, &r, err);
     }
     if (rc == 0 && raw.traffic)
         snprintf(what, wsize, "recorded the run in the profile of '%s' with %d "
@@ -366,7 +382,9 @@ static int record(cm_store_t *s, int dir, const char *job_name, int ntasks,
         snprintf(what, wsize, "the run of '%s' with %d tasks was not timed by "
                  "every rank: nothing recorded%s", shown, ntasks, note);
     if (rc == 0)   /* the tnbc traces of the run, when it sent them */
-        cm_store_trace_keep(s, dir, job_name, ntasks, changed, what, wsize);
+        cm_store_trace_keep_locked(s, dir, ntasks, &traces, changed,
+                                   lock < 0 ? no_lock.msg : NULL, what, wsize);
+    cm_store_lock_release(lock);
     cm_raw_release(&raw);
     return rc;
 }

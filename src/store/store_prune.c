@@ -113,7 +113,7 @@ int cm_store_uids(const char *root, uid_t **uids, int *count, cm_error_t *err)
     if (!root)
         root = cm_store_default_root();
     errno = 0;   /* ENOENT below only from the open of a component */
-    pfd = cm_dir_open_safe(root, 0, err);
+    pfd = cm_file_open_dir_safe(root, 0, "store", err);
     if (pfd < 0)
         return errno == ENOENT ? 0 : -1;   /* no store yet: no users */
     fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -30,6 +30,10 @@
 #include "trace.h"
 #include "store_internal.h"
 
+/* A staged or kept rank's file: the directory it is in is the user's
+ * private one (checked when opened), so any regular file of it. */
+static const cm_file_want_t any_file = { 0, CM_FILE_ANY_OWNER, 0 };
+
 /* The largest trace file taken: the store's bound and the overlay's. */
 static size_t trace_bound(const cm_store_t *s)
 {
@@ -59,7 +63,7 @@ int cm_store_trace_put(cm_store_t *s, const char *step, int task, int fd,
     if (task < 0 || task >= CM_PROFILE_MAX_TASKS)
         return cm_error_set(err, "task %d: out of range", task);
     snprintf(shown, sizeof shown, "task %d's trace", task);
-    char *text = cm_profile_slurp_fd(fd, shown, trace_bound(s), &len, err);
+    char *text = cm_file_read_fd(fd, shown, trace_bound(s), &len, err);
     if (!text)
         return -1;
     int rc = trace_check(text, len, shown, err) < 0 ? -1 : 0;
@@ -80,8 +84,7 @@ int cm_store_trace_put(cm_store_t *s, const char *step, int task, int fd,
 static int trace_name(const char *job_name, int ntasks, char *buf, size_t n,
                       cm_error_t *err)
 {
-    return cm_store_sidecar_name(job_name, ntasks, CM_TRACE_SUFFIX, buf, n,
-                                 err);
+    return cm_store_sidecar_name(job_name, ntasks, CM_SIDE_TRACE, buf, n, err);
 }
 
 /* Open the trace directory @p side of the user directory: the user's, no
@@ -90,18 +93,8 @@ static int trace_name(const char *job_name, int ntasks, char *buf, size_t n,
  * directory) otherwise. */
 static int trace_open(const cm_store_t *s, const char *side)
 {
-    int fd = openat(cm_store_dirfd(s), side, O_RDONLY | O_DIRECTORY |
-                    O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) < 0 || st.st_uid != cm_store_uid(s) ||
-        (st.st_mode & 077)) {
-        close(fd);
-        errno = EPERM;
-        return -1;
-    }
-    return fd;
+    cm_file_want_t want = { 1, cm_store_uid(s), 077 };
+    return cm_file_open_at(cm_store_dirfd(s), side, side, &want, NULL);
 }
 
 /* Remove the entry @p name of the user directory: a trace directory (or
@@ -135,12 +128,10 @@ static void remove_stale(const cm_store_t *s, const char *side)
     closedir(d);
 }
 
-int cm_store_trace_remove_locked(cm_store_t *s, const char *fname,
+int cm_store_trace_remove_locked(cm_store_t *s, const char *side,
                                  cm_error_t *err)
 {
-    char side[300];
     struct stat st;
-    snprintf(side, sizeof side, "%s" CM_TRACE_SUFFIX, fname);
     remove_stale(s, side);
     if (fstatat(cm_store_dirfd(s), side, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return errno == ENOENT ? 0
@@ -156,15 +147,15 @@ int cm_store_trace_remove_locked(cm_store_t *s, const char *fname,
 int cm_store_trace_remove(cm_store_t *s, const char *job_name, int ntasks,
                           cm_error_t *err)
 {
-    char fname[256];
-    if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
+    char side[CM_STORE_SIDE_NAME];
+    if (trace_name(job_name, ntasks, side, sizeof side, err) < 0)
         return -1;
     if (cm_store_dirfd(s) < 0)
         return 0;
     int lock = cm_store_lock_take(s, err);
     if (lock < 0)
         return -1;
-    int rc = cm_store_trace_remove_locked(s, fname, err);
+    int rc = cm_store_trace_remove_locked(s, side, err);
     cm_store_lock_release(lock);
     return rc;
 }
@@ -230,11 +221,10 @@ static char *staged_text(const cm_store_t *s, int stage, int task,
     char name[32], why[512];
     cm_error_t err = { "" };
     snprintf(name, sizeof name, "%d" CM_TRACE_SUFFIX, task);
-    int fd = openat(stage, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-                    O_CLOEXEC);
+    int fd = cm_file_open_at(stage, name, name, &any_file, NULL);
     if (fd < 0)
         return NULL;
-    char *text = cm_profile_slurp_fd(fd, name, trace_bound(s), len, &err);
+    char *text = cm_file_read_fd(fd, name, trace_bound(s), len, &err);
     close(fd);
     if (text && t && trace_parse(t, text, *len, name, why, sizeof why) < 0) {
         free(text);
@@ -290,33 +280,45 @@ static int staged(int stage, int ntasks)
     return k;
 }
 
-void cm_store_trace_keep(cm_store_t *s, int dir, const char *job_name,
-                         int ntasks, int drop, char *note, size_t n)
+void cm_store_trace_stage(cm_store_t *s, int dir, const char *job_name,
+                          int ntasks, cm_trace_staged_t *t)
 {
-    char fname[256], side[300];
+    memset(t, 0, sizeof *t);
+    t->have = staged(dir, ntasks);
+    if (cm_store_filename(job_name, ntasks, t->fname, sizeof t->fname,
+                          NULL) < 0)
+        t->fname[0] = '\0';
+    else if (t->have == ntasks)
+        agree_times(s, dir, ntasks);
+}
+
+void cm_store_trace_keep_locked(cm_store_t *s, int dir, int ntasks,
+                                const cm_trace_staged_t *t, int drop,
+                                const char *no_lock, char *note, size_t n)
+{
+    char side[CM_STORE_SIDE_NAME];
     cm_error_t err = { "" };
     size_t at = strlen(note);
-    int have = staged(dir, ntasks);
-    if ((!have && !drop) || cm_store_filename(job_name, ntasks, fname,
-                                              sizeof fname, &err) < 0)
+    int rc;
+    if ((!t->have && !drop) || !t->fname[0])
         return;
-    snprintf(side, sizeof side, "%s" CM_TRACE_SUFFIX, fname);
-    if (have && have < ntasks) {
+    if (t->have && t->have < ntasks) {
         snprintf(note + at, n - at, "; %d of %d tasks sent no tnbc trace: the "
-                 "kept trace is unchanged", ntasks - have, ntasks);
+                 "kept trace is unchanged", ntasks - t->have, ntasks);
         return;
     }
-    if (have)
-        agree_times(s, dir, ntasks);
-    int lock = cm_store_lock_take(s, &err), rc = lock < 0 ? -1 : 0;
-    if (rc == 0 && drop && !have)
-        rc = cm_store_trace_remove_locked(s, fname, &err) < 0 ? -1 : 0;
-    else if (rc == 0)
+    if (no_lock)
+        rc = cm_error_set(&err, "%s", no_lock);
+    else if (cm_store_side_name(t->fname, CM_SIDE_TRACE, side, sizeof side,
+                                &err) < 0)
+        rc = -1;
+    else if (!t->have)
+        rc = cm_store_trace_remove_locked(s, side, &err) < 0 ? -1 : 0;
+    else
         rc = replace_locked(s, dir, side, ntasks, &err);
-    cm_store_lock_release(lock);
     if (rc < 0)
         snprintf(note + at, n - at, "; tnbc trace not kept: %s", err.msg);
-    else if (have)
+    else if (t->have)
         snprintf(note + at, n - at, "; kept its tnbc trace");
 }
 
@@ -346,10 +348,10 @@ static int rank0_sites(const cm_store_t *s, int fd)
 {
     cm_error_t err;
     size_t len;
-    int f = openat(fd, CM_TRACE_PREFIX ".0", O_RDONLY | O_NOFOLLOW |
-                   O_NONBLOCK | O_CLOEXEC);
-    char *text = f >= 0 ? cm_profile_slurp_fd(f, "rank 0's trace",
-                                              trace_bound(s), &len, &err)
+    int f = cm_file_open_at(fd, CM_TRACE_PREFIX ".0", "rank 0's trace",
+                            &any_file, NULL);
+    char *text = f >= 0 ? cm_file_read_fd(f, "rank 0's trace", trace_bound(s),
+                                          &len, &err)
                         : NULL;
     if (f >= 0)
         close(f);
@@ -409,11 +411,10 @@ int cm_store_trace_prefix(cm_store_t *s, const char *job_name, int ntasks,
     return 1;
 }
 
-uint64_t cm_store_trace_bytes(cm_store_t *s, const char *fname)
+uint64_t cm_store_trace_bytes(cm_store_t *s, const char *side,
+                              int64_t *mtime)
 {
-    char side[300];
     uint64_t bytes = 0;
-    snprintf(side, sizeof side, "%s" CM_TRACE_SUFFIX, fname);
     int fd = trace_open(s, side);
     if (fd < 0)
         return 0;

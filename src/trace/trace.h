@@ -100,7 +100,7 @@ TRACE_HIDDEN int trace_load(trace_t *t, const char *path, char *err,
 TRACE_HIDDEN int trace_write(trace_t *t, const char *path, char *err,
                                size_t errn);
 
-/* Every rank's times in one table (the store, cm_store_trace_keep): the
+/* Every rank's times in one table (the store, cm_store_trace_stage): the
  * timed sites of @p t added into @p tot as (key, collective, size, rank
  * 0), their two times summed, calls counting the ranks.  0, or -1 when
  * memory fails. */

@@ -40,16 +40,16 @@ case $OUT in
     LIB=$OUT/lib-build ;;
 esac
 
-# Every library a target may need (the linker takes only the members it
-# uses); libcm-topo.a holds the switch records of the plugin's folder.
-ARCHIVES="$LIB/lib/libcm-launch.a $LIB/lib/libcm-topo.a $LIB/lib/libcm-store.a
-          $LIB/lib/libcm-profiles.a $LIB/lib/libcm-trace.a $LIB/libclustermap.a"
 
 # The Makefile, with none of a calling make's variables (make check
 # SAN=1 would otherwise reach it through MAKEFLAGS).
 run_make() {
     (cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s "$@")
 }
+
+# Every library a target may need, as the Makefile lists them (the
+# linker takes only the members it uses).
+ARCHIVES=$(run_make BUILD="$LIB" print-archives)
 
 libs() {
     run_make -j2 BUILD="$LIB" CC=clang SAN=0 OPT='-g -O1' LDFLAGS= \

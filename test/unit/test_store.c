@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cm_store.h"
+#include "store_internal.h"
 #include "testdata.h"
 
 typedef struct fixture {
@@ -293,6 +294,54 @@ static void test_ingest(void **state)
     cm_store_close(s);
 }
 
+/* Every row of the side-file table: counted in the listing's bytes and
+ * removed with the profile (a side file added to the table is covered
+ * here without a line more; the trace is the one directory). */
+static void test_side_table(void **state)
+{
+    fixture_t *f = *state;
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *p = profile(f->uid, "job", 4, 1.0);
+    cm_error_t err = { "" };
+    cm_store_entry_t *e = NULL;
+    char path[4600], fname[256];
+    struct stat st;
+    int count = 0;
+    assert_int_equal(cm_store_save(s, p, 0, &err), 0);
+    cm_profile_free(p);
+    assert_int_equal(cm_store_filename("job", 4, fname, sizeof fname, &err), 0);
+    snprintf(path, sizeof path, "%s/%s", f->udir, fname);
+    assert_int_equal(stat(path, &st), 0);
+    uint64_t bytes = (uint64_t)st.st_size;
+    for (int k = 0; k < CM_SIDE_COUNT; k++) {
+        snprintf(path, sizeof path, "%s/%s%s", f->udir, fname,
+                 cm_store_sides[k].suffix);
+        if (!strcmp(cm_store_sides[k].suffix, CM_TRACE_SUFFIX)) {
+            assert_int_equal(mkdir(path, 0700), 0);
+            cm_test_write_file(path, CM_TRACE_PREFIX ".0", "0123456789");
+        } else {
+            FILE *fp = fopen(path, "w");
+            assert_non_null(fp);
+            fputs("0123456789", fp);
+            fclose(fp);
+        }
+        bytes += 10;
+    }
+    assert_int_equal(cm_store_list(s, &e, &count, &err), 0);
+    assert_int_equal(count, 1);
+    assert_int_equal(e[0].valid, 1);
+    assert_int_equal(e[0].file_bytes, bytes);
+    free(e);
+    assert_int_equal(cm_store_delete(s, "job", 4, &err), 0);
+    for (int k = 0; k < CM_SIDE_COUNT; k++) {
+        snprintf(path, sizeof path, "%s/%s%s", f->udir, fname,
+                 cm_store_sides[k].suffix);
+        if (lstat(path, &st) == 0)
+            fail_msg("%s stayed after the delete", path);
+    }
+    cm_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +351,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

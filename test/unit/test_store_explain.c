@@ -76,11 +76,40 @@ static void test_bounded(void **state)
     free(big);
 }
 
+/* A locked write first sweeps what killed writers left: temporaries of
+ * profiles, replaced side files and records, nothing else. */
+static void test_stale_temps_swept(void **state)
+{
+    cm_test_store_t *f = *state;
+    cm_error_t err = { "" };
+    char path[4400];
+    static const struct { const char *name; int stale; } rows[] = {
+        { ".job.4.json.tmp.99999", 1 },
+        { ".job.4.json.runs.tmp.99999", 1 },
+        { "..explain.3.0.tmp.99999", 1 },
+        { ".job.4.json.nompi.tmp.99999", 0 },   /* never written so */
+        { ".result.3.0", 0 },
+        { ".tmp..result.3.0.99999", 0 },   /* a writer without the lock */
+        { "job.4.json.runs", 0 },
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        cm_test_write_file(cm_store_dir(f->s), rows[k].name, "x");
+    assert_int_equal(cm_store_explain_put(f->s, "3.1", "winner=scotch\n",
+                                          &err), 0);
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", cm_store_dir(f->s), rows[k].name);
+        if ((access(path, F_OK) != 0) != rows[k].stale)
+            fail_msg("%s: expected %s", rows[k].name,
+                     rows[k].stale ? "removed" : "kept");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         CM_TEST_STORE_CASE(test_put_get),
         CM_TEST_STORE_CASE(test_bounded),
+        CM_TEST_STORE_CASE(test_stale_temps_swept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

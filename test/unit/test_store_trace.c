@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cm_store.h"
+#include "store_internal.h"
 #include "testdata.h"
 #include "teststore.h"
 
@@ -314,6 +315,71 @@ static void test_incomplete_dir_not_used(void **state)
                                            sizeof prefix, &err), 1);
 }
 
+/* A step of 4 tasks of program @p prog, every task traced and timed,
+ * with srun's word on the placement: the store's locks taken by the
+ * close that records it (the others only stage). */
+static unsigned long run_counted(fixture_t *f, const char *step,
+                                 const char *prog, char *msg, size_t size)
+{
+    cm_error_t err = { "" };
+    cm_run_t info;
+    unsigned long before = 0;
+    memset(&info, 0, sizeof info);
+    snprintf(info.how, sizeof info.how, "-");
+    for (int t = 0; t < 4; t++) {
+        char text[512], name[64];
+        trace_text(text, sizeof text, t, 4, 1, 0);
+        snprintf(name, sizeof name, "tnbc.%s.%d", step, t);
+        int fd = text_fd(f, name, text);
+        assert_int_equal(cm_store_trace_put(f->s, step, t, fd, &err), 0);
+        close(fd);
+        snprintf(text, sizeof text, "clustermap-raw 2\nranks 4\nrank %d\n"
+                 "job 9 0\nprogram %s\ntime 2.5 0.25\np2p %d %d 64 2\n"
+                 "end 1\n", t, prog, t, (t + 1) % 4);
+        snprintf(name, sizeof name, "part.%s.%d.txt", step, t);
+        fd = text_fd(f, name, text);
+        assert_int_equal(cm_store_part_put(f->s, step, t, CM_PART_OK, fd, NULL,
+                                           &err), 0);
+        close(fd);
+        before = cm_store_lock_takes();
+        int rc = cm_store_part_close(f->s, step, "job", 4, 0.5, &info, msg,
+                                     size, &err);
+        if (rc < 0)
+            fail_msg("%s", err.msg);
+        assert_int_equal(rc, t < 3 ? CM_STEP_PENDING : CM_STEP_RECORDED);
+    }
+    return cm_store_lock_takes() - before;
+}
+
+/* Recording a run -- profile, history, trace, and starting them again
+ * when the program changed -- is one transaction: one take of the lock. */
+static void test_one_transaction(void **state)
+{
+    fixture_t *f = *state;
+    char msg[600];
+    cm_run_t runs[CM_HISTORY_MAX_RUNS];
+    cm_trace_info_t ti;
+    cm_error_t err = { "" };
+    int n = 0;
+    assert_int_equal(run_counted(f, "9.0", "a", msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "(runs=1, Slurm's default); kept its tnbc "
+                           "trace"));
+    assert_int_equal(run_counted(f, "9.1", "a", msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "(runs=2, Slurm's default); kept its tnbc "
+                           "trace"));
+    assert_int_equal(cm_store_history_load(f->s, "job", 4, runs, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(run_counted(f, "9.2", "b", msg, sizeof msg), 1);
+    assert_non_null(strstr(msg, "(runs=1, Slurm's default); the program "
+                           "changed from a to b, so the profile starts "
+                           "again; kept its tnbc trace"));
+    assert_int_equal(cm_store_history_load(f->s, "job", 4, runs, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(runs[0].program, "b");
+    assert_int_equal(cm_store_trace_info(f->s, "job", 4, &ti, &err), 1);
+    assert_int_equal(ti.complete, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +390,7 @@ int main(void)
         CM_TEST_STORE_CASE(test_bad_traces_refused),
         CM_TEST_STORE_CASE(test_removed_with_profile),
         CM_TEST_STORE_CASE(test_incomplete_dir_not_used),
+        CM_TEST_STORE_CASE(test_one_transaction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
