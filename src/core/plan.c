@@ -62,7 +62,12 @@
  * the part the n ranks can use, with the slots block and cyclic use (so
  * those baselines are unchanged) and those of the incoming mapping and of
  * the random baseline, which is drawn on the whole tree.  The mapping is
- * translated back to the tree's slots at the end. */
+ * translated back to the tree's slots at the end.
+ *
+ * Figures.  With o->figures the report also gets the returned mapping's
+ * and Slurm's default layout's figures on the caller's tree, by the public
+ * cost functions' sums (fill_figures), for the placement record
+ * (cm_plan_report_format, plan_report.c). */
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
