@@ -144,25 +144,14 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
         cm_machine_line(stderr, t);
         fputc('\n', stderr);
         if (rep.ncandidates > 1) {
-            fprintf(stderr, "winner=%s\n", rep.winner);
-            for (int k = 0; k < rep.ncandidates; k++) {
-                const cm_plan_candidate_t *c = &rep.candidates[k];
-                fprintf(stderr, "candidate %-16s ", c->name);
-                if (c->ok) {
-                    fputs("J=", stderr);
-                    cm_cli_print_number(stderr, c->J);
-                    fputs(" T_max=", stderr);
-                    cm_cli_print_number(stderr, c->T_max);
-                    fputs(" L_max=", stderr);
-                    cm_cli_print_number(stderr, c->L_max);
-                    fprintf(stderr, " time=%.6f s%s\n", c->seconds,
-                            c->over_tmax ? " (T_max above block's: not chosen)"
-                                         : "");
-                } else {
-                    fprintf(stderr, "%s\n", c->why[0] ? c->why
-                            : "skipped (budget or not applicable)");
-                }
-            }
+            /* The portfolio, as the engine writes it (the placement
+             * record's writer too). */
+            char *text = cm_plan_report_format(&rep, t, CM_PLAN_REPORT_VERBOSE, &err);
+            if (text)
+                fputs(text, stderr);
+            else
+                status = cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
+            free(text);
         }
     }
     free(map);

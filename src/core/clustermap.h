@@ -635,6 +635,10 @@ typedef struct cm_plan_options {
                                 spanning-tree placement split the machine
                                 tree's subtrees among them; refinements run
                                 on one) */
+    int figures;           /**< 1: fill the report's figures of the plan
+                                and of Slurm's default layout
+                                (cm_plan_figures_t; two O(nnz) passes per
+                                mapping), 0 (default): leave them out */
 } cm_plan_options_t;
 
 /** Set every field of @p o to its default (given above).  No-op on NULL. */
@@ -667,6 +671,27 @@ typedef struct cm_plan_candidate {
                           > budget 0.5 s"; "" otherwise */
 } cm_plan_candidate_t;
 
+/** Most levels a report's figures hold: the planner's own limit (a tree
+ *  with more levels fails cm_plan()). */
+#define CM_PLAN_MAX_LEVELS 32
+
+/** One mapping's figures on the caller's tree under the costs of
+ *  o->weight, by the public definitions: what cm_cost(), cm_cost_max()
+ *  and cm_cost_report() return once cm_tree_apply_weight() has given the
+ *  tree those costs (the tree itself is left as it is).  Plain values in
+ *  the report's storage: nothing to free. */
+typedef struct cm_plan_figures {
+    double J;            /**< cm_cost() */
+    double T_max;        /**< cm_cost_max() */
+    int nlevels;         /**< cm_tree_nlevels() of the tree */
+    double level_bytes[CM_PLAN_MAX_LEVELS];
+                         /**< [nlevels]: cm_cost_report()'s level_bytes */
+    double max_node_out; /**< cm_cost_report()'s max_node_out */
+} cm_plan_figures_t;
+
+/** What cm_plan() did.  Plain values in the caller's storage (no pointer,
+ *  nothing to free), valid until the caller reuses it; after a failure
+ *  its content is unspecified. */
 typedef struct cm_plan_report {
     char winner[32]; /**< the candidate whose mapping was returned */
     double J;        /**< its J, as the candidates' */
@@ -675,7 +700,40 @@ typedef struct cm_plan_report {
                           o->verbose) */
     int ncandidates;
     cm_plan_candidate_t candidates[CM_PLAN_MAX_CANDIDATES];
+    char algorithm[32]; /**< what o->algorithm asked for (a method's name,
+                             cm_method_info(), so it fits) */
+    int has_figures; /**< 1 when plan and slurm_default below are filled:
+                          o->figures was set and they could be computed
+                          (0: no memory, or the tree has more than
+                          CM_PLAN_MAX_LEVELS levels) */
+    cm_plan_figures_t plan;          /**< the returned mapping's */
+    cm_plan_figures_t slurm_default; /**< Slurm's default layout's: block
+                                          (cm_map_block()) on the same tree,
+                                          the tree's slot order */
 } cm_plan_report_t;
+
+/** Styles of cm_plan_report_format(). */
+typedef enum cm_plan_report_style {
+    /** The placement record's key=value lines (`clustermap explain`):
+     *  algorithm=, winner=, J=, J_default=, J_ratio=, T_max=,
+     *  T_max_default=, one level.<name>.bytes=X default=Y per level,
+     *  max_node_out=X default=Y, then one candidate= line per candidate.
+     *  Needs the report's figures (has_figures). */
+    CM_PLAN_REPORT_EXPLAIN = 0,
+    /** What `clustermap plan --verbose` prints of the portfolio: winner=,
+     *  then one "candidate NAME J=.. T_max=.. L_max=.. time=.." line per
+     *  candidate, numbers exact (integers as such, others in %.17g). */
+    CM_PLAN_REPORT_VERBOSE
+} cm_plan_report_style_t;
+
+/** @p r as text in @p style, every line ending in a newline.  @p t is the
+ *  tree given to cm_plan() (it names the levels; unused by
+ *  CM_PLAN_REPORT_VERBOSE, may then be NULL).  Returns a NUL-terminated
+ *  string the caller frees with free(), never cut; NULL with @p err set on
+ *  NULL arguments, an unknown style, CM_PLAN_REPORT_EXPLAIN without
+ *  figures, a tree whose levels do not match the figures', or no memory. */
+char *cm_plan_report_format(const cm_plan_report_t *r, const cm_tree_t *t,
+                            cm_plan_report_style_t style, cm_error_t *err);
 
 /** Map the n ranks of @p m onto the slots of @p t: map[rank] = slot.
  *  "auto" runs every candidate that fits the budget, always including

@@ -57,12 +57,17 @@ static void level_sums(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
     }
 }
 
-static double combine(const cm_tree_t *t, const acc_t *lb, const acc_t *lm, int nlev)
+/* J from the level sums, priced at @p cb and @p cm (per byte, per message)
+ * or, when @p cb is NULL, at the tree's own level costs. */
+static double combine(const cm_tree_t *t, const acc_t *lb, const acc_t *lm, int nlev,
+                      const double *cb, const double *cm)
 {
     acc_t j = {0, 0};
     for (int l = 0; l < nlev; l++) {
-        acc_add(&j, acc_value(&lb[l]) * (long double)cm_tree_level_byte_cost(t, l));
-        acc_add(&j, acc_value(&lm[l]) * (long double)cm_tree_level_msg_cost(t, l));
+        double b = cb ? cb[l] : cm_tree_level_byte_cost(t, l);
+        double g = cb ? cm[l] : cm_tree_level_msg_cost(t, l);
+        acc_add(&j, acc_value(&lb[l]) * (long double)b);
+        acc_add(&j, acc_value(&lm[l]) * (long double)g);
     }
     return (double)acc_value(&j);
 }
@@ -101,13 +106,20 @@ double cm_cost(const cm_matrix_t *m, const cm_tree_t *t, const int *map)
     if (!lb)
         return NAN;
     level_sums(m, t, map, lb, lb + nlev, NULL);
-    double J = combine(t, lb, lb + nlev, nlev);
+    double J = combine(t, lb, lb + nlev, nlev, NULL, NULL);
     free(lb);
     return J;
 }
 
 int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                    cm_cost_report_t *r, cm_error_t *err)
+{
+    return cm_cost_report_levels(m, t, map, NULL, NULL, r, err);
+}
+
+int cm_cost_report_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                          const double *cb, const double *cm, cm_cost_report_t *r,
+                          cm_error_t *err)
 {
     if (!m || !t || !map || !r)
         return cm_error_set(err, "cost report: expected a matrix, a tree, a map and a "
@@ -126,7 +138,7 @@ int cm_cost_report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
     acc_t *lm = lb + nlev, *out = lb + 2 * nlev;
     level_sums(m, t, map, lb, lm, nnodes > 0 ? out : NULL);
 
-    r->J = combine(t, lb, lm, nlev);
+    r->J = combine(t, lb, lm, nlev, cb, cm);
     r->nlevels = nlev;
     for (int l = 0; l < nlev; l++) {
         r->level_bytes[l] = (double)acc_value(&lb[l]);

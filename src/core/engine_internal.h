@@ -88,6 +88,14 @@ double cm_problem_cost(const cm_problem_t *p, const int *map);
 double cm_cost_max_levels(const cm_matrix_t *m, const cm_tree_t *t,
                           const int *map, const double *cb, const double *cm);
 
+/** cm_cost_report() with J priced at per-level costs @p cb (per byte) and
+ *  @p cm (per message), cm_tree_nlevels() entries each, instead of the
+ *  tree's (NULL: the tree's): the same sums, so equal to cm_cost_report()
+ *  on a tree given those costs (cost.c). */
+int cm_cost_report_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
+                          const double *cb, const double *cm, cm_cost_report_t *r,
+                          cm_error_t *err);
+
 /** cm_cost_links() under per-level byte costs @p cb (cost.c). */
 double cm_cost_links_levels(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
                             const double *cb);

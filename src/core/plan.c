@@ -62,7 +62,12 @@
  * the part the n ranks can use, with the slots block and cyclic use (so
  * those baselines are unchanged) and those of the incoming mapping and of
  * the random baseline, which is drawn on the whole tree.  The mapping is
- * translated back to the tree's slots at the end. */
+ * translated back to the tree's slots at the end.
+ *
+ * Figures.  With o->figures the report also gets the returned mapping's
+ * and Slurm's default layout's figures on the caller's tree, by the public
+ * cost functions' sums (fill_figures), for the placement record
+ * (cm_plan_report_format, plan_report.c). */
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -670,6 +675,50 @@ static int cut_machine(planner_t *pl, const cm_tree_t *t, int random,
     return rc;
 }
 
+_Static_assert(CM_PLAN_MAX_LEVELS == CM_MAX_LEVELS,
+               "a report's figures hold every level the planner accepts");
+
+/* @p map's figures on @p t priced at @p c: the sums of cm_cost_report()
+ * and cm_cost_max() themselves, not the planner's own J and T_max, which
+ * add the symmetrised matrix's entries on the machine's usable part in
+ * another order and may differ in the last bits from what cm_cost() says
+ * of the same mapping.  Two O(nnz) passes. */
+static int fill_figures(const cm_matrix_t *m, const cm_tree_t *t,
+                        const cm_costs_t *c, const int *map, cm_plan_figures_t *f,
+                        cm_error_t *err)
+{
+    cm_cost_report_t r = { 0, c->nlevels, f->level_bytes, NULL, 0, -1 };
+    f->nlevels = c->nlevels;
+    if (cm_cost_report_levels(m, t, map, c->cb, c->cm, &r, err) < 0)
+        return -1;
+    f->J = r.J;
+    f->max_node_out = r.max_node_out;
+    f->T_max = cm_cost_max_levels(m, t, map, c->cb, c->cm);
+    if (isnan(f->T_max))
+        return cm_error_set(err, "cm_plan: T_max: out of memory");
+    return 0;
+}
+
+/* With o->figures: the figures of @p map (on @p t) and of Slurm's default
+ * layout, block on @p t, under the costs of o->weight; has_figures stays 0
+ * when they cannot be had (the mapping is returned all the same). */
+static void plan_figures(const cm_matrix_t *m, const cm_tree_t *t,
+                         const cm_plan_options_t *o, const int *map,
+                         cm_plan_report_t *r)
+{
+    int n = cm_matrix_n(m);
+    cm_error_t e;
+    cm_costs_t c;
+    if (cm_tree_nlevels(t) > CM_PLAN_MAX_LEVELS)
+        return;
+    cm_costs_from_tree(t, m, o->weight, &c);
+    int *block = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    r->has_figures = block && cm_map_block(t, n, block, &e) == 0 &&
+                     fill_figures(m, t, &c, map, &r->plan, &e) == 0 &&
+                     fill_figures(m, t, &c, block, &r->slurm_default, &e) == 0;
+    free(block);
+}
+
 /* The options' numbers and the algorithm's row (-1: auto). */
 static int check_options(const cm_matrix_t *m, const cm_tree_t *t,
                          const cm_plan_options_t *o, int *which, cm_error_t *err)
@@ -725,6 +774,9 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
     pl.o = o;
     pl.rep = report ? report : &local_report;
     memset(pl.rep, 0, sizeof *pl.rep);
+    /* A method's name (check_options): it fits. */
+    snprintf(pl.rep->algorithm, sizeof pl.rep->algorithm, "%s",
+             o->algorithm ? o->algorithm : "auto");
     pl.bestJ = -1;
     pl.bestT = NAN;
     pl.cap = INFINITY;
@@ -771,6 +823,8 @@ int cm_plan(const cm_matrix_t *m, const cm_tree_t *t,
         pl.rep->L_max = o->verbose ? cm_cost_links_levels(pl.p.a, pl.p.tree, pl.best,
                                                           pl.p.costs.cb)
                                    : NAN;
+        if (rc == 0 && o->figures && report)
+            plan_figures(m, t, o, map, pl.rep);
     }
 out:
     free(pl.best);

@@ -10,7 +10,6 @@
  * slot.  It writes nothing and prints nothing: srun_step.c writes the
  * hostfile, and says why when this fails.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
@@ -25,59 +24,9 @@ static double since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
-/* Append printf-style to @p buf (size @p n, used *@p at), silently cut. */
-static void add(char *buf, size_t n, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add(char *buf, size_t n, size_t *at, const char *fmt, ...)
-{
-    va_list ap;
-    if (*at >= n)
-        return;
-    va_start(ap, fmt);
-    int w = vsnprintf(buf + *at, n - *at, fmt, ap);
-    va_end(ap);
-    *at = w < 0 ? n : *at + (size_t)w < n ? *at + (size_t)w : n;
-}
-
-/* The record of a cluster placement: why the winner won, against Slurm's
- * default (block with Slurm's counts) level by level. */
-static void explain(const cmp_plan_in_t *in, cm_tree_t *t, const int *map,
-                    const int *bmap, const cm_plan_report_t *rep, cmp_plan_out_t *out)
-{
-    size_t at = 0, n = sizeof out->explain;
-    char *b = out->explain;
-    int nl = cm_tree_nlevels(t);
-    double *lp = calloc((size_t)nl, sizeof *lp), *lb = calloc((size_t)nl, sizeof *lb);
-    cm_cost_report_t rp = { 0, nl, lp, NULL, 0, -1 }, rb = { 0, nl, lb, NULL, 0, -1 };
-    cm_error_t e;
-    add(b, n, &at, "algorithm=%s\nwinner=%s\nJ=%.6g\nJ_default=%.6g\nJ_ratio=%.4f\n",
-        in->config->algorithm, rep->winner, out->j_plan, out->j_block,
-        out->j_block > 0 ? out->j_plan / out->j_block : 1.0);
-    add(b, n, &at, "T_max=%.6g\nT_max_default=%.6g\n", cm_cost_max(in->matrix, t, map),
-        cm_cost_max(in->matrix, t, bmap));
-    if (lp && lb && cm_cost_report(in->matrix, t, map, &rp, &e) == 0 &&
-        cm_cost_report(in->matrix, t, bmap, &rb, &e) == 0) {
-        for (int l = 0; l < nl; l++)
-            add(b, n, &at, "level.%s.bytes=%.6g default=%.6g\n",
-                cm_tree_level_name(t, l), lp[l], lb[l]);
-        add(b, n, &at, "max_node_out=%.6g default=%.6g\n", rp.max_node_out,
-            rb.max_node_out);
-    }
-    for (int k = 0; k < rep->ncandidates; k++) {
-        const cm_plan_candidate_t *c = &rep->candidates[k];
-        if (c->ok)
-            add(b, n, &at, "candidate=%s J=%.6g T_max=%.6g time=%.4f s%s\n", c->name,
-                c->J, c->T_max, c->seconds,
-                c->over_tmax ? " (T_max above Slurm's default: not chosen)" : "");
-        else
-            add(b, n, &at, "candidate=%s %s\n", c->name,
-                c->why[0] ? c->why : "skipped (budget or not applicable)");
-    }
-    free(lp);
-    free(lb);
-}
-
-/* Plan with the engine; J of the plan and of block when the profile allows. */
+/* Plan with the engine: the mapping, and for the step's record the figures
+ * of the plan and of Slurm's default layout, which the engine computes
+ * with the plan and formats (cm_plan_report_format). */
 static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
                         cmp_plan_out_t *out, double deadline, cm_error_t *err)
 {
@@ -90,20 +39,23 @@ static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
     o.time_budget = c->budget;
     o.deadline = deadline;
     o.weight = c->weight;
+    o.figures = 1;
     /* srun's CPUs (inside a job: the batch step's): the mapping is the same
      * for any number, only the launch is quicker. */
     o.threads = cm_plan_threads_available();
     if (cm_plan(in->matrix, t, &o, map, &rep, &e) < 0)
         return cm_error_set(err, "planning failed (%s)", e.msg);
     snprintf(out->how, sizeof out->how, "%s", rep.winner);
-    int *bmap = malloc((size_t)in->ntasks * sizeof *bmap);
-    if (bmap && cm_map_block(t, in->ntasks, bmap, &e) == 0 &&
-        cm_tree_apply_weight(t, in->matrix, c->weight, &e) == 0) {
-        out->j_plan = cm_cost(in->matrix, t, map);
-        out->j_block = cm_cost(in->matrix, t, bmap);
-        explain(in, t, map, bmap, &rep, out);
-    }
-    free(bmap);
+    if (!rep.has_figures)
+        return 0;   /* no record: the placement stands without it */
+    out->j_plan = rep.plan.J;
+    out->j_block = rep.slurm_default.J;
+    char *text = cm_plan_report_format(&rep, t, CM_PLAN_REPORT_EXPLAIN, &e);
+    /* The ABI's field is bounded: a record longer than it is cut there, as
+     * it always was, until the ABI hands over the engine's whole text. */
+    if (text)
+        snprintf(out->explain, sizeof out->explain, "%s", text);
+    free(text);
     return 0;
 }
 
