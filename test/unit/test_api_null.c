@@ -512,6 +512,20 @@ static void test_plan(void **state)
     for (int i = 0; i < 4; i++)
         assert_int_equal(map[i], 9);
 
+    /* The report's text: no report, an unknown style, the record without
+     * figures or without its tree. */
+    memset(&rep, 0, sizeof rep);
+    FAILS_NULL(cm_plan_report_format(NULL, t, CM_PLAN_REPORT_VERBOSE, err));
+    FAILS_NULL(cm_plan_report_format(&rep, t, (cm_plan_report_style_t)7, err));
+    FAILS_NULL(cm_plan_report_format(&rep, t, CM_PLAN_REPORT_EXPLAIN, err));
+    rep.ncandidates = -1;
+    FAILS_NULL(cm_plan_report_format(&rep, NULL, CM_PLAN_REPORT_VERBOSE, err));
+    cm_plan_options_init(&o);
+    o.figures = 1;
+    int planned[4];
+    assert_int_equal(cm_plan(m, t, &o, planned, &rep, NULL), 0);
+    FAILS_NULL(cm_plan_report_format(&rep, NULL, CM_PLAN_REPORT_EXPLAIN, err));
+
     /* More than the planner's 32 levels. */
     cm_tree_t *deep = cm_tree_new();
     char name[16];
