@@ -50,16 +50,12 @@ static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
         return 0;   /* no record: the placement stands without it */
     out->j_plan = rep.plan.J;
     out->j_block = rep.slurm_default.J;
-    char *text = cm_plan_report_format(&rep, t, CM_PLAN_REPORT_EXPLAIN, &e);
-    /* The ABI's field is bounded: a record longer than it is cut there, as
-     * it always was, until the ABI hands over the engine's whole text. */
-    if (text)
-        snprintf(out->explain, sizeof out->explain, "%s", text);
-    free(text);
+    /* no text (no memory): the placement stands without its record */
+    out->explain = cm_plan_report_format(&rep, t, CM_PLAN_REPORT_EXPLAIN, &e);
     return 0;
 }
 
-int cmp_place_plan_v2(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
+int cmp_place_plan_v3(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
 {
     const cmp_config_t *c = in->config;
     cm_error_t e;

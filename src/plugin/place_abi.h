@@ -38,8 +38,10 @@ typedef struct cmp_plan_out {
     int *core;                    /* rank -> slot on that node */
     char how[32];                 /* the winning algorithm, or the layout */
     double j_plan, j_block;       /* cluster: predicted cost, and block's */
-    char explain[6144];           /* cluster: key=value lines for the step's
-                                     record (`clustermap explain`) */
+    char *explain;                /* cluster: key=value lines for the step's
+                                     record (`clustermap explain`), the
+                                     engine's whole text, malloc'd: the
+                                     caller frees it; NULL: none */
 } cmp_plan_out_t;
 
 /** The module's one entry point.  0, or -1 with @p err saying why (the
@@ -49,8 +51,8 @@ typedef struct cmp_plan_out {
  *  another version fails to load instead of misreading them. */
 typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out,
                         cm_error_t *err);
-#define CMP_PLAN_SYMBOL "cmp_place_plan_v2"
-cmp_plan_fn cmp_place_plan_v2;
+#define CMP_PLAN_SYMBOL "cmp_place_plan_v3"
+cmp_plan_fn cmp_place_plan_v3;
 
 /** The module's file name, installed next to clustermap.so. */
 #define CMP_PLACE_LIB_NAME "clustermap-place.so"

@@ -315,14 +315,13 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
             if (!seen[out.node[r]]++)
                 used++;
         free(seen);
-        if (s->req.mode == CMP_MODE_CLUSTER && out.explain[0]) {
-            size_t len = strlen(out.explain) + strlen(s->job_name) + 1024;
+        if (s->req.mode == CMP_MODE_CLUSTER && out.explain && out.explain[0]) {
             free(explain_text);
-            if ((explain_text = malloc(len)))
-                snprintf(explain_text, len, "clustermap-explain 1\njob=%s\nprofile=%s\n"
+            if (asprintf(&explain_text, "clustermap-explain 1\njob=%s\nprofile=%s\n"
                          "ntasks=%d\nnodes=%d of %d\nplaced_in_ms=%.0f\n%s",
                          s->job_name, s->key, s->ntasks, used, s->alloc.nnodes,
-                         (now_s() - t0) * 1e3, out.explain);
+                         (now_s() - t0) * 1e3, out.explain) < 0)
+                explain_text = NULL;
         }
         if (s->req.mode == CMP_MODE_CLUSTER)
             cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' on %d of %d nodes "
@@ -337,6 +336,7 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
     }
     cm_matrix_free(m);
     free(out.node);
+    free(out.explain);
     free(out.core);
     return rc;
 }
