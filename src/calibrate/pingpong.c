@@ -1,7 +1,7 @@
 /*
  * pingpong.c -- clustermap-pingpong, the MPI program `clustermap calibrate`
  * starts on an allocation: the machine's point-to-point latency and
- * bandwidth, pair by pair, in the pattern of seed 000's "single circle
+ * bandwidth, pair by pair, in the pattern of Wang et al.'s "single circle
  * match": every round pairs all ranks at once (n/2 pairs, a round-robin
  * tournament, so n - 1 rounds for even n), and each pair ping-pongs a small
  * and a large message while the other pairs do the same -- the machine as a

@@ -5,7 +5,7 @@
  *
  * It starts clustermap-pingpong (src/calibrate/pingpong.c) on the
  * allocation's tasks with the launcher (srun by default), which ping-pongs
- * every pair of ranks in the pattern of seed 000 (n/2 pairs at once, a
+ * every pair of ranks in the pattern of Wang et al.'s "single circle match" (n/2 pairs at once, a
  * round per pairing), and reads back one line per pair.  Each pair is
  * classed by the level of the machine's tree where its two ranks meet (the
  * nodes by their host names; two ranks of one node by the CPUs they are

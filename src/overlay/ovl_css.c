@@ -1,6 +1,6 @@
 /*
- * ovl_css.c -- MPI_Alltoallv by contention-free schedules (seed 003;
- * css_schedule.h, docs/overlays.md).
+ * ovl_css.c -- MPI_Alltoallv by contention-free schedules (Wang et
+ * al.'s CSS; css_schedule.h, docs/overlays.md).
  *
  * An irregular all-to-all sent the way MPI libraries send it (every
  * message at once, or rank + k in step k) lets several senders hit one

@@ -1,6 +1,6 @@
 /*
- * ovl_tnbc.c -- transparent non-blocking collectives (seed 001, issue 15;
- * docs/overlays.md, "The tnbc overlay").
+ * ovl_tnbc.c -- transparent non-blocking collectives (Li et al.'s
+ * T-NBC; docs/overlays.md, "The tnbc overlay").
  *
  * MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Bcast on an
  * intracommunicator return before their data have arrived:
@@ -32,7 +32,7 @@
  * program's pages (in the handler or at a completion point); the progress
  * thread never touches them.
  *
- * Trace mode and priorities (seed 001, section 5; ovl_tprio.c): the
+ * Trace mode and priorities (T-NBC's section 5; ovl_tprio.c): the
  * handler also notes the order in which the blocks are first touched
  * (note_touch), folded into the call site's record at the completion
  * point (fold) with the call's time inside it and the time it hid; a
@@ -41,7 +41,7 @@
  * blocking instead (blocking(): the same sub-messages, so its peers match
  * them whatever they decide).
  *
- * Waves (seed 001, section 5; ovl_waves.c), when every rank asked for
+ * Waves (T-NBC's section 5; ovl_waves.c), when every rank asked for
  * them: an Alltoall(v) rank that is not the first of its node's chain
  * holds its sends (their copy made) until the previous rank passes it a
  * token, and passes its own on once they are complete; the progress

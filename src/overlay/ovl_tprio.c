@@ -1,6 +1,6 @@
 /*
- * ovl_tprio.c -- the tnbc overlay's trace mode and priorities (seed 001,
- * section 5; ovl_trace.h; docs/overlays.md, "Trace and priorities").
+ * ovl_tprio.c -- the tnbc overlay's trace mode and priorities (Li et al.'s
+ * T-NBC, section 5; src/trace/trace.h; docs/overlays.md, "Trace and priorities").
  *
  *   CLUSTERMAP_OVERLAY_TRACE=PREFIX  record, per call site, the order in
  *                                    which the program first touches the

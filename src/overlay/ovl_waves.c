@@ -1,5 +1,5 @@
 /*
- * ovl_waves.c -- the seed's per-node rule for tnbc (seed 001, section 5;
+ * ovl_waves.c -- the per-node rule of T-NBC (Li et al., section 5;
  * docs/overlays.md, "Waves"): on each node, one process's sub-messages use
  * the network at a time.
  *

@@ -1,6 +1,6 @@
 /*
  * overlay_trace.c -- the tnbc overlay's traces and priorities of a step
- * (seed 001, section 5; docs/overlays.md, "Trace and priorities", "In the
+ * (T-NBC's section 5; docs/overlays.md, "Trace and priorities", "In the
  * profile store").
  *
  * srun (the user; srun_step.c from the store's answer, cm_store_step_info):

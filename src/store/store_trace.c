@@ -1,6 +1,6 @@
 /*
  * store_trace.c -- the tnbc overlay's touch-order traces kept beside a
- * profile (seed 001, section 5; docs/overlays.md, "Trace and priorities").
+ * profile (T-NBC's section 5; docs/overlays.md, "Trace and priorities").
  *
  * A step run with tnbc by the plugin has each rank write its trace into
  * the node's private directory; at the step's end each node delivers, as
