@@ -28,8 +28,8 @@ char *cmp_hostfile_format(const char *const *names, const int *node, int ntasks,
  *  indexes into @p names (@p nnames entries), into @p node (room for
  *  @p ntasks).  0, or -1 with @p err naming the line: a host not in
  *  @p names, more or fewer lines than @p ntasks. */
-int cmp_hostfile_parse(const char *text, size_t len, const char *const *names,
-                       int nnames, int ntasks, int *node, cm_error_t *err);
+int cmp_hostfile_parse(const char *text, size_t len, const char *const *names, int nnames,
+                       int ntasks, int *node, cm_error_t *err);
 
 /** The core list of @p ntasks slots ("3,0,1,2"): malloc'd, or NULL with
  *  @p err (a negative slot or one above CMP_CORE_LIST_MAX_SLOT, no

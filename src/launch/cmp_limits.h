@@ -5,8 +5,8 @@
 #ifndef CMP_LIMITS_H
 #define CMP_LIMITS_H
 
-#define CMP_NAME_MAX 255    /* a job or profile name, without its NUL */
-#define CMP_PATH_MAX 1024   /* a path of the site's configuration */
-#define CMP_SPEC_MAX 512    /* a value list of the configuration */
+#define CMP_NAME_MAX 255  /* a job or profile name, without its NUL */
+#define CMP_PATH_MAX 1024 /* a path of the site's configuration */
+#define CMP_SPEC_MAX 512  /* a value list of the configuration */
 
 #endif /* CMP_LIMITS_H */

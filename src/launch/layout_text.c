@@ -15,8 +15,10 @@ char *cmp_hostfile_format(const char *const *names, const int *node, int ntasks,
     for (int r = 0; r < ntasks; r++) {
         const char *h = names[node[r]];
         if (!h[0] || strpbrk(h, " \t\r\n")) {
-            cm_error_set(err, "hostfile: node name '%s' of rank %d is empty or holds "
-                         "a blank", h, r);
+            cm_error_set(err,
+                         "hostfile: node name '%s' of rank %d is empty or holds "
+                         "a blank",
+                         h, r);
             return NULL;
         }
         size += strlen(h) + 1;
@@ -39,8 +41,8 @@ char *cmp_hostfile_format(const char *const *names, const int *node, int ntasks,
     return text;
 }
 
-int cmp_hostfile_parse(const char *text, size_t len, const char *const *names,
-                       int nnames, int ntasks, int *node, cm_error_t *err)
+int cmp_hostfile_parse(const char *text, size_t len, const char *const *names, int nnames,
+                       int ntasks, int *node, cm_error_t *err)
 {
     const char *p = text, *end = text + len;
     int r = 0;
@@ -54,8 +56,10 @@ int cmp_hostfile_parse(const char *text, size_t len, const char *const *names,
         while (k < nnames && (strlen(names[k]) != l || memcmp(names[k], p, l)))
             k++;
         if (k == nnames)
-            return cm_error_set(err, "hostfile: line %d: '%.*s' is not a node of the "
-                                "allocation", r + 1, (int)(l > 64 ? 64 : l), p);
+            return cm_error_set(err,
+                                "hostfile: line %d: '%.*s' is not a node of the "
+                                "allocation",
+                                r + 1, (int)(l > 64 ? 64 : l), p);
         node[r++] = k;
         p += l + (nl ? 1 : 0);
     }

@@ -47,7 +47,8 @@ static void test_hostfile_refused(void **state)
     assert_null(cmp_hostfile_format(bad, node, 2, &len, &err));
     assert_non_null(strstr(err.msg, "rank 1 is empty"));
     assert_int_equal(cmp_hostfile_parse("n1\nn9\n", 6, NAMES, 3, 2, back, &err), -1);
-    assert_string_equal(err.msg, "hostfile: line 2: 'n9' is not a node of the allocation");
+    assert_string_equal(err.msg,
+                        "hostfile: line 2: 'n9' is not a node of the allocation");
     assert_int_equal(cmp_hostfile_parse("n1\nn1\nn1\n", 9, NAMES, 3, 2, back, &err), -1);
     assert_string_equal(err.msg, "hostfile: line 3: more lines than the 2 ranks");
     assert_int_equal(cmp_hostfile_parse("n1\n", 3, NAMES, 3, 2, back, &err), -1);
@@ -71,7 +72,8 @@ static void test_core_list(void **state)
     free(list);
     slot[2] = (1 << 20) + 1;
     assert_null(cmp_core_list_format(slot, 4, &err));
-    assert_string_equal(err.msg, "core list: rank 2 has slot 1048577 (expected 0 to 1048576)");
+    assert_string_equal(err.msg,
+                        "core list: rank 2 has slot 1048577 (expected 0 to 1048576)");
     slot[2] = -1;
     assert_null(cmp_core_list_format(slot, 4, &err));
     /* what a task must not take for a slot */
