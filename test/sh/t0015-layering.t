@@ -17,9 +17,9 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 # header and never the other way round.
 layer() {
     case $1 in
-    util) echo 0 ;;
-    core | trace) echo 1 ;;
-    profiles | profiler) echo 2 ;;
+    core) echo 0 ;;
+    util) echo 1 ;;
+    trace | profiles | profiler) echo 2 ;;
     store | overlay) echo 3 ;;
     launch) echo 4 ;;
     plugin | mpirun | cli | calibrate) echo 5 ;;
