@@ -54,7 +54,7 @@ typedef struct cm_run {
  *  ...", NAME being @p name.  0, or -1 with @p err and *count = 0 (the
  *  entries of @p runs are then unspecified): a NUL byte, a bad header or
  *  line, no final newline, more than CM_HISTORY_MAX_RUNS runs, a NULL
- *  @p text or @p runs (and *count untouched for a NULL @p count). */
+ *  @p text or @p runs; a NULL @p count fails the same way. */
 int cm_history_parse(const char *text, size_t len, const char *name,
                      cm_run_t *runs, int *count, cm_error_t *err);
 
@@ -132,8 +132,7 @@ const char *cm_guard_reason_name(cm_guard_reason_t r);
  *  except a re-check once @c recheck runs in a row were placed.
  *  Deterministic.  A NULL @p r decides with the default rule
  *  (cm_guard_rule_init()); a NULL @p runs or @p count < 0 is a history of
- *  no runs; a NULL @p out makes
- *  the call a no-op. */
+ *  no runs; a NULL @p out makes the call a no-op. */
 void cm_guard_decide(const cm_run_t *runs, int count, const cm_guard_rule_t *r,
                      cm_guard_t *out);
 
