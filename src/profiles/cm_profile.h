@@ -10,8 +10,14 @@
  * content.  Where profiles are kept is the store's (cm_store.h); a job's
  * run history and the guard that reads it are in cm_history.h.
  *
- * Conventions are those of clustermap.h: opaque handles, cm_error_t last,
- * NULL/-1 on failure with a message naming the file and the field.
+ * Conventions are those of clustermap.h: opaque handles, cm_error_t last
+ * (may be NULL), NULL or -1 on failure with a message naming the file and
+ * the field; a NULL handle or required pointer is such a failure, never a
+ * crash (test/unit/test_profiles_null.c calls every function this way).
+ * Strings passed in are copied when the profile keeps them; strings the
+ * accessors return belong to the profile and stay valid until it is freed
+ * or, for the key, until cm_profile_set_key() replaces it.  A profile is
+ * not changed by a call that fails.
  */
 #ifndef CM_PROFILE_H
 #define CM_PROFILE_H
@@ -33,16 +39,19 @@ extern "C" {
 /** Default bound on the size of a profile file read back (64 MiB). */
 #define CM_PROFILE_DEFAULT_MAX_BYTES ((size_t)64 << 20)
 
-/** Largest task count a profile may have. */
+/** Largest task count a profile may have (1 << 20 = 1048576 ranks). */
 #define CM_PROFILE_MAX_TASKS (1 << 20)
 
-/** Longest job name / user name, in bytes. */
+/** Longest job name / user name, in bytes (without the NUL).  A job name
+ *  is 1..255 bytes, a user name 0..255; any byte but NUL is allowed. */
 #define CM_PROFILE_MAX_NAME 255
 
-/** Longest job id string ("jobid.stepid"), in bytes. */
+/** Longest job id string ("jobid.stepid"), in bytes (without the NUL);
+ *  job ids are printable ASCII without blanks (0x21..0x7e). */
 #define CM_PROFILE_MAX_JOBID 129
 
-/** How many job ids a profile keeps (the most recent ones). */
+/** How many job ids a profile keeps (the most recent ones; adding one
+ *  more drops the oldest). */
 #define CM_PROFILE_MAX_JOBIDS 32
 
 /** Default merge weight of a new run (see cm_profile_merge). */
@@ -59,7 +68,9 @@ typedef enum cm_part {
     CM_PART_ALL = 3    /**< both, summed */
 } cm_part_t;
 
-/** Parse "p2p", "coll", "all".  -1 when unknown. */
+/** Parse "p2p", "coll" or "all" (exact, case-sensitive) into *@p out.
+ *  0, or -1 with *@p out untouched for any other text, a NULL @p name or a
+ *  NULL @p out. */
 int cm_part_parse(const char *name, cm_part_t *out);
 
 /* ------------------------------------------------------------------------ */
@@ -69,10 +80,15 @@ int cm_part_parse(const char *name, cm_part_t *out);
 typedef struct cm_profile cm_profile_t;
 
 /** A one-run profile from matrices.  @p p2p and @p coll (either may be NULL
- *  for "no traffic", not both) must have @p ntasks ranks; they are copied.
- *  @p user is the user's name (informational; the uid is the key).  The
- *  profile has runs = 1, first = last update = @p now, no job ids, and
- *  carries message counts when every matrix given has them. */
+ *  for "no traffic", not both) must have @p ntasks ranks, 1 <= @p ntasks <=
+ *  CM_PROFILE_MAX_TASKS; they are copied (the caller keeps and frees its
+ *  matrices).  @p user is the user's name (informational; the uid is the
+ *  key), 0..CM_PROFILE_MAX_NAME bytes; @p job_name 1..CM_PROFILE_MAX_NAME
+ *  bytes; both copied.  The profile has runs = 1, first = last update =
+ *  @p now, no job ids, and carries message counts when every matrix given
+ *  has them.  Returns a profile the caller releases with cm_profile_free(),
+ *  or NULL with @p err (both matrices NULL, a NULL or too long name, a task
+ *  count out of range or unlike a matrix's, out of memory). */
 cm_profile_t *cm_profile_new(uid_t uid, const char *user, const char *job_name,
                              int ntasks, const cm_matrix_t *p2p,
                              const cm_matrix_t *coll, time_t now,
@@ -82,94 +98,151 @@ struct cm_raw_profile;   /* src/profiles/raw.h */
 
 /** A one-run profile of a raw profile (the PMPI library's output) for
  *  (@p uid, @p user, @p job_name), task count = the raw rank count, with the
- *  raw file's "jobid.stepid" as its job id (when the raw file names one). */
+ *  raw file's "jobid.stepid" as its job id (when the raw file names one).
+ *  What cm_profile_new() does with the raw profile's matrices, which stay
+ *  the caller's (cm_raw_release()).  Returns a profile the caller releases
+ *  with cm_profile_free(), or NULL with @p err on the failures of
+ *  cm_profile_new() and for a job id cm_profile_add_jobid() refuses.
+ *  @p raw must not be NULL (this function is built with the store). */
 cm_profile_t *cm_profile_from_raw(const struct cm_raw_profile *raw, uid_t uid,
                                   const char *user, const char *job_name,
                                   time_t now, cm_error_t *err);
 
-/** Add @p jobid ("jobid.stepid") to the bounded list of job ids (the oldest
- *  is dropped past CM_PROFILE_MAX_JOBIDS).  Printable ASCII, 1..129 bytes. */
+/** Add a copy of @p jobid ("jobid.stepid") to the bounded list of job ids
+ *  (the oldest is dropped past CM_PROFILE_MAX_JOBIDS).  @p jobid is
+ *  1..CM_PROFILE_MAX_JOBID bytes of printable ASCII without blanks.  0, or
+ *  -1 with @p err and the list unchanged (NULL @p p or @p jobid, a job id
+ *  out of those bounds, out of memory). */
 int cm_profile_add_jobid(cm_profile_t *p, const char *jobid, cm_error_t *err);
 
-/** Change the key (what `profile import --job-name` does).  The matrices
- *  keep their rank count. */
+/** Change the key (what `profile import --job-name` does): @p user and
+ *  @p job_name are checked as cm_profile_new() checks them and copied; the
+ *  strings cm_profile_user() and cm_profile_job_name() returned before are
+ *  freed.  The matrices keep their rank count.  0, or -1 with @p err and
+ *  the key unchanged (NULL @p p, a NULL or too long name, out of memory). */
 int cm_profile_set_key(cm_profile_t *p, uid_t uid, const char *user,
                        const char *job_name, cm_error_t *err);
 
 /** Merge: a new profile with, for every entry of the union of both sparsity
  *  patterns, value = (1 - w) * old + w * run (bytes and messages, each part);
- *  runs = old.runs + run.runs; first update of @p old, last update @p now;
- *  job ids of old then run (bounded); key of @p old.  @p weight is in
- *  (0, 1], or CM_PROFILE_WEIGHT_MEAN.  Different task counts are an error.
- *  Message counts are kept when both sides have them. */
+ *  runs = old.runs + run.runs; first update of @p old, last update the later
+ *  of @p now and old's; job ids of old then run (bounded); key of @p old.
+ *  @p weight is in (0, 1], or CM_PROFILE_WEIGHT_MEAN.  Message counts are
+ *  kept when both sides have them.  Neither input is changed.  Returns a
+ *  new profile the caller releases with cm_profile_free(), or NULL with
+ *  @p err (NULL @p old or @p run, different task counts, a weight out of
+ *  range, a run counter past 2^31 - 1, out of memory). */
 cm_profile_t *cm_profile_merge(const cm_profile_t *old, const cm_profile_t *run,
                                double weight, time_t now, cm_error_t *err);
 
-/** Parse a weight: a decimal number in (0, 1] or "mean". */
+/** Parse a weight into *@p out: a decimal number in (0, 1] (strtod syntax,
+ *  the whole text) or "mean" (CM_PROFILE_WEIGHT_MEAN).  0, or -1 with
+ *  *@p out untouched for anything else, NULL @p s or NULL @p out. */
 int cm_profile_weight_parse(const char *s, double *out);
 
-/** A new matrix (caller frees) of the given part: p2p, coll, or their sum.
- *  cm_matrix_has_msgs() follows cm_profile_has_msgs(). */
+/** A new matrix of the given part: p2p, coll, or their sum (CM_PART_ALL);
+ *  the caller releases it with cm_matrix_free().  cm_matrix_has_msgs()
+ *  follows cm_profile_has_msgs().  A value of @p part with neither bit
+ *  gives an empty matrix.  NULL with @p err for a NULL @p p or out of
+ *  memory. */
 cm_matrix_t *cm_profile_matrix(const cm_profile_t *p, cm_part_t part,
                                cm_error_t *err);
 
-/** The stored matrix of one part (CM_PART_P2P or CM_PART_COLL), owned by the
- *  profile.  Never NULL: an absent part is an empty matrix. */
+/** The stored matrix of one part, owned by the profile (valid until
+ *  cm_profile_free(); do not free it): CM_PART_COLL gives the collective
+ *  part, any other value the point-to-point part.  Never NULL for a
+ *  profile (an absent part is an empty matrix); NULL for a NULL @p p. */
 const cm_matrix_t *cm_profile_part(const cm_profile_t *p, cm_part_t part);
 
+/* The accessors below read the profile; for a NULL @p p they answer the
+ * value their note gives. */
+
+/** The user id of the key; (uid_t)-1 for NULL. */
 uid_t cm_profile_uid(const cm_profile_t *p);
+/** The user's name, owned by the profile (valid until cm_profile_free() or
+ *  cm_profile_set_key()); may be empty; NULL for NULL. */
 const char *cm_profile_user(const cm_profile_t *p);
+/** The job name of the key, owned as cm_profile_user()'s; NULL for NULL. */
 const char *cm_profile_job_name(const cm_profile_t *p);
+/** The task count, 1..CM_PROFILE_MAX_TASKS; 0 for NULL. */
 int cm_profile_ntasks(const cm_profile_t *p);
+/** How many runs were merged into the profile, at least 1; 0 for NULL. */
 long cm_profile_runs(const cm_profile_t *p);
+/** Non-zero when every run merged had real message counts; 0 for NULL. */
 int cm_profile_has_msgs(const cm_profile_t *p);
-/** Seconds since the epoch (UTC). */
+/** Seconds since the epoch (UTC) of the first run merged; 0 for NULL. */
 int64_t cm_profile_first_update(const cm_profile_t *p);
+/** Seconds since the epoch (UTC) of the last merge; 0 for NULL. */
 int64_t cm_profile_last_update(const cm_profile_t *p);
+/** How many job ids the profile keeps, 0..CM_PROFILE_MAX_JOBIDS; 0 for
+ *  NULL. */
 int cm_profile_njobids(const cm_profile_t *p);
-/** Job id @p k, oldest first (0 <= k < njobids). */
+/** Job id @p k, oldest first (0 <= k < njobids), owned by the profile:
+ *  valid until cm_profile_free() or until cm_profile_add_jobid() drops it
+ *  from a full list.  NULL for a NULL @p p or @p k out of range. */
 const char *cm_profile_jobid(const cm_profile_t *p, int k);
 
 /** The profile key of job @p job_name when it runs the executable at
- *  @p path (resolved; the text given when it cannot be): "<job name>@<file
- *  name of path>-<8 hex digits of the FNV-1a 64 hash of path>", so that two
- *  programs run under one job name (every script called job.sh) never share
- *  a profile.  The job name is cut to make the key fit CM_PROFILE_MAX_NAME.
- *  0, or -1 with @p err when @p job_name or @p path is empty. */
+ *  @p path (as the caller resolved it; this function reads no file system):
+ *  "<job name>@<file name of path>-<8 hex digits of the FNV-1a 64 hash of
+ *  path>", so that two programs run under one job name (every script called
+ *  job.sh) never share a profile.  In the file name, bytes other than
+ *  [A-Za-z0-9._-] become '_' and only its first 63 bytes are kept (the hash
+ *  covers the whole path, so cut names stay apart); the job name is cut to
+ *  make the key fit CM_PROFILE_MAX_NAME.  The key is written to @p out,
+ *  NUL-terminated, which has room for @p size bytes (CM_PROFILE_MAX_NAME + 1
+ *  always suffices).  0, or -1 with @p err and @p out untouched when
+ *  @p job_name or @p path is NULL or empty, @p out is NULL or @p size is
+ *  too small. */
 int cm_profile_program_key(const char *job_name, const char *path, char *out,
                            size_t size, cm_error_t *err);
 
 /** The program part of a key made by cm_profile_program_key() (after its
- *  last '@'), or NULL when @p key has none (a name= profile, an import).
- *  *name_len gets the length of the job name part. */
+ *  last '@'), a pointer into @p key (valid as long as @p key is), or NULL
+ *  when @p key has none (a name= profile, an import) or is NULL.
+ *  *name_len (when @p name_len is not NULL) gets the length of the job name
+ *  part: the whole key's when there is no program part, 0 for a NULL key. */
 const char *cm_profile_key_program(const char *key, size_t *name_len);
 
 /** FNV-1a 64 over the canonical serialisation of the whole content (key,
  *  counters, timestamps, job ids, both matrices); docs/profile-format.md
- *  defines the byte stream.  Equal profiles have equal checksums. */
+ *  defines the byte stream.  Equal profiles have equal checksums.  0 for a
+ *  NULL @p p. */
 uint64_t cm_profile_checksum(const cm_profile_t *p);
 
+/** Release @p p, its strings and its matrices (NULL: no-op). */
 void cm_profile_free(cm_profile_t *p);
 
 /* -- JSON ------------------------------------------------------------------ */
 
 /** The JSON document of @p p, malloc'd and NUL-terminated (*len without the
- *  NUL when @p len is not NULL).  Deterministic: equal profiles give equal
- *  bytes. */
+ *  NUL when @p len is not NULL); the caller frees it with free().
+ *  Deterministic: equal profiles give equal bytes.  NULL with @p err (and
+ *  *len untouched) for a NULL @p p or out of memory. */
 char *cm_profile_to_json(const cm_profile_t *p, size_t *len, cm_error_t *err);
 
-/** Write the JSON document to @p fd (all of it, retrying short writes). */
+/** Write the JSON document to @p fd (all of it, retrying short writes);
+ *  @p name is what messages call the file.  0, or -1 with @p err (NULL
+ *  @p p, a write error; part of the document may then have been written).
+ *  @p fd stays open. */
 int cm_profile_write_json_fd(const cm_profile_t *p, int fd, const char *name,
                              cm_error_t *err);
 
-/** Write the JSON document to @p path (created or truncated, mode 0644). */
+/** Write the JSON document to @p path (created or truncated, mode 0644; a
+ *  final symbolic link is not followed).  Not atomic: a reader may see
+ *  part of the document while it is written.  0, or -1 with @p err (NULL
+ *  @p p or @p path, cannot create, write error). */
 int cm_profile_write_json(const cm_profile_t *p, const char *path,
                           cm_error_t *err);
 
 /** Parse and validate a JSON document of @p len bytes (need not be
- *  NUL-terminated).  Every field is checked (presence, type, range, schema
- *  version, sorted and in-range entries, checksum); errors read
- *  "NAME: field 'p2p.entries[3][1]': expected ..., got ...". */
+ *  NUL-terminated; a NUL byte in it is an error), nested at most 8 deep.
+ *  Every field is checked (presence, type, range, schema version, sorted
+ *  and in-range entries, the limits CM_PROFILE_MAX_*, checksum); errors
+ *  read "NAME: field 'p2p.entries[3][1]': expected ..., got ...", where
+ *  NAME is @p name.  @p text is only read.  Returns a new profile the
+ *  caller releases with cm_profile_free(), or NULL with @p err (NULL
+ *  @p text, anything the checks refuse, more than INT_MAX bytes). */
 cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
                                     const char *name, cm_error_t *err);
 
@@ -179,32 +252,41 @@ cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
  *  this in the binary form, smaller ones as JSON. */
 #define CM_PROFILE_BIN_MIN_ENTRIES 16384
 
-/** The binary form of @p p, malloc'd (*@p len bytes): the same content and
- *  checksum as the JSON document, entries delta-coded, the body deflated.
- *  Deterministic. */
+/** The binary form of @p p, malloc'd (*@p len bytes, no terminator; the
+ *  caller frees it with free()): the same content and checksum as the JSON
+ *  document, entries delta-coded, the body deflated.  Deterministic.  NULL
+ *  with @p err for a NULL @p p or @p len, or out of memory. */
 char *cm_profile_to_bin(const cm_profile_t *p, size_t *len, cm_error_t *err);
 
-/** Non-zero when @p data starts with the binary form's magic bytes. */
+/** Non-zero when the @p len bytes at @p data start with the binary form's
+ *  magic bytes; 0 otherwise, for a NULL @p data or fewer bytes than the
+ *  magic. */
 int cm_profile_is_bin(const void *data, size_t len);
 
 /** Parse and validate a binary profile of @p len bytes whose inflated body
  *  may not exceed @p max_body bytes: the same checks as the JSON reader
  *  (ranges, names, job ids, non-zero entries, checksum), plus the header's
  *  version, flags and lengths; errors read "NAME: binary profile, FIELD at
- *  byte N of the body: ...". */
+ *  byte N of the body: ...".  @p data is only read.  Returns a new profile
+ *  the caller releases with cm_profile_free(), or NULL with @p err (NULL
+ *  @p data, no magic or a short header, anything the checks refuse). */
 cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *name,
                                    size_t max_body, cm_error_t *err);
 
 /** Read a profile from an open descriptor, JSON or binary (told by its
- *  first bytes): it must be a regular file of at
- *  most @p max_bytes (0: CM_PROFILE_DEFAULT_MAX_BYTES), checked with fstat
- *  before reading and enforced while reading; a binary body may inflate
- *  to at most 16 times that. */
+ *  first bytes): it must be a regular file of at most @p max_bytes (0:
+ *  CM_PROFILE_DEFAULT_MAX_BYTES), checked with fstat before reading and
+ *  enforced while reading; a binary body may inflate to at most 16 times
+ *  that.  @p name is what messages call the file.  @p fd is read from its
+ *  current offset and stays open.  Returns a new profile the caller
+ *  releases with cm_profile_free(), or NULL with @p err (a bad descriptor,
+ *  not a regular file, too large, a read error, what the parsers refuse). */
 cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
                                       size_t max_bytes, cm_error_t *err);
 
 /** Open @p path without following a final symbolic link and read it as
- *  cm_profile_read_json_fd() does (JSON or binary). */
+ *  cm_profile_read_json_fd() does (JSON or binary).  NULL with @p err also
+ *  for a NULL @p path, a symbolic link or a file that cannot be opened. */
 cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes,
                                    cm_error_t *err);
 

@@ -26,6 +26,8 @@
 
 void cm_guard_rule_init(cm_guard_rule_t *r)
 {
+    if (!r)
+        return;
     r->window = 5;
     r->min_placed = 2;
     r->min_default = 2;
@@ -38,7 +40,7 @@ const char *cm_guard_reason_name(cm_guard_reason_t r)
 {
     static const char *const name[] = { "few-placed", "measure", "faster",
                                         "recheck", "slower", "probe" };
-    return r <= CM_GUARD_PROBE ? name[r] : "?";
+    return (unsigned)r <= CM_GUARD_PROBE ? name[r] : "?";
 }
 
 /* Fastest time and range of the last @p window timed runs with placed ==
@@ -75,6 +77,15 @@ void cm_guard_decide(const cm_run_t *runs, int count, const cm_guard_rule_t *r,
                      cm_guard_t *out)
 {
     double prange, drange;
+    cm_guard_rule_t dflt;
+    if (!out)
+        return;
+    if (!r) {
+        cm_guard_rule_init(&dflt);
+        r = &dflt;
+    }
+    if (!runs || count < 0)
+        count = 0;
     memset(out, 0, sizeof *out);
     out->nplaced = window_stats(runs, count, 1, r->window, &out->placed_best,
                                 &prange);

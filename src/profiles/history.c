@@ -39,6 +39,8 @@ static int word_ok(const char *s, size_t max)
 
 int cm_run_check(const cm_run_t *r, cm_error_t *err)
 {
+    if (!r)
+        return cm_error_set(err, "run: expected a run, got NULL");
     if (!word_ok(r->jobid, CM_PROFILE_MAX_JOBID))
         return cm_error_set(err, "field 'jobid': expected 1..%d characters "
                             "[A-Za-z0-9._:-], got '%s'", CM_PROFILE_MAX_JOBID,
@@ -132,7 +134,12 @@ static int parse_line(char *line, cm_run_t *r, const char *name, int lno,
 int cm_history_parse(const char *text, size_t len, const char *name,
                      cm_run_t *runs, int *count, cm_error_t *err)
 {
+    if (!count)
+        return cm_error_set(err, "%s: expected a run count, got NULL", name);
     *count = 0;
+    if (!text || !runs)
+        return cm_error_set(err, "%s: expected a text and room for the runs, "
+                            "got NULL", name);
     if (memchr(text, '\0', len))
         return cm_error_set(err, "%s: expected text, got a NUL byte", name);
     char *copy = malloc(len + 1);
@@ -173,6 +180,11 @@ int cm_history_parse(const char *text, size_t len, const char *name,
 char *cm_history_format(const cm_run_t *runs, int count, size_t *len,
                         cm_error_t *err)
 {
+    if (count < 0 || (count > 0 && !runs)) {
+        cm_error_set(err, "run history: expected 0 or more runs, got %d%s",
+                     count, runs ? "" : " and NULL");
+        return NULL;
+    }
     size_t cap = 32 + (size_t)count * 512, used;
     char *text = malloc(cap);
     if (!text) {

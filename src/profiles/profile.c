@@ -10,7 +10,7 @@ int cm_part_parse(const char *name, cm_part_t *out)
     static const struct { const char *name; cm_part_t part; } parts[] = {
         { "p2p", CM_PART_P2P }, { "coll", CM_PART_COLL }, { "all", CM_PART_ALL },
     };
-    for (size_t k = 0; name && k < sizeof parts / sizeof parts[0]; k++)
+    for (size_t k = 0; name && out && k < sizeof parts / sizeof parts[0]; k++)
         if (strcmp(name, parts[k].name) == 0) {
             *out = parts[k].part;
             return 0;
@@ -32,6 +32,9 @@ int cm_profile_check_name(const char *what, const char *s, int allow_empty,
 
 int cm_profile_check_jobid(const char *what, const char *s, cm_error_t *err)
 {
+    if (!s)
+        return cm_error_set(err, "%s: expected 1..%d bytes, got none", what,
+                            CM_PROFILE_MAX_JOBID);
     size_t len = strlen(s);
     if (len == 0 || len > CM_PROFILE_MAX_JOBID)
         return cm_error_set(err, "%s: expected 1..%d bytes, got %zu", what,
@@ -146,6 +149,8 @@ int cm_profile_add_jobid(cm_profile_t *p, const char *jobid, cm_error_t *err)
 {
     char *copy;
 
+    if (!p)
+        return cm_error_set(err, "profile: expected a profile, got NULL");
     if (cm_profile_check_jobid("job id", jobid, err) < 0)
         return -1;
     copy = strdup(jobid);
@@ -166,6 +171,8 @@ int cm_profile_set_key(cm_profile_t *p, uid_t uid, const char *user,
 {
     char *u, *j;
 
+    if (!p)
+        return cm_error_set(err, "profile: expected a profile, got NULL");
     if (cm_profile_check_name("user", user, 1, err) < 0 ||
         cm_profile_check_name("job name", job_name, 0, err) < 0)
         return -1;
@@ -189,7 +196,7 @@ int cm_profile_weight_parse(const char *s, double *out)
     char *end;
     double w;
 
-    if (!s)
+    if (!s || !out)
         return -1;
     if (strcmp(s, "mean") == 0) {
         *out = CM_PROFILE_WEIGHT_MEAN;
@@ -208,6 +215,10 @@ cm_profile_t *cm_profile_merge(const cm_profile_t *old, const cm_profile_t *run,
     cm_profile_t *p;
     double w = weight;
 
+    if (!old || !run) {
+        cm_error_set(err, "profile merge: expected two profiles, got NULL");
+        return NULL;
+    }
     if (old->ntasks != run->ntasks) {
         cm_error_set(err, "cannot merge a run of %d tasks into the profile of "
                      "'%s' with %d tasks: task counts differ", run->ntasks,
@@ -255,6 +266,10 @@ fail:
 cm_matrix_t *cm_profile_matrix(const cm_profile_t *p, cm_part_t part,
                                cm_error_t *err)
 {
+    if (!p) {
+        cm_error_set(err, "profile: expected a profile, got NULL");
+        return NULL;
+    }
     const cm_matrix_t *a = (part & CM_PART_P2P) ? p->part[0] : NULL;
     const cm_matrix_t *b = (part & CM_PART_COLL) ? p->part[1] : NULL;
     return cm_profile_combine(p->ntasks, a, 1.0, b, 1.0, p->has_msgs, err);
@@ -262,22 +277,24 @@ cm_matrix_t *cm_profile_matrix(const cm_profile_t *p, cm_part_t part,
 
 const cm_matrix_t *cm_profile_part(const cm_profile_t *p, cm_part_t part)
 {
+    if (!p)
+        return NULL;
     return part == CM_PART_COLL ? p->part[1] : p->part[0];
 }
 
-uid_t cm_profile_uid(const cm_profile_t *p) { return p->uid; }
-const char *cm_profile_user(const cm_profile_t *p) { return p->user; }
-const char *cm_profile_job_name(const cm_profile_t *p) { return p->job_name; }
-int cm_profile_ntasks(const cm_profile_t *p) { return p->ntasks; }
-long cm_profile_runs(const cm_profile_t *p) { return p->runs; }
-int cm_profile_has_msgs(const cm_profile_t *p) { return p->has_msgs; }
-int64_t cm_profile_first_update(const cm_profile_t *p) { return p->first_update; }
-int64_t cm_profile_last_update(const cm_profile_t *p) { return p->last_update; }
-int cm_profile_njobids(const cm_profile_t *p) { return p->njobids; }
+uid_t cm_profile_uid(const cm_profile_t *p) { return p ? p->uid : (uid_t)-1; }
+const char *cm_profile_user(const cm_profile_t *p) { return p ? p->user : NULL; }
+const char *cm_profile_job_name(const cm_profile_t *p) { return p ? p->job_name : NULL; }
+int cm_profile_ntasks(const cm_profile_t *p) { return p ? p->ntasks : 0; }
+long cm_profile_runs(const cm_profile_t *p) { return p ? p->runs : 0; }
+int cm_profile_has_msgs(const cm_profile_t *p) { return p ? p->has_msgs : 0; }
+int64_t cm_profile_first_update(const cm_profile_t *p) { return p ? p->first_update : 0; }
+int64_t cm_profile_last_update(const cm_profile_t *p) { return p ? p->last_update : 0; }
+int cm_profile_njobids(const cm_profile_t *p) { return p ? p->njobids : 0; }
 
 const char *cm_profile_jobid(const cm_profile_t *p, int k)
 {
-    return k >= 0 && k < p->njobids ? p->jobids[k] : NULL;
+    return p && k >= 0 && k < p->njobids ? p->jobids[k] : NULL;
 }
 
 /* ---- checksum: FNV-1a 64 over the byte stream of docs/profile-format.md -- */
@@ -308,6 +325,8 @@ uint64_t cm_profile_checksum(const cm_profile_t *p)
 {
     uint64_t h = CM_FNV1A_START;
 
+    if (!p)
+        return 0;
     h = put_str(h, "clustermap-profile");
     h = put_u64(h, CM_PROFILE_VERSION);
     h = put_u64(h, (uint64_t)p->uid);

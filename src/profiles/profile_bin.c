@@ -74,6 +74,10 @@ static void put_value(cm_sbuf_t *b, double x)
 char *cm_profile_to_bin(const cm_profile_t *p, size_t *len, cm_error_t *err)
 {
     cm_sbuf_t body = { NULL, 0, 0, 0 };
+    if (!p || !len) {
+        cm_error_set(err, "profile: expected a profile and a length, got NULL");
+        return NULL;
+    }
     put_varint(&body, (uint64_t)p->uid);
     put_varint(&body, (uint64_t)p->ntasks);
     put_varint(&body, (uint64_t)p->runs);
@@ -277,14 +281,14 @@ out:
 
 int cm_profile_is_bin(const void *data, size_t len)
 {
-    return len >= sizeof MAGIC && memcmp(data, MAGIC, sizeof MAGIC) == 0;
+    return data && len >= sizeof MAGIC && memcmp(data, MAGIC, sizeof MAGIC) == 0;
 }
 
 cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *name,
                                    size_t max_body, cm_error_t *err)
 {
     const unsigned char *d = data;
-    if (len < HEADER_LEN || !cm_profile_is_bin(data, len)) {
+    if (!data || len < HEADER_LEN || !cm_profile_is_bin(data, len)) {
         cm_error_set(err, "%s: expected a binary profile (magic and a %d-byte header), "
                      "got %zu bytes of something else", name, HEADER_LEN, len);
         return NULL;

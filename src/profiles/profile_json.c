@@ -97,6 +97,10 @@ char *cm_profile_to_json(const cm_profile_t *p, size_t *len, cm_error_t *err)
 {
     cm_sbuf_t b = { 0 };
 
+    if (!p) {
+        cm_error_set(err, "profile: expected a profile, got NULL");
+        return NULL;
+    }
     sb_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n",
               FORMAT_NAME, CM_PROFILE_VERSION);
     sb_printf(&b, "  \"uid\": %lu,\n  \"user\": ", (unsigned long)p->uid);
@@ -156,6 +160,9 @@ int cm_profile_write_json_fd(const cm_profile_t *p, int fd, const char *name,
 int cm_profile_write_json(const cm_profile_t *p, const char *path,
                           cm_error_t *err)
 {
+    if (!p || !path)
+        return cm_error_set(err, "profile: expected a profile and a path, got "
+                            "NULL");
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                   0644);
     if (fd < 0)
@@ -196,6 +203,10 @@ cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes,
 {
     static const cm_file_want_t any_file = { 0, CM_FILE_ANY_OWNER, 0 };
     cm_profile_t *p;
+    if (!path) {
+        cm_error_set(err, "profile: expected a path, got NULL");
+        return NULL;
+    }
     int fd = cm_file_open_at(AT_FDCWD, path, path, &any_file, err);
 
     if (fd < 0) {
@@ -534,6 +545,10 @@ cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
     jctx_t c = { name, err };
     size_t end;
 
+    if (!text) {
+        cm_error_set(err, "%s: expected a JSON document, got NULL", name);
+        return NULL;
+    }
     if (len > INT_MAX) {
         cm_error_set(err, "%s: document of %zu bytes is too large", name, len);
         return NULL;

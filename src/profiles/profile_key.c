@@ -14,6 +14,8 @@
 int cm_profile_program_key(const char *job_name, const char *path, char *out,
                            size_t size, cm_error_t *err)
 {
+    if (!out)
+        return cm_error_set(err, "profile key: expected a buffer, got NULL");
     if (!job_name || !*job_name || !path || !*path)
         return cm_error_set(err, "profile key: expected a job name and a "
                             "program, got '%s' and '%s'", job_name ? job_name : "",
@@ -43,6 +45,11 @@ int cm_profile_program_key(const char *job_name, const char *path, char *out,
 
 const char *cm_profile_key_program(const char *key, size_t *name_len)
 {
+    if (!key) {
+        if (name_len)
+            *name_len = 0;
+        return NULL;
+    }
     const char *at = strrchr(key, '@');
     if (name_len)
         *name_len = strlen(key);
