@@ -102,8 +102,8 @@ struct cm_raw_profile;   /* src/profiles/raw.h */
  *  What cm_profile_new() does with the raw profile's matrices, which stay
  *  the caller's (cm_raw_release()).  Returns a profile the caller releases
  *  with cm_profile_free(), or NULL with @p err on the failures of
- *  cm_profile_new() and for a job id cm_profile_add_jobid() refuses.
- *  @p raw must not be NULL (this function is built with the store). */
+ *  cm_profile_new(), for a job id cm_profile_add_jobid() refuses and for
+ *  a NULL @p raw (this function is built with the store). */
 cm_profile_t *cm_profile_from_raw(const struct cm_raw_profile *raw, uid_t uid,
                                   const char *user, const char *job_name,
                                   time_t now, cm_error_t *err);

@@ -11,6 +11,10 @@ cm_profile_t *cm_profile_from_raw(const cm_raw_profile_t *raw, uid_t uid,
                                   time_t now, cm_error_t *err)
 {
     char jobid[CM_PROFILE_MAX_JOBID + 64];
+    if (!raw) {
+        cm_error_set(err, "profile: expected a raw profile, got NULL");
+        return NULL;
+    }
     cm_profile_t *p = cm_profile_new(uid, user, job_name, raw->nranks, raw->p2p,
                                      raw->coll, now, err);
     if (!p)

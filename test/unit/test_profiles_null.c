@@ -138,6 +138,7 @@ static void test_from_raw(void **state)
     cm_raw_profile_t raw;
 
     memset(&raw, 0, sizeof raw);   /* no ranks, no matrices */
+    FAILS_NULL(cm_profile_from_raw(NULL, 1, "u", "j", 0, err));
     FAILS_NULL(cm_profile_from_raw(&raw, 1, "u", "j", 0, err));
     raw.nranks = 4;
     raw.p2p = ring(4);
