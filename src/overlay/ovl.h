@@ -40,13 +40,13 @@
 /* The profiler sees the overlays through prof_overlay.h only, and they
  * see it the same way: a source that has both headers would tie the two
  * together again. */
-#ifdef CMP_PROF_H
+#ifdef CM_PROF_H
 #error "ovl.h: a profiler source includes prof_overlay.h, not ovl.h"
 #endif
 
 /* The switches ovl_css_on, ovl_tnbc_on and the hooks ovl_pre_init,
  * ovl_start, ovl_finish, ovl_alltoall(v), ovl_allgather, ovl_bcast and
- * cmp_ovl_settle are declared, with their contracts, in prof_overlay.h. */
+ * prof_ovl_settle are declared, with their contracts, in prof_overlay.h. */
 
 /* ovl_agree.c: before PMPI init, note the overlays CLUSTERMAP_OVERLAY
  * asks for, which the interposed PMIx_Init then puts under a PMIx key of
@@ -58,7 +58,7 @@ OVL_HIDDEN void ovl_agree_want(void);
  * Local: reads what MPI_Init's fence brought, never waits. */
 OVL_HIDDEN unsigned ovl_agree(unsigned want, int rank, int size);
 
-/* One line "clustermap overlay: <message>" on stderr (cmp_vsay). */
+/* One line "clustermap overlay: <message>" on stderr (prof_vsay). */
 OVL_HIDDEN void ovl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ovl_tnbc.c: MPI_Alltoallv by tnbc (ovl_alltoallv calls it when css is

@@ -287,7 +287,7 @@ static int prepare(call_t *a, uint64_t *row)
     MPI_Aint lb;
     if (!a->scounts || !a->sdispls || !a->rcounts || !a->rdispls ||
         a->stype == MPI_DATATYPE_NULL || a->rtype == MPI_DATATYPE_NULL ||
-        CMP_TYPE_SIZE(a->stype, &size) != MPI_SUCCESS || size < 0 ||
+        PROF_TYPE_SIZE(a->stype, &size) != MPI_SUCCESS || size < 0 ||
         PMPI_Type_get_extent(a->stype, &lb, &a->sext) != MPI_SUCCESS ||
         PMPI_Type_get_extent(a->rtype, &lb, &a->rext) != MPI_SUCCESS)
         return -1;
@@ -507,7 +507,7 @@ int ovl_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                                  rdispls, rtype, comm)
             : PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,
                              rdispls, rtype, comm);
-    uint64_t t0 = cmp_now(), sent = 0;
+    uint64_t t0 = prof_now(), sent = 0;
     call_t a = { sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                  comm, 0, 0, 0, 0 };
     cache_t *c = NULL;
@@ -532,7 +532,7 @@ int ovl_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
     if (why < 0 && e->verdict == V_REDIST)
         __atomic_fetch_add(&stats.redist, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&stats.bytes, sent, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&stats.ns, cmp_now() - t0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&stats.ns, prof_now() - t0, __ATOMIC_RELAXED);
     return rc;
 }
 

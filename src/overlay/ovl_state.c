@@ -24,7 +24,7 @@ void ovl_say(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cmp_vsay("clustermap overlay: ", fmt, ap);
+    prof_vsay("clustermap overlay: ", fmt, ap);
     va_end(ap);
 }
 

@@ -17,7 +17,7 @@
 #include "cm_overlay_spec.h"
 #include "trace.h"
 
-/* Private to libclustermap-prof.so, as CMP_HIDDEN (prof_overlay.h) is. */
+/* Private to libclustermap-prof.so, as PROF_HIDDEN (prof_overlay.h) is. */
 #define OVL_HIDDEN __attribute__((visibility("hidden")))
 
 /* The overlays CLUSTERMAP_OVERLAY can name (bits of ovl_config_t.on;

@@ -22,7 +22,7 @@
  *    handler finds the page's call in the interval set (ovl_ivl.h), spins
  *    until the sub-messages overlapping that page are complete, opens the
  *    page, copies their bytes in, and returns;
- *  - every wrapper of the library (cmp_settle, prof.h), any collective and
+ *  - every wrapper of the library (prof_settle, prof.h), any collective and
  *    MPI_Finalize first complete what is pending: Waitall on the requests
  *    not yet complete, every page still closed opened and filled, the
  *    staging freed.
@@ -68,7 +68,7 @@
 #include "trace.h"
 
 OVL_HIDDEN int ovl_tnbc_on;
-CMP_HIDDEN int cmp_ovl_pending;
+PROF_HIDDEN int prof_ovl_pending;
 
 #define TAG 15    /* on the private duplicate only */
 #define WTAG 16   /* the waves' tokens (ovl_waves.c), there too */
@@ -109,14 +109,14 @@ typedef struct op {
     uintptr_t plo, phi;    /* the protected pages, [plo, phi); 0, 0: none */
     size_t npages;
     unsigned char *pstate; /* per page: 0 closed, 1 being filled, 2 open */
-    uint64_t t_call;       /* cmp_now() at the call's start */
+    uint64_t t_call;       /* prof_now() at the call's start */
     uint64_t t_ret;        /* ... at its return */
     uint64_t t_done;       /* ... when its last sub-message completed */
     uint64_t waited;       /* ns the program then waited for it (atomic) */
     uint64_t dcomm;        /* bytes it receives from other ranks */
     /* The first touches, for the seed's model (model_of), under rec_lock
      * (note_touch): the earliest and the latest fault that first touched
-     * a block (cmp_now(), 0: none yet), o->waited at each, the bytes of
+     * a block (prof_now(), 0: none yet), o->waited at each, the bytes of
      * the blocks first touched by all faults and by the latest one. */
     int rec_lock;
     uint64_t t_first, t_last, w_first, w_last;
@@ -234,7 +234,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 }
 
 /* The blocks overlapping the page at @p a are touched now (@p t, the
- * fault's cmp_now()).  Each not touched before is claimed by compare-and-
+ * fault's prof_now()).  Each not touched before is claimed by compare-and-
  * swap (two threads faulting at once claim it once); when tracing it
  * takes the next place in the order of first touches; its bytes count
  * for the seed's model (model_of): the earliest and the latest fault that
@@ -287,11 +287,11 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     op_t *o = ovl_ivl_find(&ranges, a, NULL, NULL);
     if (o && !(progress_started &&
                pthread_equal(pthread_self(), progress_tid))) {
-        uint64_t t0 = cmp_now();
+        uint64_t t0 = prof_now();
         note_touch(o, a & ~(uintptr_t)(pagesz - 1), t0);
         if (open_page(o, (a - o->plo) / pagesz))
             __atomic_add_fetch(&st.faults, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&o->waited, cmp_now() - t0, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&o->waited, prof_now() - t0, __ATOMIC_RELAXED);
         __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
         errno = saved;
         return;
@@ -365,7 +365,7 @@ static void completed(op_t *o, int outn)
     }
     o->left -= outn;
     if (!o->left) {
-        o->t_done = cmp_now();
+        o->t_done = prof_now();
         if (live == o)
             live = NULL;
     }
@@ -453,7 +453,7 @@ static void wait_all(op_t *o)
         if (!some_done(PMPI_Waitsome(o->nreq, o->req, &outn, o->idx,
                                      MPI_STATUSES_IGNORE), outn)) {
             o->left = 0;   /* nothing active: the library failed */
-            o->t_done = cmp_now();
+            o->t_done = prof_now();
             break;
         }
         completed(o, outn);
@@ -510,12 +510,12 @@ static uint64_t model_of(const op_t *o, uint64_t t_settle)
                                      (double)o->dcomm, r_crc) + 0.5);
 }
 
-void cmp_ovl_settle(void)
+void prof_ovl_settle(void)
 {
     op_t *o = cur;
     if (!o)
         return;
-    uint64_t t0 = cmp_now();
+    uint64_t t0 = prof_now();
     wait_all(o);
     if (o->npages) {
         /* no handler finds it from now on; wait for those inside */
@@ -527,7 +527,7 @@ void cmp_ovl_settle(void)
     } else {
         fill(o, 0, UINTPTR_MAX);   /* nothing protected: all copied here */
     }
-    uint64_t end = cmp_now(), waited = o->waited + (end - t0);
+    uint64_t end = prof_now(), waited = o->waited + (end - t0);
     uint64_t span = o->t_ret && o->t_done > o->t_ret ? o->t_done - o->t_ret
                                                      : 0;
     uint64_t hid = span > waited ? span - waited : 0;
@@ -543,7 +543,7 @@ void cmp_ovl_settle(void)
         }
     }
     cur = NULL;
-    __atomic_store_n(&cmp_ovl_pending, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&prof_ovl_pending, 0, __ATOMIC_RELEASE);
     op_free(o);
 }
 
@@ -582,7 +582,7 @@ static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
     /* a call pending on it may still have sends to post there (waves):
      * complete it first (MPI_Comm_free is no wrapper's completion point) */
     if (cur && cur->wcomm == dup)
-        cmp_ovl_settle();
+        prof_ovl_settle();
     if (dup != MPI_COMM_NULL)
         PMPI_Comm_free(&dup);
     return MPI_SUCCESS;
@@ -703,7 +703,7 @@ static int launch(op_t *o)
     uintptr_t plo = lo == UINTPTR_MAX ? 0 : (lo + pagesz - 1) & ~(pagesz - 1);
     uintptr_t phi = hi & ~(pagesz - 1);
     cur = o;
-    __atomic_store_n(&cmp_ovl_pending, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&prof_ovl_pending, 1, __ATOMIC_RELEASE);
     if (lo == UINTPTR_MAX && progress_started) {
         /* nothing to receive (a Bcast's root): the sends stay pending */
         pthread_mutex_lock(&lock);
@@ -712,14 +712,14 @@ static int launch(op_t *o)
         return -1;
     }
     if (lo == UINTPTR_MAX || plo >= phi || !progress_started) {
-        cmp_ovl_settle();   /* no whole page: completed here */
+        prof_ovl_settle();   /* no whole page: completed here */
         return OVL_TP_SMALL;
     }
     o->npages = (phi - plo) / pagesz;
     o->pstate = calloc(o->npages, 1);
     if (!o->pstate) {
         o->npages = 0;
-        cmp_ovl_settle();
+        prof_ovl_settle();
         return OVL_TP_FALLBACK;
     }
     o->plo = plo;
@@ -739,7 +739,7 @@ static int launch(op_t *o)
         wait_all(o);
         fill(o, plo, phi);
         o->npages = 0;
-        cmp_ovl_settle();
+        prof_ovl_settle();
         return OVL_TP_FALLBACK;
     }
     return -1;
@@ -748,8 +748,8 @@ static int launch(op_t *o)
 /* Common entry: the completion point, the figures, the switch. */
 static void enter(int what, uint64_t *t0)
 {
-    cmp_ovl_settle();
-    *t0 = cmp_now();
+    prof_ovl_settle();
+    *t0 = prof_now();
     st.calls[what]++;
 }
 
@@ -757,7 +757,7 @@ static void enter(int what, uint64_t *t0)
  * (@p why >= 0), else the moment the pending call @p o returned. */
 static void leave(op_t *o, uint64_t t0, int why)
 {
-    uint64_t now = cmp_now();
+    uint64_t now = prof_now();
     st.ns += now - t0;
     if (why >= 0)
         st.pass[why]++;
@@ -789,7 +789,7 @@ static int run(op_t *o, uint64_t t0)
     if (why < 0)
         why = w;
     else if (cur)
-        cmp_ovl_settle();
+        prof_ovl_settle();
     leave(cur, t0, why);
     return MPI_SUCCESS;
 }
@@ -1249,7 +1249,7 @@ int ovl_tnbc_setup(void)
 
 void ovl_tnbc_teardown(void)
 {
-    cmp_ovl_settle();
+    prof_ovl_settle();
     if (progress_started) {
         pthread_mutex_lock(&lock);
         stop = 1;

@@ -60,11 +60,11 @@ static int rank_file(char *out, size_t n, const char *prefix, int rank)
 }
 
 /* The trace mpirun's ranks read: the "prio=" line of the control file
- * clustermap's mpirun gave them (cmp_control_read) into @p buf, or NULL. */
+ * clustermap's mpirun gave them (prof_control_read) into @p buf, or NULL. */
 static const char *control_prio(char *buf, size_t size)
 {
-    char text[CMP_CONTROL_MAX];
-    if (cmp_control_read(text, sizeof text) < 0)
+    char text[PROF_CONTROL_MAX];
+    if (prof_control_read(text, sizeof text) < 0)
         return NULL;
     for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n");

@@ -32,36 +32,36 @@
 #include "prof_overlay.h"
 
 /* Set up for recording on @p comm: the lock is held on success. */
-static int begin(MPI_Comm comm, cmp_comm_t *c)
+static int begin(MPI_Comm comm, prof_comm_t *c)
 {
-    cmp_lock();
-    if (cmp_active && cmp_comm_get(comm, c) == 0 && !c->inter)
+    prof_lock();
+    if (prof_active && prof_comm_get(comm, c) == 0 && !c->inter)
         return 0;
-    cmp_unlock();
+    prof_unlock();
     return -1;
 }
 
 /* @p bytes in @p msgs messages to rank @p r of the communicator. */
-static void put_n(const cmp_comm_t *c, int r, uint64_t bytes, uint64_t msgs)
+static void put_n(const prof_comm_t *c, int r, uint64_t bytes, uint64_t msgs)
 {
     if (r == c->rank || r < 0 || r >= c->size)
         return;
-    cmp_add(CMP_COLL, c->world ? c->world[r] : r, bytes, msgs);
+    prof_add(PROF_COLL, c->world ? c->world[r] : r, bytes, msgs);
 }
 
-static void put(const cmp_comm_t *c, int r, uint64_t bytes)
+static void put(const prof_comm_t *c, int r, uint64_t bytes)
 {
     if (bytes)
         put_n(c, r, bytes, 1);
 }
 
-void cmp_coll_bcast(MPI_Comm comm, int count, MPI_Datatype type, int root)
+void prof_coll_bcast(MPI_Comm comm, int count, MPI_Datatype type, int root)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     int n = c.size;
-    uint64_t b = cmp_bytes(count, type);
+    uint64_t b = prof_bytes(count, type);
     if (root >= 0 && root < n && b) {
         int vr = (c.rank - root + n) % n, mask = 1;
         while (mask < n && !(vr & mask))
@@ -71,30 +71,30 @@ void cmp_coll_bcast(MPI_Comm comm, int count, MPI_Datatype type, int root)
             if (vr + m < n)
                 put(&c, (vr + m + root) % n, b);
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_reduce(MPI_Comm comm, int count, MPI_Datatype type, int root)
+void prof_coll_reduce(MPI_Comm comm, int count, MPI_Datatype type, int root)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     int n = c.size;
     if (root >= 0 && root < n) {
         int vr = (c.rank - root + n) % n;
         if (vr)
-            put(&c, ((vr & (vr - 1)) + root) % n, cmp_bytes(count, type));
+            put(&c, ((vr & (vr - 1)) + root) % n, prof_bytes(count, type));
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_allreduce(MPI_Comm comm, int count, MPI_Datatype type)
+void prof_coll_allreduce(MPI_Comm comm, int count, MPI_Datatype type)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     int n = c.size, me = c.rank, p2 = 1;
-    uint64_t b = cmp_bytes(count, type);
+    uint64_t b = prof_bytes(count, type);
     while (2 * p2 <= n)
         p2 *= 2;
     int rem = n - p2, vr;
@@ -116,150 +116,150 @@ void cmp_coll_allreduce(MPI_Comm comm, int count, MPI_Datatype type)
         if (me < 2 * rem)           /* the result back to the folded rank */
             put(&c, me - 1, b);
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_alltoall(MPI_Comm comm, int rcount, MPI_Datatype rtype)
+void prof_coll_alltoall(MPI_Comm comm, int rcount, MPI_Datatype rtype)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
-    uint64_t b = cmp_bytes(rcount, rtype);
+    uint64_t b = prof_bytes(rcount, rtype);
     for (int j = 0; j < c.size; j++)
         put(&c, j, b);
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_alltoallv(MPI_Comm comm, int in_place, const int *scounts,
+void prof_coll_alltoallv(MPI_Comm comm, int in_place, const int *scounts,
                         MPI_Datatype stype, const int *rcounts,
                         MPI_Datatype rtype)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     const int *cnt = in_place ? rcounts : scounts;
     MPI_Datatype t = in_place ? rtype : stype;
     for (int j = 0; cnt && j < c.size; j++)
         if (j != c.rank)
-            put(&c, j, cmp_bytes(cnt[j], t));
-    cmp_unlock();
+            put(&c, j, prof_bytes(cnt[j], t));
+    prof_unlock();
 }
 
-void cmp_coll_alltoallw(MPI_Comm comm, int in_place, const int *scounts,
+void prof_coll_alltoallw(MPI_Comm comm, int in_place, const int *scounts,
                         const MPI_Datatype *stypes, const int *rcounts,
                         const MPI_Datatype *rtypes)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     const int *cnt = in_place ? rcounts : scounts;
     const MPI_Datatype *t = in_place ? rtypes : stypes;
     for (int j = 0; cnt && t && j < c.size; j++)
         if (j != c.rank)
-            put(&c, j, cmp_bytes(cnt[j], t[j]));
-    cmp_unlock();
+            put(&c, j, prof_bytes(cnt[j], t[j]));
+    prof_unlock();
 }
 
-void cmp_coll_allgather(MPI_Comm comm, int rcount, MPI_Datatype rtype)
+void prof_coll_allgather(MPI_Comm comm, int rcount, MPI_Datatype rtype)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
-    uint64_t b = cmp_bytes(rcount, rtype);
+    uint64_t b = prof_bytes(rcount, rtype);
     if (b && c.size > 1)
         put_n(&c, (c.rank + 1) % c.size, b * (uint64_t)(c.size - 1),
               (uint64_t)(c.size - 1));
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_allgatherv(MPI_Comm comm, const int *rcounts, MPI_Datatype rtype)
+void prof_coll_allgatherv(MPI_Comm comm, const int *rcounts, MPI_Datatype rtype)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     int n = c.size, right = (c.rank + 1) % n;
     for (int k = 0; rcounts && k < n - 1; k++)
-        put(&c, right, cmp_bytes(rcounts[(c.rank - k + n) % n], rtype));
-    cmp_unlock();
+        put(&c, right, prof_bytes(rcounts[(c.rank - k + n) % n], rtype));
+    prof_unlock();
 }
 
-void cmp_coll_gather(MPI_Comm comm, int scount, MPI_Datatype stype, int root)
+void prof_coll_gather(MPI_Comm comm, int scount, MPI_Datatype stype, int root)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     if (c.rank != root)
-        put(&c, root, cmp_bytes(scount, stype));
-    cmp_unlock();
+        put(&c, root, prof_bytes(scount, stype));
+    prof_unlock();
 }
 
-void cmp_coll_scatter(MPI_Comm comm, int scount, MPI_Datatype stype, int root)
+void prof_coll_scatter(MPI_Comm comm, int scount, MPI_Datatype stype, int root)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     if (c.rank == root) {
-        uint64_t b = cmp_bytes(scount, stype);
+        uint64_t b = prof_bytes(scount, stype);
         for (int j = 0; j < c.size; j++)
             put(&c, j, b);
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_scatterv(MPI_Comm comm, const int *scounts, MPI_Datatype stype,
+void prof_coll_scatterv(MPI_Comm comm, const int *scounts, MPI_Datatype stype,
                        int root)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     for (int j = 0; c.rank == root && scounts && j < c.size; j++)
-        put(&c, j, cmp_bytes(scounts[j], stype));
-    cmp_unlock();
+        put(&c, j, prof_bytes(scounts[j], stype));
+    prof_unlock();
 }
 
-void cmp_coll_reduce_scatter(MPI_Comm comm, const int *rcounts,
+void prof_coll_reduce_scatter(MPI_Comm comm, const int *rcounts,
                              MPI_Datatype type)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     for (int j = 0; rcounts && j < c.size; j++)
-        put(&c, j, cmp_bytes(rcounts[j], type));
-    cmp_unlock();
+        put(&c, j, prof_bytes(rcounts[j], type));
+    prof_unlock();
 }
 
-void cmp_coll_reduce_scatter_block(MPI_Comm comm, int rcount,
+void prof_coll_reduce_scatter_block(MPI_Comm comm, int rcount,
                                    MPI_Datatype type)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
-    uint64_t b = cmp_bytes(rcount, type);
+    uint64_t b = prof_bytes(rcount, type);
     for (int j = 0; j < c.size; j++)
         put(&c, j, b);
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_barrier(MPI_Comm comm)
+void prof_coll_barrier(MPI_Comm comm)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
     for (int d = 1; d < c.size; d <<= 1)
         put_n(&c, (c.rank + d) % c.size, 0, 1);
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
+void prof_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (begin(comm, &c))
         return;
-    uint64_t b = cmp_bytes(count, type);
+    uint64_t b = prof_bytes(count, type);
     for (int d = 1; d < c.size; d <<= 1)
         if (c.rank + d < c.size)
             put(&c, c.rank + d, b);
-    cmp_unlock();
+    prof_unlock();
 }
 
 /* ------------------------------------------------------- C wrappers -- */
@@ -278,19 +278,19 @@ void cmp_coll_scan(MPI_Comm comm, int count, MPI_Datatype type)
 #define COLL_WRAPPER_CALL(NAME, PARAMS, HOOK, CALL)                          \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
-    cmp_settle();                                                            \
-    if (cmp_active)                                                          \
+    prof_settle();                                                            \
+    if (prof_active)                                                          \
         HOOK;                                                                \
-    uint64_t t0 = cmp_time_begin();                                          \
+    uint64_t t0 = prof_time_begin();                                          \
     int rc = CALL;                                                           \
-    cmp_time_end(t0);                                                        \
+    prof_time_end(t0);                                                        \
     return rc;                                                               \
 }
 #define ICOLL_WRAPPER(NAME, PARAMS, ARGS, HOOK)                              \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
-    cmp_settle();                                                            \
-    if (cmp_active)                                                          \
+    prof_settle();                                                            \
+    if (prof_active)                                                          \
         HOOK;                                                                \
     return PMPI_##NAME ARGS;                                                 \
 }
@@ -324,33 +324,33 @@ int MPI_##NAME PARAMS                                                        \
 COLL_WRAPPER_CALL(Bcast,
                   (void *buf, int count, MPI_Datatype type, int root,
                    MPI_Comm comm),
-                  cmp_coll_bcast(comm, count, type, root),
+                  prof_coll_bcast(comm, count, type, root),
                   ovl_bcast(buf, count, type, root, comm))
 ICOLL_WRAPPER(Ibcast,
               (void *buf, int count, MPI_Datatype type, int root,
                MPI_Comm comm, MPI_Request *req),
               (buf, count, type, root, comm, req),
-              cmp_coll_bcast(comm, count, type, root))
+              prof_coll_bcast(comm, count, type, root))
 
 COLL_WRAPPER(Reduce,
              (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
               MPI_Op op, int root, MPI_Comm comm),
              (sbuf, rbuf, count, type, op, root, comm),
-             cmp_coll_reduce(comm, count, type, root))
+             prof_coll_reduce(comm, count, type, root))
 ICOLL_WRAPPER(Ireduce,
               (const void *sbuf, void *rbuf, int count, MPI_Datatype type,
                MPI_Op op, int root, MPI_Comm comm, MPI_Request *req),
               (sbuf, rbuf, count, type, op, root, comm, req),
-              cmp_coll_reduce(comm, count, type, root))
+              prof_coll_reduce(comm, count, type, root))
 
-COLL_WRAPPER(Allreduce, P_RED, A_RED, cmp_coll_allreduce(comm, count, type))
+COLL_WRAPPER(Allreduce, P_RED, A_RED, prof_coll_allreduce(comm, count, type))
 ICOLL_WRAPPER(Iallreduce, P_IRED, A_IRED,
-              cmp_coll_allreduce(comm, count, type))
+              prof_coll_allreduce(comm, count, type))
 
-COLL_WRAPPER_CALL(Alltoall, P_A2A, cmp_coll_alltoall(comm, rcount, rtype),
+COLL_WRAPPER_CALL(Alltoall, P_A2A, prof_coll_alltoall(comm, rcount, rtype),
                   ovl_alltoall A_A2A)
 ICOLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
-              cmp_coll_alltoall(comm, rcount, rtype))
+              prof_coll_alltoall(comm, rcount, rtype))
 
 #define P_A2AV (const void *sbuf, const int scounts[], const int sdispls[],  \
                 MPI_Datatype stype, void *rbuf, const int rcounts[],         \
@@ -367,11 +367,11 @@ ICOLL_WRAPPER(Ialltoall, P_IA2A, A_IA2A,
 /* Recorded as always; run by the css overlay when it is on (ovl_css.c),
  * else by tnbc when it is on (ovl_tnbc.c), else by PMPI_Alltoallv. */
 COLL_WRAPPER_CALL(Alltoallv, P_A2AV,
-                  cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
+                  prof_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
                                      rtype),
                   ovl_alltoallv A_A2AV)
 ICOLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
-              cmp_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
+              prof_coll_alltoallv(comm, IP(sbuf), scounts, stype, rcounts,
                                  rtype))
 
 #define P_A2AW (const void *sbuf, const int scounts[], const int sdispls[],  \
@@ -389,89 +389,89 @@ ICOLL_WRAPPER(Ialltoallv, P_IA2AV, A_IA2AV,
                  rtypes, comm, req)
 
 COLL_WRAPPER(Alltoallw, P_A2AW, A_A2AW,
-             cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
+             prof_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
                                 rtypes))
 ICOLL_WRAPPER(Ialltoallw, P_IA2AW, A_IA2AW,
-              cmp_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
+              prof_coll_alltoallw(comm, IP(sbuf), scounts, stypes, rcounts,
                                  rtypes))
 
-COLL_WRAPPER_CALL(Allgather, P_A2A, cmp_coll_allgather(comm, rcount, rtype),
+COLL_WRAPPER_CALL(Allgather, P_A2A, prof_coll_allgather(comm, rcount, rtype),
                   ovl_allgather A_A2A)
 ICOLL_WRAPPER(Iallgather, P_IA2A, A_IA2A,
-              cmp_coll_allgather(comm, rcount, rtype))
+              prof_coll_allgather(comm, rcount, rtype))
 
 COLL_WRAPPER(Allgatherv,
              (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
               const int rcounts[], const int displs[], MPI_Datatype rtype,
               MPI_Comm comm),
              (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm),
-             cmp_coll_allgatherv(comm, rcounts, rtype))
+             prof_coll_allgatherv(comm, rcounts, rtype))
 ICOLL_WRAPPER(Iallgatherv,
               (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                const int rcounts[], const int displs[], MPI_Datatype rtype,
                MPI_Comm comm, MPI_Request *req),
               (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req),
-              cmp_coll_allgatherv(comm, rcounts, rtype))
+              prof_coll_allgatherv(comm, rcounts, rtype))
 
 COLL_WRAPPER(Gather, P_ROOTED, A_ROOTED,
-             cmp_coll_gather(comm, scount, stype, root))
+             prof_coll_gather(comm, scount, stype, root))
 ICOLL_WRAPPER(Igather, P_IROOTED, A_IROOTED,
-              cmp_coll_gather(comm, scount, stype, root))
+              prof_coll_gather(comm, scount, stype, root))
 
 COLL_WRAPPER(Gatherv,
              (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
               const int rcounts[], const int displs[], MPI_Datatype rtype,
               int root, MPI_Comm comm),
              (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm),
-             cmp_coll_gather(comm, scount, stype, root))
+             prof_coll_gather(comm, scount, stype, root))
 ICOLL_WRAPPER(Igatherv,
               (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                const int rcounts[], const int displs[], MPI_Datatype rtype,
                int root, MPI_Comm comm, MPI_Request *req),
               (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
                req),
-              cmp_coll_gather(comm, scount, stype, root))
+              prof_coll_gather(comm, scount, stype, root))
 
 COLL_WRAPPER(Scatter, P_ROOTED, A_ROOTED,
-             cmp_coll_scatter(comm, scount, stype, root))
+             prof_coll_scatter(comm, scount, stype, root))
 ICOLL_WRAPPER(Iscatter, P_IROOTED, A_IROOTED,
-              cmp_coll_scatter(comm, scount, stype, root))
+              prof_coll_scatter(comm, scount, stype, root))
 
 COLL_WRAPPER(Scatterv,
              (const void *sbuf, const int scounts[], const int displs[],
               MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
               int root, MPI_Comm comm),
              (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm),
-             cmp_coll_scatterv(comm, scounts, stype, root))
+             prof_coll_scatterv(comm, scounts, stype, root))
 ICOLL_WRAPPER(Iscatterv,
               (const void *sbuf, const int scounts[], const int displs[],
                MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                int root, MPI_Comm comm, MPI_Request *req),
               (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                req),
-              cmp_coll_scatterv(comm, scounts, stype, root))
+              prof_coll_scatterv(comm, scounts, stype, root))
 
 COLL_WRAPPER(Reduce_scatter,
              (const void *sbuf, void *rbuf, const int rcounts[],
               MPI_Datatype type, MPI_Op op, MPI_Comm comm),
              (sbuf, rbuf, rcounts, type, op, comm),
-             cmp_coll_reduce_scatter(comm, rcounts, type))
+             prof_coll_reduce_scatter(comm, rcounts, type))
 ICOLL_WRAPPER(Ireduce_scatter,
               (const void *sbuf, void *rbuf, const int rcounts[],
                MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req),
               (sbuf, rbuf, rcounts, type, op, comm, req),
-              cmp_coll_reduce_scatter(comm, rcounts, type))
+              prof_coll_reduce_scatter(comm, rcounts, type))
 
 COLL_WRAPPER(Reduce_scatter_block, P_RED, A_RED,
-             cmp_coll_reduce_scatter_block(comm, count, type))
+             prof_coll_reduce_scatter_block(comm, count, type))
 ICOLL_WRAPPER(Ireduce_scatter_block, P_IRED, A_IRED,
-              cmp_coll_reduce_scatter_block(comm, count, type))
+              prof_coll_reduce_scatter_block(comm, count, type))
 
-COLL_WRAPPER(Barrier, (MPI_Comm comm), (comm), cmp_coll_barrier(comm))
+COLL_WRAPPER(Barrier, (MPI_Comm comm), (comm), prof_coll_barrier(comm))
 ICOLL_WRAPPER(Ibarrier, (MPI_Comm comm, MPI_Request *req), (comm, req),
-              cmp_coll_barrier(comm))
+              prof_coll_barrier(comm))
 
-COLL_WRAPPER(Scan, P_RED, A_RED, cmp_coll_scan(comm, count, type))
-ICOLL_WRAPPER(Iscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))
-COLL_WRAPPER(Exscan, P_RED, A_RED, cmp_coll_scan(comm, count, type))
-ICOLL_WRAPPER(Iexscan, P_IRED, A_IRED, cmp_coll_scan(comm, count, type))
+COLL_WRAPPER(Scan, P_RED, A_RED, prof_coll_scan(comm, count, type))
+ICOLL_WRAPPER(Iscan, P_IRED, A_IRED, prof_coll_scan(comm, count, type))
+COLL_WRAPPER(Exscan, P_RED, A_RED, prof_coll_scan(comm, count, type))
+ICOLL_WRAPPER(Iexscan, P_IRED, A_IRED, prof_coll_scan(comm, count, type))

@@ -38,7 +38,7 @@ static void *lookup(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);
     if (!p)
-        cmp_say("cannot find %s\n", name);
+        prof_say("cannot find %s\n", name);
     return p;
 }
 
@@ -67,14 +67,14 @@ static void impl_##lname PARAMS                                             \
         *ierr = MPI_ERR_INTERN;                                             \
         return;                                                             \
     }                                                                       \
-    cmp_settle();                                                           \
-    if (cmp_active) {                                                       \
+    prof_settle();                                                           \
+    if (prof_active) {                                                       \
         BEFORE;                                                             \
     }                                                                       \
-    uint64_t t0 = (TIMED) ? cmp_time_begin() : 0;                           \
+    uint64_t t0 = (TIMED) ? prof_time_begin() : 0;                           \
     CALL;                                                                   \
-    cmp_time_end(t0);                                                       \
-    if (cmp_active && *ierr == MPI_SUCCESS) {                               \
+    prof_time_end(t0);                                                       \
+    if (prof_active && *ierr == MPI_SUCCESS) {                               \
         AFTER;                                                              \
     }                                                                       \
 }                                                                           \
@@ -93,7 +93,7 @@ void ompi_##lname##_f PARAMS { impl_##lname ARGS; }
 
 /* ----------------------------------------------------- init/finalize -- */
 
-/* cmp_start and ovl_start are not subject to cmp_active: run them
+/* prof_start and ovl_start are not subject to prof_active: run them
  * unconditionally (the overlays do not depend on the profiler recording). */
 static void init_thread_f(F *required, F *provided, F *ierr);
 
@@ -115,7 +115,7 @@ static void init_f(F *ierr)
     }
     fp(ierr);
     if (*ierr == MPI_SUCCESS) {
-        cmp_start(MPI_THREAD_SINGLE);
+        prof_start(MPI_THREAD_SINGLE);
         ovl_start(MPI_THREAD_SINGLE);
     }
 }
@@ -136,7 +136,7 @@ static void init_thread_f(F *required, F *provided, F *ierr)
     if (*ierr == MPI_SUCCESS) {
         /* as MPI_Init_thread (prof_init.c): capped only when raised */
         *provided = want > *required && got > *required ? *required : got;
-        cmp_start(*provided);
+        prof_start(*provided);
         ovl_start(got);
     }
 }
@@ -151,7 +151,7 @@ static void finalize_f(F *ierr)
         return;
     }
     ovl_finish();
-    cmp_finish();
+    prof_finish();
     fp(ierr);
 }
 
@@ -179,8 +179,8 @@ FNAMES(finalize, MPI_FINALIZE, (F *ierr), (ierr))
 #define P_ISEND (void *buf, F *count, F *type, F *dest, F *tag, F *comm,    \
                  F *req, F *ierr)
 #define A_ISEND (buf, count, type, dest, tag, comm, req, ierr)
-#define REC_SEND cmp_send_any(COMM(comm), *dest, *count, TYPE(type))
-#define REC_INIT cmp_persist_new(PMPI_Request_f2c(*req), COMM(comm), *dest, \
+#define REC_SEND prof_send_any(COMM(comm), *dest, *count, TYPE(type))
+#define REC_INIT prof_persist_new(PMPI_Request_f2c(*req), COMM(comm), *dest, \
                                  *count, TYPE(type))
 
 FWRAP(send, MPI_SEND, P_SEND, A_SEND, REC_SEND, NOTHING)
@@ -201,7 +201,7 @@ FWRAP_T(sendrecv, MPI_SENDRECV,
          F *rcount, F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr),
         (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
          comm, status, ierr),
-        cmp_send_any(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
+        prof_send_any(COMM(comm), *dest, *scount, TYPE(stype)), NOTHING)
 FWRAP_T(sendrecv_replace, MPI_SENDRECV_REPLACE,
         (void *buf, F *count, F *type, F *dest, F *stag, F *source, F *rtag,
          F *comm, F *status, F *ierr),
@@ -212,7 +212,7 @@ static void start_all(int n, const F *reqs)
 {
     for (int k = 0; k < n; k++) {
         MPI_Request r = PMPI_Request_f2c(reqs[k]);
-        cmp_persist_start(1, &r);
+        prof_persist_start(1, &r);
     }
 }
 
@@ -221,10 +221,10 @@ FWRAP(start, MPI_START, (F *req, F *ierr), (req, ierr), start_all(1, req),
 FWRAP(startall, MPI_STARTALL, (F *n, F *reqs, F *ierr), (n, reqs, ierr),
       start_all(*n, reqs), NOTHING)
 FWRAP(request_free, MPI_REQUEST_FREE, (F *req, F *ierr), (req, ierr),
-      cmp_persist_free(PMPI_Request_f2c(*req)), NOTHING)
+      prof_persist_free(PMPI_Request_f2c(*req)), NOTHING)
 
 /* MPI_IRECV: nothing recorded, but a completion point of the tnbc overlay
- * (cmp_settle) like every wrapper: a receive into a buffer it protects
+ * (prof_settle) like every wrapper: a receive into a buffer it protects
  * would fault inside the MPI library. */
 FWRAP(irecv, MPI_IRECV,
       (void *buf, F *count, F *type, F *source, F *tag, F *comm, F *req,
@@ -273,23 +273,23 @@ FWRAP_T(waitsome, MPI_WAITSOME,
 FWRAP_CALL(bcast, MPI_BCAST,
            (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
            (buf, count, type, root, comm, ierr),
-           cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING,
+           prof_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING,
            BCAST_RUN)
 FWRAP(ibcast, MPI_IBCAST,
       (void *buf, F *count, F *type, F *root, F *comm, F *req, F *ierr),
       (buf, count, type, root, comm, req, ierr),
-      cmp_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
+      prof_coll_bcast(COMM(comm), *count, TYPE(type), *root), NOTHING)
 
 FWRAP_T(reduce, MPI_REDUCE,
         (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
          F *ierr),
         (sbuf, rbuf, count, type, op, root, comm, ierr),
-        cmp_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
+        prof_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
 FWRAP(ireduce, MPI_IREDUCE,
       (void *sbuf, void *rbuf, F *count, F *type, F *op, F *root, F *comm,
        F *req, F *ierr),
       (sbuf, rbuf, count, type, op, root, comm, req, ierr),
-      cmp_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
+      prof_coll_reduce(COMM(comm), *count, TYPE(type), *root), NOTHING)
 
 #define P_RED (void *sbuf, void *rbuf, F *count, F *type, F *op, F *comm,   \
                F *ierr)
@@ -299,30 +299,30 @@ FWRAP(ireduce, MPI_IREDUCE,
 #define A_IRED (sbuf, rbuf, count, type, op, comm, req, ierr)
 
 FWRAP_T(allreduce, MPI_ALLREDUCE, P_RED, A_RED,
-        cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
+        prof_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(iallreduce, MPI_IALLREDUCE, P_IRED, A_IRED,
-      cmp_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
+      prof_coll_allreduce(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP_T(scan, MPI_SCAN, P_RED, A_RED,
-        cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+        prof_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(iscan, MPI_ISCAN, P_IRED, A_IRED,
-      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+      prof_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP_T(exscan, MPI_EXSCAN, P_RED, A_RED,
-        cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+        prof_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(iexscan, MPI_IEXSCAN, P_IRED, A_IRED,
-      cmp_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
+      prof_coll_scan(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP_T(reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, P_RED, A_RED,
-        cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
+        prof_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP(ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, P_IRED, A_IRED,
-      cmp_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
+      prof_coll_reduce_scatter_block(COMM(comm), *count, TYPE(type)), NOTHING)
 FWRAP_T(reduce_scatter, MPI_REDUCE_SCATTER,
         (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *ierr),
         (sbuf, rbuf, rcounts, type, op, comm, ierr),
-        cmp_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
+        prof_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
 FWRAP(ireduce_scatter, MPI_IREDUCE_SCATTER,
       (void *sbuf, void *rbuf, F *rcounts, F *type, F *op, F *comm, F *req,
        F *ierr),
       (sbuf, rbuf, rcounts, type, op, comm, req, ierr),
-      cmp_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
+      prof_coll_reduce_scatter(COMM(comm), rcounts, TYPE(type)), NOTHING)
 
 /* sendbuf, scount, stype, recvbuf, rcount, rtype, comm */
 #define P_A2A (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,      \
@@ -333,15 +333,15 @@ FWRAP(ireduce_scatter, MPI_IREDUCE_SCATTER,
 #define A_IA2A (sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr)
 
 FWRAP_CALL(alltoall, MPI_ALLTOALL, P_A2A, A_A2A,
-           cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING,
+           prof_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING,
            A2A_RUN(ovl_alltoall))
 FWRAP(ialltoall, MPI_IALLTOALL, P_IA2A, A_IA2A,
-      cmp_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+      prof_coll_alltoall(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 FWRAP_CALL(allgather, MPI_ALLGATHER, P_A2A, A_A2A,
-           cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING,
+           prof_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING,
            A2A_RUN(ovl_allgather))
 FWRAP(iallgather, MPI_IALLGATHER, P_IA2A, A_IA2A,
-      cmp_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
+      prof_coll_allgather(COMM(comm), *rcount, TYPE(rtype)), NOTHING)
 
 /* MPI_ALLTOALLV is recorded as always and run by the css overlay when it
  * is on: the same C function as MPI_Alltoallv's (ovl_alltoallv), with the
@@ -361,14 +361,14 @@ FWRAP_CALL(alltoallv, MPI_ALLTOALLV,
             F *rdispls, F *rtype, F *comm, F *ierr),
            (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
             ierr),
-           cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
+           prof_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
                               TYPE(rtype)), NOTHING, A2AV_RUN)
 FWRAP(ialltoallv, MPI_IALLTOALLV,
       (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
        F *rdispls, F *rtype, F *comm, F *req, F *ierr),
       (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
        req, ierr),
-      cmp_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
+      prof_coll_alltoallv(COMM(comm), FIP(sbuf), scounts, TYPE(stype), rcounts,
                          TYPE(rtype)), NOTHING)
 
 /* Alltoallw carries one Fortran type handle per peer: convert the array
@@ -387,7 +387,7 @@ static void alltoallw_f(void *sbuf, F *scounts, F *stypes, F *rcounts,
     const F *ft = ip ? rtypes : stypes;
     for (int j = 0; j < n; j++)
         t[j] = PMPI_Type_f2c(ft[j]);
-    cmp_coll_alltoallw(c, ip, scounts, t, rcounts, t);
+    prof_coll_alltoallw(c, ip, scounts, t, rcounts, t);
     free(t);
 }
 
@@ -408,12 +408,12 @@ FWRAP_T(allgatherv, MPI_ALLGATHERV,
         (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
          F *rtype, F *comm, F *ierr),
         (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr),
-        cmp_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
+        prof_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
 FWRAP(iallgatherv, MPI_IALLGATHERV,
       (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
        F *rtype, F *comm, F *req, F *ierr),
       (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, ierr),
-      cmp_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
+      prof_coll_allgatherv(COMM(comm), rcounts, TYPE(rtype)), NOTHING)
 
 #define P_ROOTED (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,   \
                   F *rtype, F *root, F *comm, F *ierr)
@@ -424,38 +424,38 @@ FWRAP(iallgatherv, MPI_IALLGATHERV,
                    ierr)
 
 FWRAP_T(gather, MPI_GATHER, P_ROOTED, A_ROOTED,
-        cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+        prof_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP(igather, MPI_IGATHER, P_IROOTED, A_IROOTED,
-      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+      prof_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP_T(scatter, MPI_SCATTER, P_ROOTED, A_ROOTED,
-        cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+        prof_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP(iscatter, MPI_ISCATTER, P_IROOTED, A_IROOTED,
-      cmp_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+      prof_coll_scatter(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 
 FWRAP_T(gatherv, MPI_GATHERV,
         (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
          F *rtype, F *root, F *comm, F *ierr),
         (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr),
-        cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+        prof_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP(igatherv, MPI_IGATHERV,
       (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
        F *rtype, F *root, F *comm, F *req, F *ierr),
       (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req,
        ierr),
-      cmp_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
+      prof_coll_gather(COMM(comm), *scount, TYPE(stype), *root), NOTHING)
 FWRAP_T(scatterv, MPI_SCATTERV,
         (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
          F *rtype, F *root, F *comm, F *ierr),
         (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr),
-        cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
+        prof_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
 FWRAP(iscatterv, MPI_ISCATTERV,
       (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount,
        F *rtype, F *root, F *comm, F *req, F *ierr),
       (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
        ierr),
-      cmp_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
+      prof_coll_scatterv(COMM(comm), scounts, TYPE(stype), *root), NOTHING)
 
 FWRAP_T(barrier, MPI_BARRIER, (F *comm, F *ierr), (comm, ierr),
-        cmp_coll_barrier(COMM(comm)), NOTHING)
+        prof_coll_barrier(COMM(comm)), NOTHING)
 FWRAP(ibarrier, MPI_IBARRIER, (F *comm, F *req, F *ierr), (comm, req, ierr),
-      cmp_coll_barrier(COMM(comm)), NOTHING)
+      prof_coll_barrier(COMM(comm)), NOTHING)

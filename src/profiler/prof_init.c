@@ -21,7 +21,7 @@ int MPI_Init(int *argc, char ***argv)
     int rc = want == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
                                        : PMPI_Init_thread(argc, argv, want, &got);
     if (rc == MPI_SUCCESS) {
-        cmp_start(MPI_THREAD_SINGLE);
+        prof_start(MPI_THREAD_SINGLE);
         ovl_start(got);
     }
     return rc;
@@ -36,7 +36,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         /* raised for tnbc: the program sees at most what it asked for;
          * otherwise exactly the library's answer */
         *provided = want > required && got > required ? required : got;
-        cmp_start(*provided);
+        prof_start(*provided);
         ovl_start(got);
     }
     return rc;
@@ -45,6 +45,6 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     ovl_finish();
-    cmp_finish();
+    prof_finish();
     return PMPI_Finalize();
 }

@@ -15,15 +15,15 @@
  *      when, from which thread, and whether the call is collective.
  *
  * The overlays are independent of the profiler's recording: a hook runs
- * whether or not this run is profiled (cmp_active in prof.h), and the
+ * whether or not this run is profiled (prof_active in prof.h), and the
  * wrappers record a call before they hand it to a hook; the overlays'
  * own messages are PMPI calls, which no wrapper sees.
  *
  * Everything here is private to the .so (hidden): the version script
  * exports the MPI and Fortran entry points only.
  */
-#ifndef CMP_PROF_OVERLAY_H
-#define CMP_PROF_OVERLAY_H
+#ifndef CM_PROF_OVERLAY_H
+#define CM_PROF_OVERLAY_H
 
 #include <mpi.h>
 #include <stdarg.h>
@@ -31,16 +31,16 @@
 #include <stdint.h>
 #include <time.h>
 
-#define CMP_HIDDEN __attribute__((visibility("hidden")))
+#define PROF_HIDDEN __attribute__((visibility("hidden")))
 /* The recording fast path is inlined into every wrapper: a call would cost
  * as much as the work itself (see bench/prof_overhead.sh). */
-#define CMP_INLINE static inline __attribute__((always_inline))
+#define PROF_INLINE static inline __attribute__((always_inline))
 
 /* ============================================ (a) services, profiler -- */
 
 /* CLOCK_MONOTONIC in nanoseconds.  Any thread; never fails (the clock
  * exists on every Linux). */
-CMP_INLINE uint64_t cmp_now(void)
+PROF_INLINE uint64_t prof_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -54,28 +54,28 @@ CMP_INLINE uint64_t cmp_now(void)
  * in a newline.  A line longer than 1023 bytes is cut there and still ends
  * in a newline; a short or failed write is not retried (a lost line is
  * better than a program held up).  Any thread, no MPI call. */
-CMP_HIDDEN void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
+PROF_HIDDEN void prof_vsay(const char *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
 /* prof_state.c: the text of the control file clustermap's mpirun gives
  * its ranks (CLUSTERMAP_PROFILE_CONTROL: the srun of mpirun's daemons
  * writes it before any rank starts, src/launch/mpirun_record.c): its
  * first @p size - 1 bytes into @p buf, NUL-terminated ("" when the file
- * cannot be read); @p size is at least 1.  CMP_CONTROL_MAX holds every
+ * cannot be read); @p size is at least 1.  PROF_CONTROL_MAX holds every
  * file mpirun writes: a mode line and a trace prefix of fewer than
  * 2 x CMP_PATH_MAX bytes (src/launch/cmp_limits.h).  -1 when the
  * variable is unset or empty, else 0.  Reads the file again at every
  * call; local, no MPI call. */
-#define CMP_CONTROL_MAX 8192
-CMP_HIDDEN int cmp_control_read(char *buf, size_t size);
+#define PROF_CONTROL_MAX 8192
+PROF_HIDDEN int prof_control_read(char *buf, size_t size);
 
 /* A datatype's size as an MPI_Count, (type, MPI_Count *size) -> MPI
  * error code: MPI-4.1 deprecates MPI_Type_size_x for MPI_Type_size_c
  * (Open MPI 6).  A PMPI call, which no wrapper sees. */
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
-#define CMP_TYPE_SIZE PMPI_Type_size_c
+#define PROF_TYPE_SIZE PMPI_Type_size_c
 #else
-#define CMP_TYPE_SIZE PMPI_Type_size_x
+#define PROF_TYPE_SIZE PMPI_Type_size_x
 #endif
 
 /* ========================================== (b) hooks, the overlays -- */
@@ -85,12 +85,12 @@ CMP_HIDDEN int cmp_control_read(char *buf, size_t size);
  * same path on every rank with the same environment.  The Fortran
  * MPI_ALLTOALLV reads it (with ovl_tnbc_on) to choose ovl_alltoallv over
  * Open MPI's own binding. */
-extern CMP_HIDDEN int ovl_css_on;
+extern PROF_HIDDEN int ovl_css_on;
 /* ovl_tnbc.c: non-zero when the tnbc overlay runs (asked for, and
  * MPI_THREAD_MULTIPLE granted on every rank); set in ovl_start, cleared in
  * ovl_finish.  The Fortran MPI_BCAST, MPI_ALLTOALL(V) and MPI_ALLGATHER
  * read it to choose the hooks below over Open MPI's own bindings. */
-extern CMP_HIDDEN int ovl_tnbc_on;
+extern PROF_HIDDEN int ovl_tnbc_on;
 
 /* ovl_state.c: called by the init wrappers (C and Fortran), in the thread
  * that calls MPI_Init, before PMPI init: note the overlays asked for
@@ -100,10 +100,10 @@ extern CMP_HIDDEN int ovl_tnbc_on;
  * thread calls MPI), else @p required.  The wrappers report to the
  * program min(required, granted).  Local; may be called twice (Fortran's
  * MPI_INIT runs as MPI_INIT_THREAD). */
-CMP_HIDDEN int ovl_pre_init(int required);
+PROF_HIDDEN int ovl_pre_init(int required);
 
 /* ovl_state.c: called by the init wrappers after a successful PMPI init
- * (any language) and cmp_start, with the level PMPI granted: read the
+ * (any language) and prof_start, with the level PMPI granted: read the
  * environment, print rank 0's note about it, agree with every rank on the
  * overlays to run, set them up.  With tnbc asked for it is collective
  * over MPI_COMM_WORLD (allreduces: whether every rank could set tnbc up,
@@ -111,15 +111,15 @@ CMP_HIDDEN int ovl_pre_init(int required);
  * found the library on every rank, which all call it then.  A
  * second call does nothing.  Never fails the program: what cannot be set
  * up on some rank makes the overlay step aside on every rank. */
-CMP_HIDDEN void ovl_start(int granted);
+PROF_HIDDEN void ovl_start(int granted);
 
-/* ovl_state.c: called by the finalize wrappers before cmp_finish and
+/* ovl_state.c: called by the finalize wrappers before prof_finish and
  * PMPI_Finalize, in the thread that calls MPI_Finalize: complete what tnbc
  * left pending, stop its progress thread, print rank 0's verbose lines,
  * free everything the overlays hold; ovl_css_on and ovl_tnbc_on are 0
  * after it.  Local: no collective, so a rank without the library never
  * makes another wait. */
-CMP_HIDDEN void ovl_finish(void);
+PROF_HIDDEN void ovl_finish(void);
 
 /* The collectives an overlay may run, with the arguments and result of
  * the MPI call of the same name; called by the C wrappers always and by
@@ -134,33 +134,33 @@ CMP_HIDDEN void ovl_finish(void);
  * ovl_css.c: MPI_Alltoallv under a contention-free schedule when css is on
  * and the exchange qualifies, else by tnbc when it is on, else
  * PMPI_Alltoallv. */
-CMP_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts,
+PROF_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts,
                              const int *sdispls, MPI_Datatype stype, void *rbuf,
                              const int *rcounts, const int *rdispls,
                              MPI_Datatype rtype, MPI_Comm comm);
 /* ovl_tnbc.c: MPI_Alltoall, MPI_Allgather, MPI_Bcast by tnbc when it is on
- * (the call may return before its data arrived; see cmp_ovl_settle), else
+ * (the call may return before its data arrived; see prof_ovl_settle), else
  * PMPI. */
-CMP_HIDDEN int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
+PROF_HIDDEN int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
                             void *rbuf, int rcount, MPI_Datatype rtype,
                             MPI_Comm comm);
-CMP_HIDDEN int ovl_allgather(const void *sbuf, int scount, MPI_Datatype stype,
+PROF_HIDDEN int ovl_allgather(const void *sbuf, int scount, MPI_Datatype stype,
                              void *rbuf, int rcount, MPI_Datatype rtype,
                              MPI_Comm comm);
-CMP_HIDDEN int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
+PROF_HIDDEN int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
                          MPI_Comm comm);
 
-/* ovl_tnbc.c: the tnbc overlay's completion point.  cmp_ovl_pending is
+/* ovl_tnbc.c: the tnbc overlay's completion point.  prof_ovl_pending is
  * non-zero while a collective it runs is pending (at most one per
- * process); every wrapper first calls cmp_settle (prof.h), which calls
- * cmp_ovl_settle when it is set: that completes the call (its data in the
+ * process); every wrapper first calls prof_settle (prof.h), which calls
+ * prof_ovl_settle when it is set: that completes the call (its data in the
  * program's buffers, the pages open) before the program's call goes on.
  * Application threads only, never tnbc's progress thread; no collective
  * (it waits for the pending call's own sub-messages, and posts the sends
  * it held back under waves); a no-op when nothing is pending.  The names
  * are the profiler's (cmp_) because its wrappers call them: they are the
  * profiler's hook, which the overlay fills in. */
-extern CMP_HIDDEN int cmp_ovl_pending;
-CMP_HIDDEN void cmp_ovl_settle(void);
+extern PROF_HIDDEN int prof_ovl_pending;
+PROF_HIDDEN void prof_ovl_settle(void);
 
-#endif /* CMP_PROF_OVERLAY_H */
+#endif /* CM_PROF_OVERLAY_H */

@@ -12,19 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cmp_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
+void prof_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (dest == MPI_PROC_NULL)
         return;
-    cmp_lock();
-    if (cmp_active && cmp_comm_get(comm, &c) == 0 && dest >= 0 &&
+    prof_lock();
+    if (prof_active && prof_comm_get(comm, &c) == 0 && dest >= 0 &&
         dest < c.ndest) {
         int w = c.world ? c.world[dest] : dest;
-        cmp_add(CMP_P2P, w, cmp_bytes(count, type), 1);
-        cmp_hot_type(type);    /* cmp_comm_get has made comm hot */
+        prof_add(PROF_P2P, w, prof_bytes(count, type), 1);
+        prof_hot_type(type);    /* prof_comm_get has made comm hot */
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
 /* ---------------------------------------------- persistent requests -- */
@@ -82,14 +82,14 @@ static int pgrow(void)
     return 0;
 }
 
-void cmp_persist_new(MPI_Request req, MPI_Comm comm, int dest, int count,
+void prof_persist_new(MPI_Request req, MPI_Comm comm, int dest, int count,
                      MPI_Datatype type)
 {
-    cmp_comm_t c;
+    prof_comm_t c;
     if (dest == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
         return;
-    cmp_lock();
-    if (cmp_active && cmp_comm_get(comm, &c) == 0 && dest >= 0 &&
+    prof_lock();
+    if (prof_active && prof_comm_get(comm, &c) == 0 && dest >= 0 &&
         dest < c.ndest) {
         int w = c.world ? c.world[dest] : dest;
         preq_t *p = pfind(req);
@@ -105,26 +105,26 @@ void cmp_persist_new(MPI_Request req, MPI_Comm comm, int dest, int count,
             }
             p->req = req;
             p->wdst = w;
-            p->bytes = cmp_bytes(count, type);
+            p->bytes = prof_bytes(count, type);
         }
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_persist_start(int n, const MPI_Request *reqs)
+void prof_persist_start(int n, const MPI_Request *reqs)
 {
-    cmp_lock();
-    for (int k = 0; cmp_active && pused && k < n; k++) {
+    prof_lock();
+    for (int k = 0; prof_active && pused && k < n; k++) {
         preq_t *p = pfind(reqs[k]);
         if (p)
-            cmp_add(CMP_P2P, p->wdst, p->bytes, 1);
+            prof_add(PROF_P2P, p->wdst, p->bytes, 1);
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_persist_free(MPI_Request req)
+void prof_persist_free(MPI_Request req)
 {
-    cmp_lock();
+    prof_lock();
     preq_t *p = pused ? pfind(req) : NULL;
     if (p) {
         size_t i = (size_t)(p - ptab), j = i;
@@ -145,10 +145,10 @@ void cmp_persist_free(MPI_Request req)
             i = j;
         }
     }
-    cmp_unlock();
+    prof_unlock();
 }
 
-void cmp_persist_clear(void)
+void prof_persist_clear(void)
 {
     free(ptab);
     ptab = NULL;
@@ -157,7 +157,7 @@ void cmp_persist_clear(void)
 
 /* ------------------------------------------------------- C wrappers -- */
 
-/* A send wrapper is the inlined common case (cmp_send_hot) and a tail call
+/* A send wrapper is the inlined common case (prof_send_hot) and a tail call
  * to PMPI; everything else is in slow_NAME, kept out of line so that the
  * common case needs no stack frame.  PARAMS/ARGS: the full parameter and
  * argument lists; C, D, N, T: the communicator, destination, count and
@@ -165,14 +165,14 @@ void cmp_persist_clear(void)
 #define SEND_WRAPPER(NAME, PARAMS, ARGS, C, D, N, T)                         \
 static __attribute__((noinline, cold)) int slow_##NAME PARAMS                \
 {                                                                            \
-    if (cmp_active)                                                          \
-        cmp_send(C, D, N, T);                                                \
+    if (prof_active)                                                          \
+        prof_send(C, D, N, T);                                                \
     return PMPI_##NAME ARGS;                                                 \
 }                                                                            \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
-    cmp_settle();                                                            \
-    if (CMP_LIKELY(cmp_send_hot(C, D, N, T)))                                \
+    prof_settle();                                                            \
+    if (PROF_LIKELY(prof_send_hot(C, D, N, T)))                                \
         return PMPI_##NAME ARGS;                                             \
     return slow_##NAME ARGS;                                                 \
 }
@@ -187,10 +187,10 @@ int MPI_##NAME PARAMS                                                        \
 #define INIT_WRAPPER(NAME)                                                   \
 int MPI_##NAME P_ISEND                                                       \
 {                                                                            \
-    cmp_settle();                                                            \
+    prof_settle();                                                            \
     int rc = PMPI_##NAME A_ISEND;                                            \
-    if (cmp_active && rc == MPI_SUCCESS)                                     \
-        cmp_persist_new(*req, comm, dest, count, type);                      \
+    if (prof_active && rc == MPI_SUCCESS)                                     \
+        prof_persist_new(*req, comm, dest, count, type);                      \
     return rc;                                                               \
 }
 
@@ -211,10 +211,10 @@ INIT_WRAPPER(Rsend_init)
 #define TIMED_WRAPPER(NAME, PARAMS, ARGS)                                    \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
-    cmp_settle();                                                            \
-    uint64_t t0 = cmp_time_begin();                                          \
+    prof_settle();                                                            \
+    uint64_t t0 = prof_time_begin();                                          \
     int rc = PMPI_##NAME ARGS;                                               \
-    cmp_time_end(t0);                                                        \
+    prof_time_end(t0);                                                        \
     return rc;                                                               \
 }
 
@@ -222,11 +222,11 @@ int MPI_##NAME PARAMS                                                        \
 #define SENDRECV_WRAPPER(NAME, PARAMS, ARGS, C, D, N, T)                     \
 int MPI_##NAME PARAMS                                                        \
 {                                                                            \
-    cmp_settle();                                                            \
-    cmp_send_any(C, D, N, T);                                                \
-    uint64_t t0 = cmp_time_begin();                                          \
+    prof_settle();                                                            \
+    prof_send_any(C, D, N, T);                                                \
+    uint64_t t0 = prof_time_begin();                                          \
     int rc = PMPI_##NAME ARGS;                                               \
-    cmp_time_end(t0);                                                        \
+    prof_time_end(t0);                                                        \
     return rc;                                                               \
 }
 
@@ -262,35 +262,35 @@ TIMED_WRAPPER(Waitsome,
               (incount, reqs, outcount, indices, statuses))
 
 /* MPI_Irecv: nothing recorded, but a completion point of the tnbc overlay
- * (cmp_settle) like every wrapper: a receive into a buffer it protects
+ * (prof_settle) like every wrapper: a receive into a buffer it protects
  * would fault inside the MPI library. */
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    cmp_settle();
+    prof_settle();
     return PMPI_Irecv(buf, count, type, source, tag, comm, req);
 }
 
 int MPI_Start(MPI_Request *req)
 {
-    cmp_settle();
-    if (cmp_active)
-        cmp_persist_start(1, req);
+    prof_settle();
+    if (prof_active)
+        prof_persist_start(1, req);
     return PMPI_Start(req);
 }
 
 int MPI_Startall(int n, MPI_Request reqs[])
 {
-    cmp_settle();
-    if (cmp_active)
-        cmp_persist_start(n, reqs);
+    prof_settle();
+    if (prof_active)
+        prof_persist_start(n, reqs);
     return PMPI_Startall(n, reqs);
 }
 
 int MPI_Request_free(MPI_Request *req)
 {
-    cmp_settle();
-    if (cmp_active && req)
-        cmp_persist_free(*req);
+    prof_settle();
+    if (prof_active && req)
+        prof_persist_free(*req);
     return PMPI_Request_free(req);
 }

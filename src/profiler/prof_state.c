@@ -8,7 +8,7 @@
  * "time").
  *
  * Row storage.  A row is a dense array indexed by world rank when the job has
- * at most CMP_DENSE_MAX ranks (16 bytes per rank and row kind, plus 4 for
+ * at most PROF_DENSE_MAX ranks (16 bytes per rank and row kind, plus 4 for
  * the identity map of MPI_COMM_WORLD: 144 KiB at 4096 ranks), and an
  * open-addressing hash keyed by world rank above, so that memory follows the
  * number of ranks actually talked to.  Both are O(1) per recorded call
@@ -16,21 +16,21 @@
  * CLUSTERMAP_PROF_DENSE_MAX overrides the threshold (tests use 0 to exercise
  * the hash on small jobs).
  *
- * The state the inlined send path reads (cmp_hot, prof.h) is kept in step
- * here: the dense rows, the type cache (filled by cmp_bytes_slow), the hot
- * datatype (cmp_hot_type) and the hot communicator (set by cmp_comm_get,
+ * The state the inlined send path reads (prof_hot, prof.h) is kept in step
+ * here: the dense rows, the type cache (filled by prof_bytes_slow), the hot
+ * datatype (prof_hot_type) and the hot communicator (set by prof_comm_get,
  * dropped when that communicator is freed, and never set under
  * MPI_THREAD_MULTIPLE or with hashed rows).
  *
  * Time-only mode (CLUSTERMAP_PROFILE_TRAFFIC=0): none of the above is set
- * up and cmp_active stays 0, so no wrapper records anything (the hot
+ * up and prof_active stays 0, so no wrapper records anything (the hot
  * communicator stays unset, which is what keeps the inlined send path
- * away); only the timing runs, and cmp_finish writes a part without rows.
+ * away); only the timing runs, and prof_finish writes a part without rows.
  *
  * CLUSTERMAP_PROFILE_CONTROL names a file that decides instead of
  * CLUSTERMAP_PROFILE_TRAFFIC: its first line "traffic", "time", anything
  * else (or no file) not profiling at all; later lines are for the
- * overlays (cmp_control_read).  clustermap's mpirun starts every rank with
+ * overlays (prof_control_read).  clustermap's mpirun starts every rank with
  * the library and such a file; the srun of mpirun's daemons, which runs
  * before any rank starts, writes in it what it decided for the run.
  */
@@ -43,21 +43,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CMP_DENSE_MAX 4096
+#define PROF_DENSE_MAX 4096
 
-CMP_HIDDEN volatile int cmp_active;
-CMP_HIDDEN volatile int cmp_timing;
-CMP_HIDDEN uint64_t cmp_mpi_ns;
-CMP_HIDDEN int cmp_mpi_seen;
-CMP_HIDDEN cmp_hot_t cmp_hot;
-CMP_HIDDEN int cmp_multi;
-CMP_HIDDEN pthread_mutex_t cmp_mutex = PTHREAD_MUTEX_INITIALIZER;
+PROF_HIDDEN volatile int prof_active;
+PROF_HIDDEN volatile int prof_timing;
+PROF_HIDDEN uint64_t prof_mpi_ns;
+PROF_HIDDEN int prof_mpi_seen;
+PROF_HIDDEN prof_hot_t prof_hot;
+PROF_HIDDEN int prof_multi;
+PROF_HIDDEN pthread_mutex_t prof_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* Filled by cmp_start(); cmp_finish() writes them.  Nothing here needs
+/* Filled by prof_start(); prof_finish() writes them.  Nothing here needs
  * another rank: no communicator of our own, no collective. */
-static int joined;            /* cmp_start() set up profiling */
+static int joined;            /* prof_start() set up profiling */
 static int traffic;           /* ... and records traffic (not time only) */
-static uint64_t t_start;      /* cmp_now() at the return of MPI_Init */
+static uint64_t t_start;      /* prof_now() at the return of MPI_Init */
 static int world_size, world_rank;
 static int *identity;         /* dense rows: [world_size] i -> i */
 static MPI_Group world_group = MPI_GROUP_NULL;
@@ -71,10 +71,10 @@ typedef struct row {
     size_t cap;       /* hash: slots (power of two); dense: world_size */
     size_t used;      /* hash: occupied slots */
     int *keys;        /* hash: world rank or -1 */
-    cmp_cell_t *cells;
+    prof_cell_t *cells;
 } row_t;
 
-static row_t rows[CMP_NKINDS];
+static row_t rows[PROF_NKINDS];
 
 static int row_init(row_t *r, int dense)
 {
@@ -118,7 +118,7 @@ static long row_slot(row_t *r, int k)
         if (!g.keys || !g.cells) {
             static int told;
             if (!told++)
-                cmp_say("out of memory, traffic "
+                prof_say("out of memory, traffic "
                         "to some ranks is not recorded\n");
             row_free(&g);
             return -1;
@@ -143,9 +143,9 @@ static long row_slot(row_t *r, int k)
     return (long)i;
 }
 
-/* Dense rows are handled inline by cmp_add (prof.h): what reaches here is
+/* Dense rows are handled inline by prof_add (prof.h): what reaches here is
  * a hashed row or a rank outside the job. */
-void cmp_add_slow(int kind, int wdst, uint64_t bytes, uint64_t msgs)
+void prof_add_slow(int kind, int wdst, uint64_t bytes, uint64_t msgs)
 {
     row_t *r = &rows[kind];
     if (wdst < 0 || wdst >= world_size || !r->cells || r->dense)
@@ -159,36 +159,36 @@ void cmp_add_slow(int kind, int wdst, uint64_t bytes, uint64_t msgs)
 
 static void tcache_clear(void)
 {
-    for (size_t i = 0; i < CMP_TCACHE_SIZE; i++) {
-        cmp_hot.types[i] = MPI_DATATYPE_NULL;
-        cmp_hot.sizes[i] = 0;
+    for (size_t i = 0; i < PROF_TCACHE_SIZE; i++) {
+        prof_hot.types[i] = MPI_DATATYPE_NULL;
+        prof_hot.sizes[i] = 0;
     }
 }
 
-uint64_t cmp_bytes_slow(int count, MPI_Datatype type)
+uint64_t prof_bytes_slow(int count, MPI_Datatype type)
 {
     MPI_Count sz = 0;
     int ni, na, nd, combiner;
     if (count <= 0 || type == MPI_DATATYPE_NULL ||
-        CMP_TYPE_SIZE(type, &sz) != MPI_SUCCESS || sz < 0)
+        PROF_TYPE_SIZE(type, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
     /* Only named types are cached: a freed derived type's handle can come
      * back as a different type, a named one is never freed. */
     if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) ==
         MPI_SUCCESS && combiner == MPI_COMBINER_NAMED) {
-        size_t i = cmp_tslot(type);
-        cmp_hot.types[i] = type;
-        cmp_hot.sizes[i] = (uint64_t)sz;
+        size_t i = prof_tslot(type);
+        prof_hot.types[i] = type;
+        prof_hot.sizes[i] = (uint64_t)sz;
     }
     return (uint64_t)count * (uint64_t)sz;
 }
 
-void cmp_hot_type(MPI_Datatype type)
+void prof_hot_type(MPI_Datatype type)
 {
-    size_t i = cmp_tslot(type);
-    if (cmp_hot.types[i] == type && !cmp_multi) {
-        cmp_hot.type = type;
-        cmp_hot.size = cmp_hot.sizes[i];
+    size_t i = prof_tslot(type);
+    if (prof_hot.types[i] == type && !prof_multi) {
+        prof_hot.type = type;
+        prof_hot.size = prof_hot.sizes[i];
     }
 }
 
@@ -203,7 +203,7 @@ static int cmp_u64(const void *a, const void *b)
 static uint64_t *collect(size_t *n)
 {
     size_t total = 0;
-    for (int k = 0; k < CMP_NKINDS; k++)
+    for (int k = 0; k < PROF_NKINDS; k++)
         for (size_t i = 0; i < rows[k].cap && rows[k].cells; i++)
             total += (rows[k].cells[i].bytes || rows[k].cells[i].msgs) &&
                      (rows[k].dense || rows[k].keys[i] != -1);
@@ -211,7 +211,7 @@ static uint64_t *collect(size_t *n)
     if (!q)
         return NULL;
     size_t e = 0;
-    for (int k = 0; k < CMP_NKINDS; k++) {
+    for (int k = 0; k < PROF_NKINDS; k++) {
         size_t first = e;
         row_t *r = &rows[k];
         for (size_t i = 0; i < r->cap && r->cells; i++) {
@@ -235,7 +235,7 @@ static uint64_t *collect(size_t *n)
 /* ------------------------------------------------------ communicators -- */
 
 typedef struct comm_map {
-    cmp_comm_t c;
+    prof_comm_t c;
     int inside;        /* every destination is in MPI_COMM_WORLD */
     int world[];
 } comm_map_t;
@@ -245,33 +245,33 @@ static comm_map_t *last_map;
 
 static void hot_off(void)
 {
-    cmp_hot.comm = MPI_COMM_NULL;
-    cmp_hot.ndest = 0;
-    cmp_hot.world = NULL;
+    prof_hot.comm = MPI_COMM_NULL;
+    prof_hot.ndest = 0;
+    prof_hot.world = NULL;
 }
 
 /* Make @p comm, whose destinations are the world ranks @p world[ndest]
  * (all valid), the hot communicator -- when the hot path is in use. */
 static void hot_set(MPI_Comm comm, int ndest, const int *world)
 {
-    if (!cmp_hot.ndense || cmp_multi)
+    if (!prof_hot.ndense || prof_multi)
         return;
-    cmp_hot.comm = comm;
-    cmp_hot.ndest = (unsigned)ndest;
-    cmp_hot.world = world;
+    prof_hot.comm = comm;
+    prof_hot.ndest = (unsigned)ndest;
+    prof_hot.world = world;
 }
 
 static int delete_map(MPI_Comm comm, int kv, void *val, void *extra)
 {
-    cmp_lock();
+    prof_lock();
     if (val == last_map) {
         last_map = NULL;
         last_comm = MPI_COMM_NULL;
     }
     /* The handle may come back as another communicator. */
-    if (cmp_hot.world && cmp_hot.world == ((comm_map_t *)val)->world)
+    if (prof_hot.world && prof_hot.world == ((comm_map_t *)val)->world)
         hot_off();
-    cmp_unlock();
+    prof_unlock();
     free(val);
     return MPI_SUCCESS;
 }
@@ -326,7 +326,7 @@ static comm_map_t *build_map(MPI_Comm comm)
     return m;
 }
 
-int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
+int prof_comm_get(MPI_Comm comm, prof_comm_t *c)
 {
     if (comm == MPI_COMM_NULL)
         return -1;
@@ -361,19 +361,19 @@ int cmp_comm_get(MPI_Comm comm, cmp_comm_t *c)
  * failure, with everything it made undone. */
 static int traffic_setup(void)
 {
-    int dense_max = CMP_DENSE_MAX;
+    int dense_max = PROF_DENSE_MAX;
     const char *dm = getenv(CM_ENV_PROF_DENSE_MAX);
     if (dm && *dm)
         dense_max = atoi(dm);
     if (PMPI_Comm_group(MPI_COMM_WORLD, &world_group) != MPI_SUCCESS ||
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_map, &keyval,
                                 NULL) != MPI_SUCCESS ||
-        row_init(&rows[CMP_P2P], world_size <= dense_max) ||
-        row_init(&rows[CMP_COLL], world_size <= dense_max) ||
-        (rows[CMP_P2P].dense &&
+        row_init(&rows[PROF_P2P], world_size <= dense_max) ||
+        row_init(&rows[PROF_COLL], world_size <= dense_max) ||
+        (rows[PROF_P2P].dense &&
          !(identity = malloc((size_t)world_size * sizeof *identity)))) {
-        row_free(&rows[CMP_P2P]);
-        row_free(&rows[CMP_COLL]);
+        row_free(&rows[PROF_P2P]);
+        row_free(&rows[PROF_COLL]);
         free(identity);
         identity = NULL;
         if (world_group != MPI_GROUP_NULL)
@@ -383,20 +383,20 @@ static int traffic_setup(void)
         return -1;
     }
     tcache_clear();
-    cmp_hot.type = MPI_DATATYPE_NULL;      /* size 0, like cmp_bytes */
-    cmp_hot.size = 0;
-    if (rows[CMP_P2P].dense) {
+    prof_hot.type = MPI_DATATYPE_NULL;      /* size 0, like prof_bytes */
+    prof_hot.size = 0;
+    if (rows[PROF_P2P].dense) {
         for (int i = 0; i < world_size; i++)
             identity[i] = i;
-        cmp_hot.dense[CMP_P2P] = rows[CMP_P2P].cells;
-        cmp_hot.dense[CMP_COLL] = rows[CMP_COLL].cells;
-        cmp_hot.ndense = (unsigned)world_size;
+        prof_hot.dense[PROF_P2P] = rows[PROF_P2P].cells;
+        prof_hot.dense[PROF_COLL] = rows[PROF_COLL].cells;
+        prof_hot.ndense = (unsigned)world_size;
         hot_set(MPI_COMM_WORLD, world_size, identity);
     }
     return 0;
 }
 
-int cmp_control_read(char *buf, size_t size)
+int prof_control_read(char *buf, size_t size)
 {
     const char *ctl = getenv(CM_ENV_PROFILE_CONTROL);
     size_t used = 0;
@@ -418,68 +418,68 @@ int cmp_control_read(char *buf, size_t size)
 static int traffic_mode(void)
 {
     const char *tr = getenv(CM_ENV_PROFILE_TRAFFIC);
-    char text[CMP_CONTROL_MAX];
-    if (cmp_control_read(text, sizeof text) < 0)
+    char text[PROF_CONTROL_MAX];
+    if (prof_control_read(text, sizeof text) < 0)
         return !(tr && strcmp(tr, "0") == 0);
     text[strcspn(text, "\n")] = '\0';
     return !strcmp(text, "traffic") ? 1 : !strcmp(text, "time") ? 0 : -1;
 }
 
-void cmp_start(int provided)
+void prof_start(int provided)
 {
     const char *dir = getenv(CM_ENV_PROFILE_DIR);
-    cmp_mpi_seen = 1;
+    prof_mpi_seen = 1;
     if (joined || !dir || !*dir || (traffic = traffic_mode()) < 0)
         return;
-    uint64_t t0 = cmp_now();
-    cmp_nompi_clear();
+    uint64_t t0 = prof_now();
+    prof_nompi_clear();
     if (PMPI_Comm_size(MPI_COMM_WORLD, &world_size) != MPI_SUCCESS ||
         PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS) {
-        cmp_say("cannot set up, not profiling\n");
+        prof_say("cannot set up, not profiling\n");
         return;
     }
-    cmp_multi = provided == MPI_THREAD_MULTIPLE;
+    prof_multi = provided == MPI_THREAD_MULTIPLE;
     profile_dir = strdup(dir);
     if (!profile_dir || (traffic && traffic_setup() < 0)) {
         /* This rank writes no part: ingestion refuses the incomplete set,
          * and no other rank waits for anything. */
-        cmp_say("out of memory, rank %d not "
+        prof_say("out of memory, rank %d not "
                 "profiled\n", world_rank);
         free(profile_dir);
         profile_dir = NULL;
         return;
     }
     joined = 1;
-    cmp_mpi_ns = 0;
+    prof_mpi_ns = 0;
     t_start = t0;
-    cmp_timing = 1;
-    cmp_active = traffic;
+    prof_timing = 1;
+    prof_active = traffic;
 }
 
-void cmp_finish(void)
+void prof_finish(void)
 {
     if (!joined)
         return;
-    uint64_t elapsed = cmp_now() - t_start;
-    cmp_timing = 0;
-    uint64_t mpi = __atomic_load_n(&cmp_mpi_ns, __ATOMIC_RELAXED);
-    cmp_active = 0;
+    uint64_t elapsed = prof_now() - t_start;
+    prof_timing = 0;
+    uint64_t mpi = __atomic_load_n(&prof_mpi_ns, __ATOMIC_RELAXED);
+    prof_active = 0;
     joined = 0;
     hot_off();
-    cmp_hot.ndense = 0;
-    cmp_hot.dense[CMP_P2P] = cmp_hot.dense[CMP_COLL] = NULL;
+    prof_hot.ndense = 0;
+    prof_hot.dense[PROF_P2P] = prof_hot.dense[PROF_COLL] = NULL;
     size_t n = 0;
     uint64_t *mine = traffic ? collect(&n) : NULL;
     if (traffic && !mine)
-        cmp_say("out of memory, rank %d not "
+        prof_say("out of memory, rank %d not "
                 "profiled\n", world_rank);
     else
-        cmp_write_part(world_rank, world_size, traffic, mine, n, elapsed,
+        prof_write_part(world_rank, world_size, traffic, mine, n, elapsed,
                        mpi, profile_dir);
     free(mine);
-    for (int k = 0; k < CMP_NKINDS; k++)
+    for (int k = 0; k < PROF_NKINDS; k++)
         row_free(&rows[k]);
-    cmp_persist_clear();
+    prof_persist_clear();
     if (world_group != MPI_GROUP_NULL)
         PMPI_Group_free(&world_group);
     if (keyval != MPI_KEYVAL_INVALID)

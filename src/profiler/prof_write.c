@@ -79,7 +79,7 @@ static int part_path(char *buf, size_t n, const char *dir, int rank,
 static void write_rows(FILE *f, int rank, const uint64_t *q, size_t n,
                        int size, int kind, unsigned long long *lines)
 {
-    static const char *const tag[CMP_NKINDS] = { "p2p", "coll" };
+    static const char *const tag[PROF_NKINDS] = { "p2p", "coll" };
     for (size_t e = 0; e < n; e++, q += 4) {
         if (q[0] != (uint64_t)kind || q[1] >= (uint64_t)size)
             continue;
@@ -99,7 +99,7 @@ static void put_seconds(FILE *f, uint64_t ns)
             (unsigned long long)(us % 1000000));
 }
 
-void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
+void prof_write_part(int rank, int size, int traffic, const uint64_t *mine,
                     size_t nmine, uint64_t elapsed_ns, uint64_t mpi_ns,
                     const char *dir)
 {
@@ -112,19 +112,19 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
     if (!dir || part_path(path, sizeof path, dir, rank, "txt") < 0 ||
         snprintf(tmp, sizeof tmp, "%s/.part.%d.XXXXXX", dir, rank) >=
             (int)sizeof tmp) {
-        cmp_say("profile directory name too long: "
+        prof_say("profile directory name too long: "
                 "%s\n", dir ? dir : "(none)");
         return;
     }
     int fd = mkostemp(tmp, O_CLOEXEC);   /* mode 0600 */
     if (fd < 0) {
-        cmp_say("cannot create a file in %s: %s\n",
+        prof_say("cannot create a file in %s: %s\n",
                 dir, strerror(errno));
         return;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        cmp_say("%s: %s\n", tmp, strerror(errno));
+        prof_say("%s: %s\n", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
         return;
@@ -140,8 +140,8 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
     put_seconds(f, mpi_ns);
     fputc('\n', f);
     if (traffic) {
-        write_rows(f, rank, mine, nmine, size, CMP_P2P, &lines);
-        write_rows(f, rank, mine, nmine, size, CMP_COLL, &lines);
+        write_rows(f, rank, mine, nmine, size, PROF_P2P, &lines);
+        write_rows(f, rank, mine, nmine, size, PROF_COLL, &lines);
     }
     fprintf(f, "end %llu\n", lines);
     int bad = ferror(f) || fflush(f) != 0;
@@ -155,7 +155,7 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
         err = errno;
     }
     if (bad) {
-        cmp_say("cannot write %s: %s\n", path,
+        prof_say("cannot write %s: %s\n", path,
                 strerror(err));
         unlink(tmp);
     }
@@ -163,7 +163,7 @@ void cmp_write_part(int rank, int size, int traffic, const uint64_t *mine,
 
 /* A profiled process starts as "not using MPI": an empty
  * "part.<task>.nompi" made when the library is loaded, removed by
- * MPI_Init (cmp_nompi_clear).  Made at load, not at exit, because shells
+ * MPI_Init (prof_nompi_clear).  Made at load, not at exit, because shells
  * such as dash leave with _exit(), which runs no destructor.  A part
  * written by an MPI program of the same task wins over the mark. */
 __attribute__((constructor)) static void mark_nompi(void)
@@ -179,7 +179,7 @@ __attribute__((constructor)) static void mark_nompi(void)
         close(fd);
 }
 
-void cmp_nompi_clear(void)
+void prof_nompi_clear(void)
 {
     const char *dir = getenv(CM_ENV_PROFILE_DIR);
     char path[PATH_MAX];
@@ -188,16 +188,16 @@ void cmp_nompi_clear(void)
         unlink(path);
 }
 
-/* All the library's lines go through cmp_vsay (prof_overlay.h says why). */
-void cmp_say(const char *fmt, ...)
+/* All the library's lines go through prof_vsay (prof_overlay.h says why). */
+void prof_say(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cmp_vsay("clustermap-prof: ", fmt, ap);
+    prof_vsay("clustermap-prof: ", fmt, ap);
     va_end(ap);
 }
 
-void cmp_vsay(const char *prefix, const char *fmt, va_list ap)
+void prof_vsay(const char *prefix, const char *fmt, va_list ap)
 {
     char line[1024];
     int n = snprintf(line, sizeof line, "%s", prefix);   /* a short constant */

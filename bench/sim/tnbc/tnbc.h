@@ -416,7 +416,7 @@ struct tn_stats {
     double dcomm;               /* bytes received from other ranks */
     double calls;               /* collectives timed */
     /* tnbc: what the overlay's trace records per call site (ovl_tnbc.c,
-     * cmp_ovl_settle), summed over the alltoall(v) and allgather calls
+     * prof_ovl_settle), summed over the alltoall(v) and allgather calls
      * (Bcast is never traced): a site steps aside when hidden <= init */
     double ovl_hidden;          /* max(0, span - waited) per call */
     double ovl_init;            /* T_init: entry to return */
@@ -774,7 +774,7 @@ static inline void tn_blocking_call(struct tn_coll *c, const char *sbuf,
 }
 
 /*
- * The overlay's trace of one completed call (ovl_tnbc.c, cmp_ovl_settle):
+ * The overlay's trace of one completed call (ovl_tnbc.c, prof_ovl_settle):
  * span = from its return to the completion of its last sub-message, as
  * the progress thread (or the completion point) noticed it, 0 if before
  * the return; waited = the application's time in touches (the fault
