@@ -56,8 +56,9 @@
 /* A name one byte longer than a profile's name may be. */
 static char long_name[CM_PROFILE_MAX_NAME + 2];
 
-/* The names no profile may have: each call with one of them fails. */
-static const char *bad_names[] = { "", long_name };
+/* The names no profile may have (NULL among them): each call with one of
+ * them fails. */
+static const char *bad_names[] = { "", long_name, NULL };
 
 /* Task counts out of 1..CM_PROFILE_MAX_TASKS. */
 static const int bad_counts[] = { 0, -1, CM_PROFILE_MAX_TASKS + 1 };
