@@ -51,6 +51,9 @@ static int counts_per_node(const char *var, const char *spec, int n, int *cpus,
 
 int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err)
 {
+    if (!cpus && n > 0)
+        return cm_error_set(err, "SLURM_JOB_CPUS_PER_NODE: expected room for "
+                            "%d counts, got NULL", n);
     return counts_per_node("SLURM_JOB_CPUS_PER_NODE", spec, n, cpus, err);
 }
 
@@ -64,11 +67,13 @@ static int env_int(const char *s, int max)
 
 int cmp_env_int(const char *name, int max)
 {
-    return env_int(getenv(name), max);
+    return name ? env_int(getenv(name), max) : 0;
 }
 
 void cmp_alloc_free(cmp_alloc_t *a)
 {
+    if (!a)
+        return;
     cm_hostlist_free(a->names, a->nnames);
     free(a->slots);
     memset(a, 0, sizeof *a);
@@ -79,6 +84,9 @@ int cmp_alloc_tasks_of(const char *nodes_var, const char *nl, const char *var,
 {
     cm_error_t e;
     int n = 0;
+    if (!a || !nodes_var || !var)
+        return cm_error_set(err, "the allocation: expected the variables' "
+                            "names and where to put it, got NULL");
     memset(a, 0, sizeof *a);
     if (!nl)
         return cm_error_set(err, "%s is not set", nodes_var);
@@ -95,12 +103,22 @@ int cmp_alloc_tasks_of(const char *nodes_var, const char *nl, const char *var,
 int cmp_alloc_tasks(const char *nodes_var, const char *var, cmp_alloc_t *a,
                     cm_error_t *err)
 {
+    if (!nodes_var || !var)
+        return cmp_alloc_tasks_of(nodes_var, NULL, var, NULL, a, err);
     return cmp_alloc_tasks_of(nodes_var, getenv(nodes_var), var, getenv(var), a, err);
 }
 
 int cmp_alloc_read_of(const cmp_srun_args_t *sa, int cpus_per_task,
                       const cmp_slurm_env_t *env, cmp_alloc_t *a, cm_error_t *err)
 {
+    if (a)
+        memset(a, 0, sizeof *a);
+    if (!sa || !env || !a)
+        return cm_error_set(err, "the allocation: expected srun's command line, "
+                            "the environment and where to put it, got NULL");
+    if (cpus_per_task < 1)
+        return cm_error_set(err, "the allocation: expected at least 1 CPU per "
+                            "task, got %d", cpus_per_task);
     if (cmp_alloc_tasks_of("SLURM_JOB_NODELIST", env->job_nodelist,
                            "SLURM_JOB_CPUS_PER_NODE", env->job_cpus_per_node, a, err) < 0)
         return -1;
@@ -148,10 +166,12 @@ int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
 int cmp_step_ntasks_of(const cmp_srun_args_t *sa, int nnodes, const cmp_slurm_env_t *env)
 {
     int n, per_node;
-    if (sa->ntasks)
+    if (sa && sa->ntasks)
         return sa->ntasks;
-    if (sa->ntasks_per_node)
+    if (sa && sa->ntasks_per_node)
         return sa->ntasks_per_node * nnodes;
+    if (!env)
+        return nnodes;
     if ((n = env_int(env->ntasks, 1 << 24)) || (n = env_int(env->nprocs, 1 << 24)))
         return n;
     if ((per_node = env_int(env->ntasks_per_node, 1 << 24)) > 0)
@@ -168,6 +188,8 @@ int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes)
 
 void cmp_slurm_env_read(cmp_slurm_env_t *env)
 {
+    if (!env)
+        return;
     env->job_nodelist = getenv("SLURM_JOB_NODELIST");
     env->job_cpus_per_node = getenv("SLURM_JOB_CPUS_PER_NODE");
     env->ntasks = getenv("SLURM_NTASKS");

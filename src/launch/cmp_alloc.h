@@ -14,14 +14,16 @@
 /* ---- the allocation from the environment (alloc.c) ---- */
 
 /** Expand SLURM_JOB_CPUS_PER_NODE ("8(x2),4") into @p n counts.  -1 unless
- *  it describes exactly @p n nodes. */
+ *  it describes exactly @p n nodes (a NULL or empty @p spec, a NULL
+ *  @p cpus, garbage: -1 with @p err). */
 int cmp_cpus_per_node(const char *spec, int n, int *cpus, cm_error_t *err);
 
-/** Parse a positive integer (at most @p max).  -1 if it is not one. */
+/** Parse a positive integer (at most @p max).  -1 if it is not one (NULL
+ *  included), or @p out is NULL: *@p out is then unchanged. */
 int cmp_parse_int(const char *s, int max, int *out);
 
 /** The positive integer in environment variable @p name, 0 if unset or
- *  not one. */
+ *  not one (a NULL @p name included). */
 int cmp_env_int(const char *name, int max);
 
 /** The values of the allocation's environment that the functions below
@@ -37,7 +39,7 @@ typedef struct cmp_slurm_env {
 } cmp_slurm_env_t;
 
 /** Fill @p env from the process's environment (the pointers live as long
- *  as the variables are not changed). */
+ *  as the variables are not changed).  A NULL @p env: nothing done. */
 void cmp_slurm_env_read(cmp_slurm_env_t *env);
 
 typedef struct cmp_alloc {
@@ -50,19 +52,23 @@ typedef struct cmp_alloc {
 /** The nodes of the allocation (SLURM_JOB_NODELIST) that the step of @p sa
  *  may use -- the first -N of them -- and its slots on each
  *  (SLURM_JOB_CPUS_PER_NODE divided by @p cpus_per_task, capped by the
- *  tasks per node).  0, or -1 with @p err (free @p a either way). */
+ *  tasks per node).  0, or -1 with @p err (free @p a either way): a NULL
+ *  @p sa or @p a, or @p cpus_per_task below 1, is refused. */
 int cmp_alloc_read(const cmp_srun_args_t *sa, int cpus_per_task, cmp_alloc_t *a,
                    cm_error_t *err);
-/** cmp_alloc_read() from the values in @p env instead of the environment. */
+/** cmp_alloc_read() from the values in @p env instead of the environment
+ *  (a NULL @p env is refused). */
 int cmp_alloc_read_of(const cmp_srun_args_t *sa, int cpus_per_task,
                       const cmp_slurm_env_t *env, cmp_alloc_t *a, cm_error_t *err);
+/** Free what @p a holds and zero it (NULL: nothing to do). */
 void cmp_alloc_free(cmp_alloc_t *a);
 
 /** The allocation's nodes (environment variable @p nodes_var, as
  *  SLURM_JOB_NODELIST) with a count for each (@p tasks_var, as
  *  SLURM_TASKS_PER_NODE -- the tasks Slurm gave the job there, the slots
  *  mpirun fills -- or SLURM_JOB_CPUS_PER_NODE) in @p a->slots.  0, or -1
- *  with @p err (free @p a either way). */
+ *  with @p err (free @p a either way; a NULL variable name or @p a is
+ *  refused). */
 int cmp_alloc_tasks(const char *nodes_var, const char *tasks_var, cmp_alloc_t *a,
                     cm_error_t *err);
 /** cmp_alloc_tasks() from the values @p nodes and @p tasks (may be NULL:
@@ -72,15 +78,18 @@ int cmp_alloc_tasks_of(const char *nodes_var, const char *nodes, const char *tas
                        const char *tasks, cmp_alloc_t *a, cm_error_t *err);
 
 /** srun's task count for the step of @p sa on @p nnodes nodes (see
- *  docs/admin-guide.md). */
+ *  docs/admin-guide.md).  A NULL @p sa counts as a command line without
+ *  counts. */
 int cmp_step_ntasks(const cmp_srun_args_t *sa, int nnodes);
-/** cmp_step_ntasks() from the values in @p env instead of the environment. */
+/** cmp_step_ntasks() from the values in @p env instead of the environment
+ *  (NULL: none set). */
 int cmp_step_ntasks_of(const cmp_srun_args_t *sa, int nnodes, const cmp_slurm_env_t *env);
 
 /** The number of tasks Slurm's default (block) layout runs on each of
  *  @p nnodes nodes that hold @p cap[i] tasks at most: one task to each node
  *  in turn, skipping full nodes (step_layout.c).  Writes @p count[nnodes];
- *  -1 when the tasks do not fit (an overcommitted step). */
+ *  -1 when the tasks do not fit (an overcommitted step), or for a NULL
+ *  @p cap or @p count, @p nnodes below 1 or @p ntasks below 0. */
 int cmp_step_layout(const int *cap, int nnodes, int ntasks, int *count);
 
 #endif /* CMP_ALLOC_H */

@@ -73,7 +73,8 @@ typedef struct cmp_config {
 } cmp_config_t;
 
 /** Fill @p c with the defaults (documented in docs/admin-guide.md); the
- *  guard's are its rule's (cm_guard_rule_init).  Never fails. */
+ *  guard's are its rule's (cm_guard_rule_init).  Never fails (a NULL @p c:
+ *  nothing done). */
 void cmp_config_init(cmp_config_t *c);
 
 /** Parse the plugstack.conf arguments "key=value" into @p c, which
@@ -82,13 +83,15 @@ void cmp_config_init(cmp_config_t *c);
  *  and a bad one leaves its field as it was (its default), so that
  *  enabled=no takes effect on a line that also holds a typo.  A value that
  *  does not fit its field is refused, never cut.  @p argv is not changed
- *  and not kept. */
+ *  and not kept.  A NULL @p c, or a NULL @p argv with @p argc > 0, is
+ *  refused; a NULL argument is a bad one. */
 int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err);
 
 /** The guard's rule with the site's guard_window=, guard_probe= and
  *  guard_recheck= (the rule's other figures are its defaults) into @p r:
  *  what srun judges a job's runs by, and what `clustermap profile show`
- *  prints.  Never fails. */
+ *  prints.  Never fails (a NULL @p c: the rule's defaults; a NULL @p r:
+ *  nothing done). */
 void cmp_config_guard_rule(const cmp_config_t *c, cm_guard_rule_t *r);
 
 #endif /* CMP_CONFIG_H */

@@ -20,24 +20,27 @@
  *  NUL-terminated text (the caller frees it; *@p len gets its length
  *  without the NUL), or NULL with @p err when a name is empty or holds a
  *  blank or a newline (Slurm would read it as another line) or memory runs
- *  out.  @p node entries must index @p names: the caller checked them. */
+ *  out, or a NULL @p names, @p node or name.  @p node entries must index
+ *  @p names: the caller checked them.  @p len may be NULL. */
 char *cmp_hostfile_format(const char *const *names, const int *node, int ntasks,
                           size_t *len, cm_error_t *err);
 
 /** The node of every rank in the hostfile @p text (@p len bytes), as
  *  indexes into @p names (@p nnames entries), into @p node (room for
  *  @p ntasks).  0, or -1 with @p err naming the line: a host not in
- *  @p names, more or fewer lines than @p ntasks. */
+ *  @p names, more or fewer lines than @p ntasks; a NULL @p text (with
+ *  @p len > 0), @p names, name or @p node. */
 int cmp_hostfile_parse(const char *text, size_t len, const char *const *names, int nnames,
                        int ntasks, int *node, cm_error_t *err);
 
 /** The core list of @p ntasks slots ("3,0,1,2"): malloc'd, or NULL with
  *  @p err (a negative slot or one above CMP_CORE_LIST_MAX_SLOT, no
- *  memory). */
+ *  memory, a NULL @p slot with @p ntasks > 0). */
 char *cmp_core_list_format(const int *slot, int ntasks, cm_error_t *err);
 
 /** Rank @p rank's slot in the core list @p list: >= 0, or -1 when the list
- *  has no such entry or the entry is not a slot index. */
+ *  has no such entry or the entry is not a slot index (a NULL @p list
+ *  included). */
 int cmp_core_list_entry(const char *list, unsigned rank);
 
 #endif /* CMP_LAYOUT_TEXT_H */

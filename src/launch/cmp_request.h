@@ -42,17 +42,22 @@ typedef struct cmp_request {
 
 /** A spec as plugstack's overlay= and the launcher's marks hold it: none,
  *  css, tnbc, css,tnbc (either order; cm_overlay_spec_parse, strict).  0
- *  with *@p out, or -1 with *@p out unchanged (@p v NULL included). */
+ *  with *@p out, or -1 with *@p out unchanged (@p v or @p out NULL
+ *  included). */
 int cmp_overlay_parse(const char *v, unsigned *out);
 
 /** The spec of @p bits ("css", "tnbc", "css,tnbc", "" for none;
- *  cm_overlay_spec_print) into @p buf of @p size bytes, cut to fit. */
+ *  cm_overlay_spec_print) into @p buf of @p size bytes, cut to fit (a
+ *  NULL @p buf or a 0 @p size: nothing written). */
 void cmp_overlay_spec(unsigned bits, char *buf, size_t size);
 
-/** Parse a --mapping value.  0, or -1 with @p err naming what is wrong. */
+/** Parse a --mapping value.  0, or -1 with @p err naming what is wrong (a
+ *  NULL or empty @p value, a NULL @p out, a name= longer than
+ *  CMP_NAME_MAX: refused, never cut). */
 int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err);
 
-/** "cluster", "off", ... */
+/** "cluster", "off", ...; "default" for CMP_MODE_UNSET or a value out of
+ *  the enum. */
 const char *cmp_mode_name(cmp_mode_t mode);
 
 /** The text of --mapping=help. */

@@ -35,22 +35,26 @@ typedef struct cmp_srun_args {
 
 /** Parse srun's argv (argv[0] is srun) the way srun's getopt does, up to
  *  the command.  Unknown options are assumed to take no separate argument.
- *  -1 with @p err on a malformed number (srun will refuse it too). */
+ *  -1 with @p err on a malformed number (srun will refuse it too), or a
+ *  NULL @p out, or a NULL @p argv with @p argc > 0.  @p argv ends at its
+ *  first NULL entry, whatever @p argc says. */
 int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out,
                         cm_error_t *err);
 
 /** Open MPI's mpirun starting its daemons: one orted (4.x) or prted (5.x)
- *  per node, on the nodes it names. */
+ *  per node, on the nodes it names.  0 for a NULL @p a. */
 int cmp_srun_is_mpirun(const cmp_srun_args_t *a);
 
 /** The executable a launcher will start for command @p cmd, as its exec
  *  would find it: a name with a '/' from the current directory, else the
- *  first match in $PATH; the text as given when it cannot be resolved. */
+ *  first match in $PATH; the text as given when it cannot be resolved
+ *  ("" for a NULL @p cmd; a NULL @p out or a 0 @p n: nothing written). */
 void cmp_resolve_command(const char *cmd, char *out, size_t n);
 
 /** Read /proc/self/cmdline into a NULL-terminated argv (free with
- *  cmp_argv_free).  -1 on error. */
+ *  cmp_argv_free).  -1 on error (a NULL @p argc or @p argv included). */
 int cmp_argv_self(int *argc, char ***argv, cm_error_t *err);
+/** Free what cmp_argv_self() gave (a NULL @p argv: nothing to do). */
 void cmp_argv_free(int argc, char **argv);
 
 #endif /* CMP_SRUN_ARGS_H */

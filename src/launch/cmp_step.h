@@ -119,7 +119,8 @@ typedef struct cmp_step_decision {
 } cmp_step_decision_t;
 
 /** The overlays of a step or job that asked @p r: its modifiers, else
- *  plugstack's overlay= (none for --mapping=off or nooverlay). */
+ *  plugstack's overlay= (none for --mapping=off or nooverlay; 0 for a NULL
+ *  @p c or @p r). */
 unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r);
 
 /** The overlays clustermap's mpirun gives its ranks, from its mark @p mark
@@ -135,10 +136,13 @@ unsigned cmp_mpirun_overlay_bits_of(const char *mark);
  *  or CMP_STEP_PLACE.  The texts of the lines are exactly the user's.  No
  *  environment, no I/O, no logging.  Free @p d with
  *  cmp_step_decision_free (also after an allocation failure, which leaves
- *  the step to Slurm like any other reason). */
+ *  the step to Slurm like any other reason).  A NULL @p c or @p in leaves
+ *  the step to Slurm too (CMP_STEP_DONE with a reason); a NULL @p d:
+ *  nothing done. */
 void cmp_step_decide(const cmp_config_t *c, const cmp_step_input_t *in,
                      const cm_store_step_info_t *info, cmp_step_decision_t *d);
 
+/** Free what @p d owns and zero it (NULL: nothing to do). */
 void cmp_step_decision_free(cmp_step_decision_t *d);
 
 #endif /* CMP_STEP_H */

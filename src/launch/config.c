@@ -312,6 +312,8 @@ static int set(cmp_config_t *c, const cfg_key_t *k, const char *v)
 
 void cmp_config_init(cmp_config_t *c)
 {
+    if (!c)
+        return;
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < NKEYS; i++) {
         const cfg_key_t *k = &keys[i];
@@ -343,7 +345,11 @@ void cmp_config_init(cmp_config_t *c)
 
 void cmp_config_guard_rule(const cmp_config_t *c, cm_guard_rule_t *r)
 {
+    if (!r)
+        return;
     cm_guard_rule_init(r);
+    if (!c)
+        return;
     r->window = c->guard_window;
     r->probe = c->guard_probe;
     r->recheck = c->guard_recheck;
@@ -374,11 +380,17 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
 int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err)
 {
     int rc = 0;
+    if (!c || (argc > 0 && !argv))
+        return cm_error_set(err, "plugstack.conf arguments: expected a "
+                            "configuration and its arguments, got NULL");
     for (int i = 0; i < argc; i++) {
-        const char *eq = strchr(argv[i], '=');
+        const char *eq = argv[i] ? strchr(argv[i], '=') : NULL;
         char key[64];
         cm_error_t e;
-        if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof key) {
+        if (!argv[i]) {
+            cm_error_set(&e, "plugstack.conf argument %d: expected key=value, "
+                         "got NULL", i + 1);
+        } else if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof key) {
             cm_error_set(&e, "plugstack.conf argument %d: expected key=value, "
                          "got '%.100s'", i + 1, argv[i]);
         } else {

@@ -12,8 +12,18 @@ char *cmp_hostfile_format(const char *const *names, const int *node, int ntasks,
                           size_t *len, cm_error_t *err)
 {
     size_t size = 1;
+    if (ntasks > 0 && (!names || !node)) {
+        cm_error_set(err,
+                     "hostfile: expected the node names and each rank's "
+                     "node, got NULL");
+        return NULL;
+    }
     for (int r = 0; r < ntasks; r++) {
         const char *h = names[node[r]];
+        if (!h) {
+            cm_error_set(err, "hostfile: rank %d's node has no name (NULL)", r);
+            return NULL;
+        }
         if (!h[0] || strpbrk(h, " \t\r\n")) {
             cm_error_set(err,
                          "hostfile: node name '%s' of rank %d is empty or holds "
@@ -37,13 +47,23 @@ char *cmp_hostfile_format(const char *const *names, const int *node, int ntasks,
         used += l + 1;
     }
     text[used] = '\0';
-    *len = used;
+    if (len)
+        *len = used;
     return text;
 }
 
 int cmp_hostfile_parse(const char *text, size_t len, const char *const *names, int nnames,
                        int ntasks, int *node, cm_error_t *err)
 {
+    if ((!text && len) || (nnames > 0 && !names) || (ntasks > 0 && !node))
+        return cm_error_set(err,
+                            "hostfile: expected its text, the node names "
+                            "and room for each rank's node, got NULL");
+    for (int k = 0; k < nnames; k++)
+        if (!names[k])
+            return cm_error_set(err, "hostfile: node %d has no name (NULL)", k);
+    if (!text)
+        text = "";
     const char *p = text, *end = text + len;
     int r = 0;
     while (p < end) {
@@ -72,6 +92,10 @@ char *cmp_core_list_format(const int *slot, int ntasks, cm_error_t *err)
 {
     /* at most 7 digits and a comma an entry (CMP_CORE_LIST_MAX_SLOT) */
     size_t cap = (size_t)(ntasks > 0 ? ntasks : 0) * 8 + 1, used = 0;
+    if (!slot && ntasks > 0) {
+        cm_error_set(err, "core list: expected each rank's slot, got NULL");
+        return NULL;
+    }
     char *list = malloc(cap);
     if (!list) {
         cm_error_set(err, "core list: out of memory (%zu bytes for %d ranks)", cap,
@@ -94,6 +118,8 @@ char *cmp_core_list_format(const int *slot, int ntasks, cm_error_t *err)
 int cmp_core_list_entry(const char *list, unsigned rank)
 {
     const char *p = list;
+    if (!p)
+        return -1;
     for (unsigned i = 0; i < rank; i++) {
         p = strchr(p, ',');
         if (!p)

@@ -93,7 +93,7 @@ int cmp_mpirun_layout_param(const char *name)
         "hwloc_default",
         "orte_rankfile", "orte_default_hostfile", "orte_hostfile", "mca_base_param_files",
     };
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    for (size_t i = 0; name && i < sizeof prefixes / sizeof *prefixes; i++)
         if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
             return 1;
     return 0;
@@ -102,7 +102,13 @@ int cmp_mpirun_layout_param(const char *name)
 int cmp_mpirun_args_parse(int argc, char **argv, cmp_mpirun_args_t *out,
                           cm_error_t *err)
 {
+    if (!out || (argc > 0 && !argv))
+        return cm_error_set(err, "mpirun's command line: expected its argv and "
+                            "where to put it, got NULL");
     memset(out, 0, sizeof *out);
+    for (int k = 0; k < argc; k++)   /* exec's argv ends at its NULL */
+        if (!argv[k])
+            argc = k;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, ":"))

@@ -34,11 +34,24 @@
 
 #define RECORD_MAX 8192
 
+/* "<stage>/<name>" into @p path (@p size bytes): 0, or -1 when it does not
+ * fit -- a cut path would name another file. */
+static int stage_path(char *path, size_t size, const char *stage, const char *name)
+{
+    int n = snprintf(path, size, "%s/%s", stage, name);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
 int cmp_mpirun_control_write(const char *stage, const char *mode, const char *prio,
                              cm_error_t *err)
 {
     char path[CMP_PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/control", stage);
+    if (!stage || !mode)
+        return cm_error_set(err, "mpirun's control file: expected the stage "
+                            "and the mode, got NULL");
+    if (stage_path(path, sizeof path, stage, "control") < 0)
+        return cm_error_set(err, "mpirun's stage '%.100s...': longer than %d "
+                            "bytes", stage, CMP_PATH_MAX);
     cm_file_atomic_t *a = cm_file_atomic_open(path, err);
     if (!a)
         return -1;
@@ -52,7 +65,12 @@ int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
                             int traffic, const char *prio, cm_error_t *err)
 {
     char path[CMP_PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/record", stage);
+    if (!stage || !r)
+        return cm_error_set(err, "mpirun's record: expected the stage and the "
+                            "record, got NULL");
+    if (stage_path(path, sizeof path, stage, "record") < 0)
+        return cm_error_set(err, "mpirun's stage '%.100s...': longer than %d "
+                            "bytes", stage, CMP_PATH_MAX);
     cm_file_atomic_t *a = cm_file_atomic_open(path, err);
     if (!a)
         return -1;
@@ -111,9 +129,24 @@ int cmp_mpirun_record_collect(const char *stage, int status, char *msg, size_t n
     cmp_mpirun_record_t r;
     cm_error_t err;
     cm_run_t run;
-    int traffic, res = -1;
+    int traffic, res = -1, ignored;
+    char none[8];
+    if (!verbose)
+        verbose = &ignored;
+    if (!msg || !n) {
+        msg = none;   /* the caller does not want the line */
+        n = sizeof none;
+    }
     *verbose = 0;
-    snprintf(path, sizeof path, "%s/record", stage);
+    if (!stage) {
+        snprintf(msg, n, "the run of mpirun is not recorded: no stage (NULL)");
+        return -1;
+    }
+    if (stage_path(path, sizeof path, stage, "record") < 0) {
+        snprintf(msg, n, "the run of mpirun is not recorded: its stage "
+                 "'%.100s...' is longer than %d bytes", stage, CMP_PATH_MAX);
+        return -1;
+    }
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return 0;   /* srun did not mark the run: nothing to record */

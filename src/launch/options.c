@@ -35,6 +35,9 @@ static int valid_name(const char *s, size_t len)
 
 int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
 {
+    if (!out)
+        return cm_error_set(err, "--mapping: expected where to put the request, "
+                            "got NULL");
     memset(out, 0, sizeof *out);
     if (!value || !*value)
         return cm_error_set(err, "--mapping: expected a mode (cluster, profile, "
@@ -83,11 +86,15 @@ int cmp_request_parse(const char *value, cmp_request_t *out, cm_error_t *err)
 
 int cmp_overlay_parse(const char *v, unsigned *out)
 {
+    if (!out)
+        return -1;
     return cm_overlay_spec_parse(v, CM_OVL_STRICT, out, NULL, NULL);
 }
 
 void cmp_overlay_spec(unsigned bits, char *buf, size_t size)
 {
+    if (!buf || !size)
+        return;
     cm_overlay_spec_print(bits, buf, size);
 }
 

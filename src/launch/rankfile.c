@@ -15,6 +15,8 @@
 int cmp_mpirun_fill(const int *slots, int nnodes, int np, int *count)
 {
     int left = np;
+    if (!slots || !count || nnodes < 0)
+        return -1;
     for (int i = 0; i < nnodes; i++) {
         count[i] = left < slots[i] ? left : slots[i];
         left -= count[i];
@@ -25,6 +27,10 @@ int cmp_mpirun_fill(const int *slots, int nnodes, int np, int *count)
 int cmp_rankfile_write(const char *path, char *const *names, const int *node,
                        const int *core, int n, int shared, cm_error_t *err)
 {
+    if (!path || (n > 0 && (!names || !node || (shared < 1 && !core))))
+        return cm_error_set(err,
+                            "rank file: expected a path, the node names, "
+                            "each rank's node and core, got NULL");
     cm_file_atomic_t *a = cm_file_atomic_open(path, err);
     if (!a)
         return -1;

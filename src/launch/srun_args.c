@@ -86,6 +86,8 @@ int cmp_parse_int(const char *s, int max, int *out)
     char *end;
     if (!s || *s < '0' || *s > '9')
         return -1;
+    if (!out)
+        return -1;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || v < 1 || v > max)
@@ -178,7 +180,13 @@ static const longopt_t *find_long(const char *name, size_t len)
 
 int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *err)
 {
+    if (!o || (argc > 0 && !argv))
+        return cm_error_set(err, "srun's command line: expected its argv and "
+                            "where to put it, got NULL");
     memset(o, 0, sizeof *o);
+    for (int k = 0; k < argc; k++)   /* exec's argv ends at its NULL */
+        if (!argv[k])
+            argc = k;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -245,12 +253,15 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
  * ranks are mpirun's to place. */
 int cmp_srun_is_mpirun(const cmp_srun_args_t *a)
 {
-    return a->ntasks_per_node == 1 &&
+    return a && a->ntasks_per_node == 1 &&
            (!strcmp(a->command, "orted") || !strcmp(a->command, "prted"));
 }
 
 int cmp_argv_self(int *argc, char ***argv, cm_error_t *err)
 {
+    if (!argc || !argv)
+        return cm_error_set(err, "/proc/self/cmdline: expected where to put "
+                            "the argv, got NULL");
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return cm_error_set(err, "/proc/self/cmdline: %s", strerror(errno));
@@ -319,7 +330,11 @@ void cmp_argv_free(int argc, char **argv)
 void cmp_resolve_command(const char *cmd, char *out, size_t n)
 {
     char cand[2 * CMP_PATH_MAX], *real = NULL;
-    snprintf(out, n, "%s", cmd);
+    if (!out || !n)
+        return;
+    snprintf(out, n, "%s", cmd ? cmd : "");
+    if (!cmd)
+        return;
     if (strchr(cmd, '/')) {
         real = realpath(cmd, NULL);
     } else {

@@ -118,6 +118,8 @@ static char *left_to_slurm(const cmp_step_input_t *in, cmp_step_decision_t *d)
 
 unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r)
 {
+    if (!c || !r)
+        return 0;
     return r->overlay ? r->overlay
          : r->nooverlay || r->mode == CMP_MODE_OFF ? 0 : c->overlay;
 }
@@ -424,6 +426,14 @@ static void place_step(const cmp_config_t *c, const cmp_step_input_t *in,
 void cmp_step_decide(const cmp_config_t *c, const cmp_step_input_t *in,
                      const cm_store_step_info_t *info, cmp_step_decision_t *d)
 {
+    if (!d)
+        return;
+    if (!c || !in) {
+        memset(d, 0, sizeof *d);
+        leave(d, 0, text("the step's decision: no configuration or no input"),
+              NULL);
+        return;
+    }
     if (!info) {
         decide_step(c, in, d);
         return;
@@ -448,6 +458,8 @@ void cmp_step_decide(const cmp_config_t *c, const cmp_step_input_t *in,
 
 void cmp_step_decision_free(cmp_step_decision_t *d)
 {
+    if (!d)
+        return;
     free(d->reason);
     free(d->note);
     free(d->place_note);

@@ -14,7 +14,7 @@
 
 int cmp_step_layout(const int *cap, int nnodes, int ntasks, int *count)
 {
-    if (nnodes < 1 || ntasks < 0)
+    if (!cap || !count || nnodes < 1 || ntasks < 0)
         return -1;
     memset(count, 0, (size_t)nnodes * sizeof *count);
     int placed = 0;

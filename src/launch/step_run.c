@@ -12,7 +12,12 @@ int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run, int *tra
     char kind[16], how[32];
     int tr;
     cm_error_t err;
+    int ignored;
+    if (!traffic)
+        traffic = &ignored;
     *traffic = 1;
+    if (!run || !text || !stepkey)
+        return 0;
     memset(run, 0, sizeof *run);
     if (sscanf(text, "%15s %d %31s %lf %lf", kind, &tr, how, &run->j_plan,
                &run->j_default) != 5 || (tr != 0 && tr != 1))

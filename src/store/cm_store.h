@@ -10,7 +10,10 @@
  * never a torn one.
  *
  * Conventions are those of clustermap.h: opaque handles, cm_error_t last,
- * NULL/-1 on failure with a message naming the file and the field.
+ * NULL/-1 on failure with a message naming the file and the field.  A NULL
+ * store handle, name or output pointer is refused the same way (-1, or
+ * NULL for cm_store_explain_get), never dereferenced; the calls that
+ * cannot fail say what they give for one.
  */
 #ifndef CM_STORE_H
 #define CM_STORE_H
@@ -66,7 +69,8 @@ const char *cm_store_default_root(void);
 int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
                       cm_error_t *err);
 
-/** The store's user directory path and user name (for messages). */
+/** The store's user directory path and user name (for messages); NULL for
+ *  a NULL store, whose uid is (uid_t)-1 and bound 0. */
 const char *cm_store_dir(const cm_store_t *s);
 const char *cm_store_user(const cm_store_t *s);
 uid_t cm_store_uid(const cm_store_t *s);
@@ -161,7 +165,7 @@ typedef struct cm_prune_rule {
 } cm_prune_rule_t;
 
 /** 1 when the valid entry @p e matches @p r, else 0 (also for an invalid
- *  entry, or a rule without any condition). */
+ *  entry, a rule without any condition, or a NULL @p r or @p e). */
 int cm_prune_rule_match(const cm_prune_rule_t *r, const cm_store_entry_t *e);
 
 /** cm_store_prune() flags. */
@@ -190,7 +194,8 @@ typedef struct cm_prune_total {
  *  (a profile updated meanwhile stays), reporting each to @p fn (may be
  *  NULL) and adding to @p total.  Invalid profiles are kept and reported
  *  as failed.  0, or -1 when the store cannot be listed or a profile
- *  failed (@p err holds the last failure). */
+ *  failed (@p err holds the last failure).  @p total may be NULL; a NULL
+ *  @p r is refused. */
 int cm_store_prune(cm_store_t *s, const cm_prune_rule_t *r, int flags,
                    cm_prune_fn fn, void *arg, cm_prune_total_t *total,
                    cm_error_t *err);
@@ -294,7 +299,8 @@ int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
 
 /** The outcome cm_store_part_close() left for @p step (read once: the file
  *  is removed): a cm_step_result_t with its line in @p msg, or 0 when there
- *  is none (yet).  What srun shows its user at the step's end. */
+ *  is none (yet), and for a NULL store, step or @p msg.  What srun shows
+ *  its user at the step's end. */
 int cm_store_part_result(cm_store_t *s, const char *step, char *msg,
                          size_t msgsize);
 
@@ -307,8 +313,8 @@ int cm_store_part_drop(cm_store_t *s, const char *prefix, char *msg,
 
 /** 1 when an earlier run of (@p job_name, @p ntasks) was recorded as a
  *  step that never called MPI_Init (cm_store_mark_nompi), so it is neither
- *  profiled nor placed again; 0 otherwise (including on any error: a
- *  missing mark only costs one more profiled run).  Documented rule:
+ *  profiled nor placed again; 0 otherwise (including on any error, a NULL
+ *  store or name: a missing mark only costs one more profiled run).  Documented rule:
  *  docs/profile-format.md, "Steps without MPI". */
 int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks);
 
@@ -318,8 +324,8 @@ int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
                         cm_error_t *err);
 
 /** A profile's last use: the newest of its @p last_update and the @c when
- *  of the @p count runs of its history (@p runs may be NULL when @p count
- *  is 0).  A profile that srun keeps placing is used even when no run
+ *  of the @p count runs of its history (@p runs NULL: no runs, whatever
+ *  @p count says).  A profile that srun keeps placing is used even when no run
  *  changes it (timed runs only add to the history). */
 int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs,
                           int count);
@@ -369,6 +375,7 @@ char *cm_store_explain_get(cm_store_t *s, const char *key, cm_error_t *err);
  *  checks before it announces "profiling this run". */
 int cm_store_can_record(cm_store_t *s, cm_error_t *err);
 
+/** Close @p s (NULL: nothing to do). */
 void cm_store_close(cm_store_t *s);
 
 #ifdef __cplusplus

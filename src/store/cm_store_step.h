@@ -56,11 +56,14 @@ typedef struct cm_store_step_info {
  *  and the parts @p ask names (CM_STEP_ASK_*) unless the mark is set.
  *  Fills @p out completely whatever happens (free it with
  *  cm_store_step_info_free); the store's failures are in its fields,
- *  never a return: a step is never failed by its store. */
+ *  never a return: a step is never failed by its store.  A NULL @p key is
+ *  an unusable profile (-1 in the parts asked); a NULL @p out: nothing is
+ *  done. */
 void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *key,
                         int ntasks, unsigned ask, cm_store_step_info_t *out);
 
-/** Free what @p info owns (it may be zeroed or filled); it is zeroed. */
+/** Free what @p info owns (it may be zeroed or filled, or NULL: nothing to
+ *  do); it is zeroed. */
 void cm_store_step_info_free(cm_store_step_info_t *info);
 
 /** The task counts, other than @p ntasks, that (@p key, count) has a

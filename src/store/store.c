@@ -46,11 +46,11 @@ const char *cm_store_default_root(void)
     return e && *e ? e : CM_STORE_DEFAULT_DIR;
 }
 
-const char *cm_store_dir(const cm_store_t *s) { return s->dir; }
-const char *cm_store_user(const cm_store_t *s) { return s->user; }
-uid_t cm_store_uid(const cm_store_t *s) { return s->uid; }
-size_t cm_store_max_bytes(const cm_store_t *s) { return s->max_bytes; }
-int cm_store_dirfd(const cm_store_t *s) { return s->dirfd; }
+const char *cm_store_dir(const cm_store_t *s) { return s ? s->dir : NULL; }
+const char *cm_store_user(const cm_store_t *s) { return s ? s->user : NULL; }
+uid_t cm_store_uid(const cm_store_t *s) { return s ? s->uid : (uid_t)-1; }
+size_t cm_store_max_bytes(const cm_store_t *s) { return s ? s->max_bytes : 0; }
+int cm_store_dirfd(const cm_store_t *s) { return s ? s->dirfd : -1; }
 
 int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
                       cm_error_t *err)
@@ -311,9 +311,13 @@ static int read_file(cm_store_t *s, const char *fname, cm_profile_t **out,
 int cm_store_load(cm_store_t *s, const char *job_name, int ntasks,
                   cm_profile_t **out, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[256];
     int rc;
 
+    if (!out)
+        return cm_error_set(err, "store: expected where to put the profile, "
+                            "got NULL");
     *out = NULL;
     if (cm_store_filename(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;
@@ -439,6 +443,8 @@ static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
 static int check_key(const cm_store_t *s, const cm_profile_t *p, char *fname,
                      size_t size, cm_error_t *err)
 {
+    if (!p)
+        return cm_error_set(err, "store: expected a profile, got NULL");
     if (p->uid != s->uid)
         return cm_error_set(err, "profile '%s' belongs to uid %lu, not to the "
                             "store's uid %lu", p->job_name,
@@ -458,6 +464,7 @@ int cm_store_save_locked(cm_store_t *s, const cm_profile_t *p,
 int cm_store_save(cm_store_t *s, const cm_profile_t *p, int replace,
                   cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[256];
     int lock, rc;
 
@@ -517,6 +524,7 @@ out:
 int cm_store_merge(cm_store_t *s, const cm_profile_t *run, double weight,
                    int flags, time_t now, long *runs_out, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[256];
     int lock, rc;
 
@@ -551,7 +559,7 @@ static uint64_t file_size(const cm_store_t *s, const char *fname)
 int64_t cm_store_last_use(int64_t last_update, const cm_run_t *runs, int count)
 {
     int64_t t = last_update;
-    for (int k = 0; k < count; k++)
+    for (int k = 0; runs && k < count; k++)
         if (runs[k].when > t)
             t = runs[k].when;
     return t;
@@ -615,11 +623,15 @@ static int list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
 int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
                   cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     cm_store_entry_t *v = NULL;
     int n = 0, cap = 0, fd;
     DIR *d;
     struct dirent *de;
 
+    if (!entries || !count)
+        return cm_error_set(err, "store: expected where to put the list, "
+                            "got NULL");
     *entries = NULL;
     *count = 0;
     if (s->dirfd < 0)
@@ -682,6 +694,7 @@ int cm_store_delete_if(cm_store_t *s, const char *job_name, int ntasks,
                        cm_store_pick_fn pick, void *arg, cm_store_entry_t *e,
                        cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[256];
     cm_store_entry_t mine;
     struct stat st;
@@ -737,6 +750,7 @@ int cm_store_delete_locked(cm_store_t *s, const char *job_name, int ntasks,
 int cm_store_delete(cm_store_t *s, const char *job_name, int ntasks,
                     cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     int rc = cm_store_delete_if(s, job_name, ntasks, NULL, NULL, NULL, err);
     char fname[256];
 
@@ -769,6 +783,7 @@ int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)
 int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
                         cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[264];
     if (need_dir(s, err) < 0 ||
         nompi_name(job_name, ntasks, fname, sizeof fname, err) < 0)
@@ -810,6 +825,7 @@ static int root_creatable(const char *root, cm_error_t *err)
 
 int cm_store_can_record(cm_store_t *s, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     if (s->rootfd < 0)
         return root_creatable(s->root, err);
     if (s->dirfd < 0)

@@ -74,11 +74,15 @@ static void prune(cm_store_t *s)
 int cm_store_explain_put(cm_store_t *s, const char *step, const char *text,
                          cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char name[64];
     if (check_key(step, 1, err) < 0)
         return -1;
     if (cm_store_dirfd(s) < 0)
         return cm_error_set(err, "%s: no profile directory", cm_store_dir(s));
+    if (!text)
+        return cm_error_set(err, "explain record of %s: expected a text, got "
+                            "NULL", step);
     size_t len = strlen(text);
     if (len > CM_EXPLAIN_MAX_BYTES)
         return cm_error_set(err, "explain record of %s: %zu bytes, more than %d",
@@ -96,6 +100,10 @@ int cm_store_explain_put(cm_store_t *s, const char *step, const char *text,
 
 char *cm_store_explain_get(cm_store_t *s, const char *key, cm_error_t *err)
 {
+    if (!s) {
+        cm_error_set(err, "store: expected a store, got NULL");
+        return NULL;
+    }
     if (check_key(key, 0, err) < 0)
         return NULL;
     if (cm_store_dirfd(s) < 0) {

@@ -47,7 +47,11 @@ static int read_history(cm_store_t *s, const char *fname, cm_run_t *runs,
 int cm_store_history_load(cm_store_t *s, const char *job_name, int ntasks,
                           cm_run_t *runs, int *count, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[300];
+    if (!runs || !count)
+        return cm_error_set(err, "store: expected where to put the runs, "
+                            "got NULL");
     *count = 0;
     if (history_name(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;
@@ -91,7 +95,10 @@ int cm_store_history_add_locked(cm_store_t *s, const char *job_name,
 int cm_store_history_add(cm_store_t *s, const char *job_name, int ntasks,
                          const cm_run_t *run, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[300];
+    if (!run)
+        return cm_error_set(err, "store: expected a run, got NULL");
     if (cm_run_check(run, err) < 0 ||
         history_name(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;
@@ -124,6 +131,7 @@ int cm_store_history_reset_locked(cm_store_t *s, const char *job_name,
 int cm_store_history_reset(cm_store_t *s, const char *job_name, int ntasks,
                            cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char fname[300];
     if (history_name(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;

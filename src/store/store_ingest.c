@@ -35,12 +35,15 @@ cm_profile_t *cm_profile_from_raw(const cm_raw_profile_t *raw, uid_t uid,
 int cm_store_ingest(cm_store_t *s, const char *raw_path, const char *job_name,
                     double weight, long *runs_out, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     cm_raw_profile_t raw;
     cm_profile_t *run;
     time_t now = time(NULL);
     int rc;
 
     memset(&raw, 0, sizeof raw);
+    if (!raw_path)
+        return cm_error_set(err, "store: expected a raw profile's path, got NULL");
     if (cm_raw_read(raw_path, cm_store_max_bytes(s), &raw, err) < 0)
         return -1;
     run = cm_profile_from_raw(&raw, cm_store_uid(s), cm_store_user(s),

@@ -15,6 +15,14 @@
 #include "cm_store.h"
 #include "profile_internal.h"
 
+/* The public calls refuse a NULL store handle (a caller that went on after
+ * cm_store_open failed): -1 with this message rather than a crash. */
+#define CM_STORE_NEED(s, err)                                                \
+    do {                                                                     \
+        if (!(s))                                                            \
+            return cm_error_set((err), "store: expected a store, got NULL"); \
+    } while (0)
+
 /** The store's lock (flock on <user dir>/.lock): a descriptor to pass to
  *  cm_store_lock_release, or -1 with @p err. */
 int cm_store_lock_take(cm_store_t *s, cm_error_t *err);

@@ -136,6 +136,7 @@ int cm_store_part_put(cm_store_t *s, const char *step, int task,
                       cm_part_status_t status, int fd, const char *detail,
                       cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char name[32], text[STATUS_MAX];
     if (check_step(step, err) < 0)
         return -1;
@@ -406,6 +407,8 @@ int cm_store_part_result(cm_store_t *s, const char *step, char *msg,
 {
     char name[96], text[STATUS_MAX + 600];
     int dfd = cm_store_dirfd(s);
+    if (!msg || !msgsize)
+        return 0;
     msg[0] = '\0';
     if (dfd < 0 || check_step(step, NULL) < 0)
         return 0;
@@ -423,9 +426,14 @@ int cm_store_part_close(cm_store_t *s, const char *step, const char *job_name,
                         int ntasks, double weight, const cm_run_t *info,
                         char *msg, size_t msgsize, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
+    if (!msg || !msgsize)
+        return cm_error_set(err, "store: expected a message buffer, got NULL");
     msg[0] = '\0';
     if (check_step(step, err) < 0)
         return -1;
+    if (!job_name)
+        return cm_error_set(err, "store: expected a job name, got NULL");
     /* Messages name the job as its user knows it, not the program key. */
     char shown[CM_PROFILE_MAX_NAME + 1];
     size_t nlen;
@@ -488,6 +496,10 @@ out:
 int cm_store_part_drop(cm_store_t *s, const char *prefix, char *msg,
                        size_t msgsize, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
+    if (!prefix || !msg || !msgsize)
+        return cm_error_set(err, "store: expected a step prefix and a "
+                            "message buffer, got '%s'", prefix ? prefix : "(null)");
     msg[0] = '\0';
     int dfd = cm_store_dirfd(s);
     if (dfd < 0)

@@ -19,7 +19,7 @@
 
 int cm_prune_rule_match(const cm_prune_rule_t *r, const cm_store_entry_t *e)
 {
-    if (!e->valid || (r->older_than < 0 && r->unused_for < 0))
+    if (!r || !e || !e->valid || (r->older_than < 0 && r->unused_for < 0))
         return 0;
     if (r->older_than >= 0 && r->now - e->last_update <= r->older_than)
         return 0;
@@ -37,6 +37,12 @@ int cm_store_prune(cm_store_t *s, const cm_prune_rule_t *r, int flags,
                    cm_prune_fn fn, void *arg, cm_prune_total_t *total,
                    cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
+    if (!r)
+        return cm_error_set(err, "store: expected a prune rule, got NULL");
+    cm_prune_total_t ignored = { 0, 0, 0 };
+    if (!total)
+        total = &ignored;
     cm_store_entry_t *e, now;
     cm_error_t why = { "" };
     int n, failed = 0;
@@ -108,6 +114,9 @@ int cm_store_uids(const char *root, uid_t **uids, int *count, cm_error_t *err)
     DIR *d;
     struct dirent *de;
 
+    if (!uids || !count)
+        return cm_error_set(err, "store: expected where to put the uids, "
+                            "got NULL");
     *uids = NULL;
     *count = 0;
     if (!root)

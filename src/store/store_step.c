@@ -18,7 +18,12 @@ static int by_value(const void *a, const void *b)
 int cm_store_profile_counts(cm_store_t *s, const char *key, int ntasks, int **counts,
                             int *n, cm_error_t *err)
 {
+    if (!s)
+        return cm_error_set(err, "store_step: expected a store, got NULL");
     char file[512];
+    if (!counts || !n)
+        return cm_error_set(err, "store_step: expected where to put the "
+                            "counts, got NULL");
     *counts = NULL;
     *n = 0;
     /* "<escaped key>.1.json" less its count and suffix: the prefix every
@@ -62,6 +67,8 @@ int cm_store_profile_counts(cm_store_t *s, const char *key, int ntasks, int **co
 void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *key,
                         int ntasks, unsigned ask, cm_store_step_info_t *out)
 {
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
     if (!s) {
         if (open_err)
@@ -114,6 +121,8 @@ void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *k
 
 void cm_store_step_info_free(cm_store_step_info_t *info)
 {
+    if (!info)
+        return;
     cm_profile_free(info->prof);
     free(info->counts);
     free(info->runs);

@@ -58,6 +58,7 @@ static int trace_check(const char *text, size_t len, const char *name,
 int cm_store_trace_put(cm_store_t *s, const char *step, int task, int fd,
                        cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char name[32], shown[48];
     size_t len;
     if (task < 0 || task >= CM_PROFILE_MAX_TASKS)
@@ -147,6 +148,7 @@ int cm_store_trace_remove_locked(cm_store_t *s, const char *side,
 int cm_store_trace_remove(cm_store_t *s, const char *job_name, int ntasks,
                           cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     char side[CM_STORE_SIDE_NAME];
     if (trace_name(job_name, ntasks, side, sizeof side, err) < 0)
         return -1;
@@ -387,14 +389,22 @@ static int describe(cm_store_t *s, const char *job_name, int ntasks,
 int cm_store_trace_info(cm_store_t *s, const char *job_name, int ntasks,
                         cm_trace_info_t *out, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
+    if (!out)
+        return cm_error_set(err, "store: expected where to describe the "
+                            "trace, got NULL");
     return describe(s, job_name, ntasks, 1, out, err);
 }
 
 int cm_store_trace_prefix(cm_store_t *s, const char *job_name, int ntasks,
                           char *buf, size_t size, cm_error_t *err)
 {
+    CM_STORE_NEED(s, err);
     cm_trace_info_t ti;
     char side[300];
+    if (!buf || !size)
+        return cm_error_set(err, "store: expected a buffer for the trace's "
+                            "prefix, got NULL");
     buf[0] = '\0';
     int rc = describe(s, job_name, ntasks, 0, &ti, err);
     if (rc <= 0)

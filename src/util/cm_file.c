@@ -43,6 +43,12 @@ static int check_step(int fd, const char *path, int last, const char *what,
 int cm_file_open_dir_safe(const char *root, int create, const char *what,
                           cm_error_t *err)
 {
+    if (!root || !what) {
+        cm_error_set(err, "cm_file: expected a directory path and what it "
+                     "is, got NULL");
+        errno = EINVAL;
+        return -1;
+    }
     if (root[0] != '/') {
         cm_error_set(err, "%s: expected an absolute path for the %s", root,
                      what);
@@ -116,6 +122,14 @@ int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
 {
     struct stat st;
     int bad;
+    if (!shown)
+        shown = "(unnamed file)";
+    if (!want) {
+        cm_error_set(err, "%s: cm_file: expected what the file must be, "
+                     "got NULL", shown);
+        errno = EINVAL;
+        return -1;
+    }
     if (fstat(fd, &st) < 0) {
         int e = errno;
         cm_error_set(err, "%s: cannot stat: %s", shown, strerror(e));
@@ -143,6 +157,14 @@ int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
 int cm_file_open_at(int dirfd, const char *name, const char *shown,
                     const cm_file_want_t *want, cm_error_t *err)
 {
+    if (!name || !want) {
+        cm_error_set(err, "cm_file: expected a name and what it must be, "
+                     "got NULL");
+        errno = EINVAL;
+        return -1;
+    }
+    if (!shown)
+        shown = name;
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
                     (want->dir ? O_DIRECTORY : O_NONBLOCK));
     if (fd < 0) {
@@ -173,7 +195,12 @@ char *cm_file_read_fd(int fd, const char *name, size_t max_bytes,
     size_t cap, used = 0;
     char *buf;
     int e;
+    size_t ignored;
 
+    if (!len)
+        len = &ignored;
+    if (!name)
+        name = "(unnamed file)";
     *len = 0;
     if (max_bytes > SIZE_MAX / 4)   /* room for the bound, one more, a NUL */
         max_bytes = SIZE_MAX / 4;

@@ -27,7 +27,8 @@ extern "C" {
  *  is never made.  Messages call it "the @p what directory" and refuse
  *  "the @p what" (@p what: "store").  Returns an O_PATH descriptor, or -1
  *  with @p err and errno (ENOENT when a component is missing, EPERM when
- *  one fails a check). */
+ *  one fails a check, EINVAL for a NULL @p path or @p what or a relative
+ *  path). */
 int cm_file_open_dir_safe(const char *path, int create, const char *what,
                           cm_error_t *err);
 
@@ -44,7 +45,8 @@ typedef struct cm_file_want {
  *  without following a symbolic link in its last component (O_NOFOLLOW;
  *  O_NONBLOCK for a file, so that a FIFO put in its place cannot block
  *  the caller), then check on the descriptor that it is what @p want
- *  says.  @p shown names it in messages ("<dir>/<name>").  Returns the
+ *  says.  @p shown names it in messages ("<dir>/<name>"; NULL: @p name).
+ *  A NULL @p name or @p want is refused (EINVAL).  Returns the
  *  descriptor, or -1 with errno: ENOENT (it does not exist: @p err is not
  *  set), ELOOP (a link in place of a file: "is a symbolic link; refusing
  *  to follow it"), ENOTDIR (a link or a file in place of a directory),
@@ -55,14 +57,16 @@ int cm_file_open_at(int dirfd, const char *name, const char *shown,
                     const cm_file_want_t *want, cm_error_t *err);
 
 /** Check the open descriptor @p fd as cm_file_open_at() does: 0, or -1
- *  with @p err naming @p shown and errno EPERM. */
+ *  with @p err naming @p shown and errno EPERM (EINVAL: a NULL @p want;
+ *  fstat's errno: a bad descriptor). */
 int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
                   cm_error_t *err);
 
 /** Read the regular file open at @p fd whole, at most @p max_bytes bytes
  *  (checked with fstat before reading, and again while reading: the file
  *  may grow), into a malloc'd buffer with a NUL after the *len bytes.
- *  @p name names it in messages.  The caller frees the buffer.  NULL on
+ *  @p name names it in messages (may be NULL), @p len may be NULL.  The
+ *  caller frees the buffer.  NULL on
  *  failure, with @p err and errno: EINVAL not a regular file, EFBIG
  *  larger than @p max_bytes (*len then holds the size fstat saw, or 0
  *  when the file grew past the bound while being read), ENOMEM, or the
