@@ -19,11 +19,26 @@
 
 /* -- work estimates (CM_*_UNITS, engine_internal.h) ----------------------- */
 
-static double units_scotch(double n, double nnz) { return CM_SCOTCH_UNITS(n, nnz); }
-static double units_ms(double n, double nnz) { return CM_MS_UNITS(n, nnz); }
-static double units_ms_fast(double n, double nnz) { return CM_MS_FAST_UNITS(n, nnz); }
-static double units_cluster(double n, double nnz) { return CM_CLUSTER_UNITS(n, nnz); }
-static double units_treecut(double n, double nnz) { return CM_TREECUT_UNITS(n, nnz); }
+static double units_scotch(double n, double nnz)
+{
+    return CM_SCOTCH_UNITS(n, nnz);
+}
+static double units_ms(double n, double nnz)
+{
+    return CM_MS_UNITS(n, nnz);
+}
+static double units_ms_fast(double n, double nnz)
+{
+    return CM_MS_FAST_UNITS(n, nnz);
+}
+static double units_cluster(double n, double nnz)
+{
+    return CM_CLUSTER_UNITS(n, nnz);
+}
+static double units_treecut(double n, double nnz)
+{
+    return CM_TREECUT_UNITS(n, nnz);
+}
 
 /* -- predicted seconds (cm_*_seconds, engine_internal.h) ------------------ */
 
@@ -79,8 +94,8 @@ static int run_random(const cm_method_ctx_t *x, int *map, cm_error_t *err)
 static int run_scotch(const cm_method_ctx_t *x, int *map, cm_error_t *err)
 {
     int rc = cm_map_scotch(x->m, x->t, x->o->seed, map, err);
-    x->budget->used += (uint64_t)CM_SCOTCH_UNITS((double)x->p->n,
-                                                 (double)cm_matrix_nnz(x->p->sym));
+    x->budget->used +=
+        (uint64_t)CM_SCOTCH_UNITS((double)x->p->n, (double)cm_matrix_nnz(x->p->sym));
     return rc;
 }
 
@@ -96,7 +111,7 @@ static int run_ms_fast(const cm_method_ctx_t *x, int *map, cm_error_t *err)
 
 static int run_cluster(const cm_method_ctx_t *x, int *map, cm_error_t *err)
 {
-    cm_budget_t sub = {0, x->units};
+    cm_budget_t sub = { 0, x->units };
     int rc = cm_map_cluster(x->p, x->o, &sub, map, err);
     x->budget->used += sub.used;
     return rc;
@@ -143,39 +158,115 @@ static int run_initial(const cm_method_ctx_t *x, int *map, cm_error_t *err)
  * mapping, when given, before all.  Its "block" (as is, the guarantee) is
  * not a stage: plan.c runs it first, unrefined. */
 static const cm_method_row_t rows[CM_C_COUNT] = {
-    [CM_C_BLOCK] = {
-        {"block", "Slurm's default: fill each node's slots in order", 0, 1, 0},
-        CM_C_BLOCK, "block+refine", 5, NULL, NULL, run_block, 0, 0, 0},
-    [CM_C_CYCLIC] = {
-        {"cyclic", "rank i to node i mod N, round robin over nodes", 0, 0, 0},
-        CM_C_CYCLIC, NULL, 0, NULL, NULL, run_cyclic, 0, 0, 0},
-    [CM_C_RANDOM] = {
-        {"random", "uniformly random placement (reproducible with --seed)", 0, 0, 0},
-        CM_C_RANDOM, NULL, 0, NULL, NULL, run_random, 0, 0, 0},
-    [CM_C_SCOTCH] = {
-        {"scotch", "Scotch static mapping onto the machine tree (--seed)", 0, 1, 0},
-        CM_C_SCOTCH, "scotch+refine", 6, units_scotch, secs_scotch, run_scotch, 0, 0, 0},
-    [CM_C_MS] = {
-        {"scotch-ms", "Scotch multisection level by level, refined", 1, 1, 0},
-        CM_C_MS, "scotch-ms", 2, units_ms, secs_ms, run_ms, 0, 0, 0},
-    [CM_C_CLUSTER] = {
-        {"cluster", "spectral clustering packed level by level, refined", 1, 1, 0},
-        CM_C_CLUSTER, "cluster", 4, units_cluster, secs_cluster, run_cluster, 1,
-        CLUSTER_SHARE_ALONE, CLUSTER_SHARE_AUTO},
-    [CM_C_TREECUT] = {
-        {"treecut", "heaviest spanning forest cut into the levels' shares, refined",
-         1, 1, 0},
-        CM_C_TREECUT, "treecut", 3, units_treecut, NULL, run_treecut, 0, 0, 0},
-    [CM_C_AUTO] = {
-        {"auto", "best of the above within --time-budget, never worse than block",
-         0, 0, 1},
-        CM_C_AUTO, NULL, 0, NULL, NULL, NULL, 0, 0, 0},
-    [CM_C_MS_FAST] = {
-        {NULL, NULL, 0, 1, 0},
-        CM_C_MS_FAST, NULL, 0, units_ms_fast, secs_ms_fast, run_ms_fast, 0, 0, 0},
-    [CM_C_INITIAL] = {
-        {NULL, NULL, 0, 1, 0},
-        CM_C_INITIAL, "initial+refine", 1, NULL, NULL, run_initial, 0, 0, 0},
+    [CM_C_BLOCK] = { { "block", "Slurm's default: fill each node's slots in order", 0, 1,
+                       0 },
+                     CM_C_BLOCK,
+                     "block+refine",
+                     5,
+                     NULL,
+                     NULL,
+                     run_block,
+                     0,
+                     0,
+                     0 },
+    [CM_C_CYCLIC] = { { "cyclic", "rank i to node i mod N, round robin over nodes", 0, 0,
+                        0 },
+                      CM_C_CYCLIC,
+                      NULL,
+                      0,
+                      NULL,
+                      NULL,
+                      run_cyclic,
+                      0,
+                      0,
+                      0 },
+    [CM_C_RANDOM] = { { "random", "uniformly random placement (reproducible with --seed)",
+                        0, 0, 0 },
+                      CM_C_RANDOM,
+                      NULL,
+                      0,
+                      NULL,
+                      NULL,
+                      run_random,
+                      0,
+                      0,
+                      0 },
+    [CM_C_SCOTCH] = { { "scotch", "Scotch static mapping onto the machine tree (--seed)",
+                        0, 1, 0 },
+                      CM_C_SCOTCH,
+                      "scotch+refine",
+                      6,
+                      units_scotch,
+                      secs_scotch,
+                      run_scotch,
+                      0,
+                      0,
+                      0 },
+    [CM_C_MS] = { { "scotch-ms", "Scotch multisection level by level, refined", 1, 1, 0 },
+                  CM_C_MS,
+                  "scotch-ms",
+                  2,
+                  units_ms,
+                  secs_ms,
+                  run_ms,
+                  0,
+                  0,
+                  0 },
+    [CM_C_CLUSTER] = { { "cluster", "spectral clustering packed level by level, refined",
+                         1, 1, 0 },
+                       CM_C_CLUSTER,
+                       "cluster",
+                       4,
+                       units_cluster,
+                       secs_cluster,
+                       run_cluster,
+                       1,
+                       CLUSTER_SHARE_ALONE,
+                       CLUSTER_SHARE_AUTO },
+    [CM_C_TREECUT] = { { "treecut",
+                         "heaviest spanning forest cut into the levels' shares, refined",
+                         1, 1, 0 },
+                       CM_C_TREECUT,
+                       "treecut",
+                       3,
+                       units_treecut,
+                       NULL,
+                       run_treecut,
+                       0,
+                       0,
+                       0 },
+    [CM_C_AUTO] = { { "auto",
+                      "best of the above within --time-budget, never worse than block", 0,
+                      0, 1 },
+                    CM_C_AUTO,
+                    NULL,
+                    0,
+                    NULL,
+                    NULL,
+                    NULL,
+                    0,
+                    0,
+                    0 },
+    [CM_C_MS_FAST] = { { NULL, NULL, 0, 1, 0 },
+                       CM_C_MS_FAST,
+                       NULL,
+                       0,
+                       units_ms_fast,
+                       secs_ms_fast,
+                       run_ms_fast,
+                       0,
+                       0,
+                       0 },
+    [CM_C_INITIAL] = { { NULL, NULL, 0, 1, 0 },
+                       CM_C_INITIAL,
+                       "initial+refine",
+                       1,
+                       NULL,
+                       NULL,
+                       run_initial,
+                       0,
+                       0,
+                       0 },
 };
 
 /* The public rows: those before the first variant. */
@@ -227,7 +318,7 @@ size_t cm_method_names(char *buf, size_t len, const char *sep, const char *last)
         buf[0] = '\0';
     for (int i = 0; i < NPUBLIC; i++) {
         const char *pre = i == 0 ? "" : i == NPUBLIC - 1 ? last : sep;
-        const char *parts[2] = {pre, rows[i].info.name};
+        const char *parts[2] = { pre, rows[i].info.name };
         for (int k = 0; k < 2; k++) {
             size_t w = strlen(parts[k]);
             if (buf && used < len) {

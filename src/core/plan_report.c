@@ -44,8 +44,8 @@ static void explain(FILE *f, const cm_plan_report_t *r, const cm_tree_t *t)
     for (int k = 0; k < r->ncandidates; k++) {
         const cm_plan_candidate_t *c = &r->candidates[k];
         if (c->ok)
-            fprintf(f, "candidate=%s J=%.6g T_max=%.6g time=%.4f s%s\n", c->name,
-                    c->J, c->T_max, c->seconds,
+            fprintf(f, "candidate=%s J=%.6g T_max=%.6g time=%.4f s%s\n", c->name, c->J,
+                    c->T_max, c->seconds,
                     c->over_tmax ? " (T_max above Slurm's default: not chosen)" : "");
         else
             fprintf(f, "candidate=%s %s\n", c->name, why(c));
@@ -83,8 +83,10 @@ char *cm_plan_report_format(const cm_plan_report_t *r, const cm_tree_t *t,
         return NULL;
     }
     if (style != CM_PLAN_REPORT_EXPLAIN && style != CM_PLAN_REPORT_VERBOSE) {
-        cm_error_set(err, "cm_plan_report_format: unknown style %d (expected "
-                     "CM_PLAN_REPORT_EXPLAIN or CM_PLAN_REPORT_VERBOSE)", (int)style);
+        cm_error_set(err,
+                     "cm_plan_report_format: unknown style %d (expected "
+                     "CM_PLAN_REPORT_EXPLAIN or CM_PLAN_REPORT_VERBOSE)",
+                     (int)style);
         return NULL;
     }
     if (r->ncandidates < 0 || r->ncandidates > CM_PLAN_MAX_CANDIDATES) {
@@ -94,22 +96,26 @@ char *cm_plan_report_format(const cm_plan_report_t *r, const cm_tree_t *t,
     }
     if (style == CM_PLAN_REPORT_EXPLAIN) {
         if (!r->has_figures) {
-            cm_error_set(err, "cm_plan_report_format: the record needs the "
+            cm_error_set(err,
+                         "cm_plan_report_format: the record needs the "
                          "report's figures (cm_plan_options_t.figures), it has none");
             return NULL;
         }
         if (!t) {
-            cm_error_set(err, "cm_plan_report_format: the record needs the tree "
+            cm_error_set(err,
+                         "cm_plan_report_format: the record needs the tree "
                          "that was planned on, got NULL");
             return NULL;
         }
         if (r->plan.nlevels != cm_tree_nlevels(t) ||
             r->slurm_default.nlevels != r->plan.nlevels ||
             r->plan.nlevels > CM_PLAN_MAX_LEVELS) {
-            cm_error_set(err, "cm_plan_report_format: the figures have %d and %d "
+            cm_error_set(err,
+                         "cm_plan_report_format: the figures have %d and %d "
                          "levels, the tree %d (expected the tree planned on, at "
-                         "most %d levels)", r->plan.nlevels, r->slurm_default.nlevels,
-                         cm_tree_nlevels(t), CM_PLAN_MAX_LEVELS);
+                         "most %d levels)",
+                         r->plan.nlevels, r->slurm_default.nlevels, cm_tree_nlevels(t),
+                         CM_PLAN_MAX_LEVELS);
             return NULL;
         }
     }

@@ -25,8 +25,8 @@ void cm_lines_init(cm_lines_t *l, FILE *f, const char *name)
     l->name = name ? name : "<stream>";
     l->nul = SIZE_MAX;
     l->size = -1;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        (at = ftello(f)) >= 0 && st.st_size >= at)
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (at = ftello(f)) >= 0 &&
+        st.st_size >= at)
         l->size = (long long)(st.st_size - at);
 }
 
@@ -89,13 +89,13 @@ static int lines_fill(cm_lines_t *l, cm_error_t *err)
             l->nul = (size_t)(z - l->mem);
     }
     l->end += got;
-    memset(l->mem + l->end, 0, CM_LINES_PAD);   /* see cm_lines_t */
+    memset(l->mem + l->end, 0, CM_LINES_PAD); /* see cm_lines_t */
     return 0;
 }
 
 int cm_lines_next(cm_lines_t *l, cm_error_t *err)
 {
-    const size_t limit = (size_t)CM_MAX_LINE + 1;   /* bytes that decide */
+    const size_t limit = (size_t)CM_MAX_LINE + 1; /* bytes that decide */
     size_t len;
     char *nl;
 
@@ -105,8 +105,7 @@ int cm_lines_next(cm_lines_t *l, cm_error_t *err)
     }
     for (;;) {
         size_t avail = l->end - l->pos;
-        nl = avail ? memchr(l->mem + l->pos, '\n',
-                            avail < limit ? avail : limit) : NULL;
+        nl = avail ? memchr(l->mem + l->pos, '\n', avail < limit ? avail : limit) : NULL;
         if (nl || avail >= limit || l->eof)
             break;
         if (lines_fill(l, err) < 0)
@@ -121,15 +120,16 @@ int cm_lines_next(cm_lines_t *l, cm_error_t *err)
     else
         len = l->end - l->pos < limit ? l->end - l->pos : limit;
     if (l->nul != SIZE_MAX && l->nul < l->pos + len)
-        return cm_error_set(err, "%s:%ld: expected text, got a NUL byte",
-                            l->name, l->lineno + 1);
+        return cm_error_set(err, "%s:%ld: expected text, got a NUL byte", l->name,
+                            l->lineno + 1);
     if (len > (size_t)CM_MAX_LINE)
-        return cm_error_set(err, "%s:%ld: expected a line of at most %d "
-                            "bytes, got a longer one", l->name,
-                            l->lineno + 1, CM_MAX_LINE);
+        return cm_error_set(err,
+                            "%s:%ld: expected a line of at most %d "
+                            "bytes, got a longer one",
+                            l->name, l->lineno + 1, CM_MAX_LINE);
     if (!nl && ferror(l->f))
-        return cm_error_set(err, "%s:%ld: read error: %s", l->name,
-                            l->lineno + 1, strerror(errno));
+        return cm_error_set(err, "%s:%ld: read error: %s", l->name, l->lineno + 1,
+                            strerror(errno));
     if (!nl && len == 0)
         return 0;
     l->buf = l->mem + l->pos;
@@ -166,20 +166,19 @@ int cm_blank_slow(const char *s)
     return *s == '\0';
 }
 
-int cm_lines_fail(const cm_lines_t *l, cm_error_t *err, const char *what,
-                  const char *tok)
+int cm_lines_fail(const cm_lines_t *l, cm_error_t *err, const char *what, const char *tok)
 {
     if (!tok)
-        return cm_error_set(err, "%s:%ld: expected %s, got end of line",
-                            l->name, l->lineno, what);
-    return cm_error_set(err, "%s:%ld: expected %s, got '%.64s%s'", l->name,
-                        l->lineno, what, tok, strlen(tok) > 64 ? "..." : "");
+        return cm_error_set(err, "%s:%ld: expected %s, got end of line", l->name,
+                            l->lineno, what);
+    return cm_error_set(err, "%s:%ld: expected %s, got '%.64s%s'", l->name, l->lineno,
+                        what, tok, strlen(tok) > 64 ? "..." : "");
 }
 
 /* ---- numbers (fast paths: matrix_internal.h) ---------------------------- */
 
 const double cm_pow10_exact[23] = {
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
@@ -201,8 +200,8 @@ int cm_next_long_slow(cm_lines_t *l, char **cur, long long lo, long long hi,
     return 0;
 }
 
-int cm_next_value_slow(cm_lines_t *l, char **cur, const char *what,
-                       double *out, cm_error_t *err)
+int cm_next_value_slow(cm_lines_t *l, char **cur, const char *what, double *out,
+                       cm_error_t *err)
 {
     char expect[200];
     char *tok = cm_token(cur), *end;

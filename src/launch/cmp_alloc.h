@@ -31,11 +31,11 @@ int cmp_env_int(const char *name, int max);
  *  call; NULL when unset), so that a caller can take them once, in one
  *  place, and the functions stay free of getenv. */
 typedef struct cmp_slurm_env {
-    const char *job_nodelist;       /* SLURM_JOB_NODELIST */
-    const char *job_cpus_per_node;  /* SLURM_JOB_CPUS_PER_NODE */
-    const char *ntasks;             /* SLURM_NTASKS */
-    const char *nprocs;             /* SLURM_NPROCS */
-    const char *ntasks_per_node;    /* SLURM_NTASKS_PER_NODE */
+    const char *job_nodelist;      /* SLURM_JOB_NODELIST */
+    const char *job_cpus_per_node; /* SLURM_JOB_CPUS_PER_NODE */
+    const char *ntasks;            /* SLURM_NTASKS */
+    const char *nprocs;            /* SLURM_NPROCS */
+    const char *ntasks_per_node;   /* SLURM_NTASKS_PER_NODE */
 } cmp_slurm_env_t;
 
 /** Fill @p env from the process's environment (the pointers live as long
@@ -44,9 +44,9 @@ void cmp_slurm_env_read(cmp_slurm_env_t *env);
 
 typedef struct cmp_alloc {
     int nnodes;
-    char **names;     /* allocation order */
-    int *slots;       /* slots (task places) per node */
-    int nnames;       /* names[] entries to free */
+    char **names; /* allocation order */
+    int *slots;   /* slots (task places) per node */
+    int nnames;   /* names[] entries to free */
 } cmp_alloc_t;
 
 /** The nodes of the allocation (SLURM_JOB_NODELIST) that the step of @p sa

@@ -26,49 +26,49 @@ typedef enum cmp_profiling {
 } cmp_profiling_t;
 
 typedef enum cmp_loglevel {
-    CMP_LOG_QUIET = 0,   /* nothing on the job's stderr */
-    CMP_LOG_ERROR,       /* fallback lines only (default) */
-    CMP_LOG_INFO,        /* and a summary of every placement */
-    CMP_LOG_DEBUG        /* and debugging details */
+    CMP_LOG_QUIET = 0, /* nothing on the job's stderr */
+    CMP_LOG_ERROR,     /* fallback lines only (default) */
+    CMP_LOG_INFO,      /* and a summary of every placement */
+    CMP_LOG_DEBUG      /* and debugging details */
 } cmp_loglevel_t;
 
 typedef struct cmp_config {
-    int enabled;                   /* enabled=yes|no: no = --mapping accepted
+    int enabled;                         /* enabled=yes|no: no = --mapping accepted
                                       and ignored (the rollback switch) */
-    char store[CMP_PATH_MAX];      /* store=DIR */
-    cmp_mode_t default_mode;       /* default=off|cluster|profile|block|cyclic */
-    char algorithm[32];            /* algorithm=auto|cluster|scotch|... */
-    double budget;                 /* budget=SECONDS (engine time budget) */
-    double deadline;               /* deadline=SECONDS: hard limit of a placement */
-    cm_weight_t weight;            /* weight=mixed|bytes|msgs */
-    double merge_weight;           /* merge_weight=W (0,1] or "mean" */
-    size_t max_profile_size;       /* max_profile_size=BYTES */
+    char store[CMP_PATH_MAX];            /* store=DIR */
+    cmp_mode_t default_mode;             /* default=off|cluster|profile|block|cyclic */
+    char algorithm[32];                  /* algorithm=auto|cluster|scotch|... */
+    double budget;                       /* budget=SECONDS (engine time budget) */
+    double deadline;                     /* deadline=SECONDS: hard limit of a placement */
+    cm_weight_t weight;                  /* weight=mixed|bytes|msgs */
+    double merge_weight;                 /* merge_weight=W (0,1] or "mean" */
+    size_t max_profile_size;             /* max_profile_size=BYTES */
     char level_costs[CMP_SPEC_MAX];      /* level_costs=name=c,... */
     char level_latencies[CMP_SPEC_MAX];  /* level_latencies=name=l,... */
     char level_bandwidths[CMP_SPEC_MAX]; /* level_bandwidths=name=b,... */
-    char prof_lib[CMP_PATH_MAX];   /* prof_lib=PATH of libclustermap-prof.so */
-    char place_lib[CMP_PATH_MAX];  /* place_lib=PATH of clustermap-place.so,
+    char prof_lib[CMP_PATH_MAX];         /* prof_lib=PATH of libclustermap-prof.so */
+    char place_lib[CMP_PATH_MAX];        /* place_lib=PATH of clustermap-place.so,
                                       "" = next to clustermap.so */
-    char prof_dir[CMP_PATH_MAX];   /* prof_dir=DIR node-local base */
-    cmp_profiling_t profiling;     /* profile=missing|always|never */
-    double ingest_timeout;         /* ingest_timeout=SECONDS */
-    int max_tasks;                 /* max_tasks=N: no placement above */
-    int bind;                      /* bind=yes|no: rank -> core binding */
-    int bind_max_tasks;            /* bind_max_tasks=N: no binding above */
-    int mpirun;                    /* mpirun=yes|no: clustermap's mpirun in
+    char prof_dir[CMP_PATH_MAX];         /* prof_dir=DIR node-local base */
+    cmp_profiling_t profiling;           /* profile=missing|always|never */
+    double ingest_timeout;               /* ingest_timeout=SECONDS */
+    int max_tasks;                       /* max_tasks=N: no placement above */
+    int bind;                            /* bind=yes|no: rank -> core binding */
+    int bind_max_tasks;                  /* bind_max_tasks=N: no binding above */
+    int mpirun;                          /* mpirun=yes|no: clustermap's mpirun in
                                       the PATH of placed batch jobs */
-    char mpirun_dir[CMP_PATH_MAX]; /* mpirun_dir=DIR holding it */
-    cmp_loglevel_t loglevel;       /* loglevel=quiet|error|info|debug */
-    int guard;                     /* guard=yes|no: time placed and default
+    char mpirun_dir[CMP_PATH_MAX];       /* mpirun_dir=DIR holding it */
+    cmp_loglevel_t loglevel;             /* loglevel=quiet|error|info|debug */
+    int guard;                           /* guard=yes|no: time placed and default
                                       runs, stop placing when slower */
-    int guard_window;              /* guard_window=N runs of each kind */
-    int guard_probe;               /* guard_probe=N: probe after N default
+    int guard_window;                    /* guard_window=N runs of each kind */
+    int guard_probe;                     /* guard_probe=N: probe after N default
                                       runs (0 never) */
-    int guard_recheck;             /* guard_recheck=N: a default run after N
+    int guard_recheck;                   /* guard_recheck=N: a default run after N
                                       placed runs (0 never) */
-    int topo_cache;                /* topo_cache=SECONDS the switches are kept
+    int topo_cache;                      /* topo_cache=SECONDS the switches are kept
                                       between sruns (0 never) */
-    unsigned overlay;              /* overlay=none|css|tnbc|css,tnbc: the
+    unsigned overlay;                    /* overlay=none|css|tnbc|css,tnbc: the
                                       steps' overlays without a modifier */
 } cmp_config_t;
 

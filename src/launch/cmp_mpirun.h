@@ -17,10 +17,10 @@
 /* ---- mpirun (mpirun_args.c, rankfile.c; the launcher in src/mpirun/) ---- */
 
 typedef struct cmp_mpirun_args {
-    int np;            /* -np/-n/-c, 0 if absent (mpirun fills every slot) */
-    int program;       /* argv index of the program, 0 if none */
-    int query;         /* --help, --version: nothing is launched */
-    char why[192];     /* why the layout is not clustermap's to decide: the
+    int np;        /* -np/-n/-c, 0 if absent (mpirun fills every slot) */
+    int program;   /* argv index of the program, 0 if none */
+    int query;     /* --help, --version: nothing is launched */
+    char why[192]; /* why the layout is not clustermap's to decide: the
                           user's own mapping or binding, an MPMD line, an
                           option not known; "" if it is */
 } cmp_mpirun_args_t;
@@ -29,8 +29,7 @@ typedef struct cmp_mpirun_args {
  *  -1 with @p err only when mpirun will refuse it (a missing argument, a
  *  bad rank count), or for a NULL @p out, or a NULL @p argv with
  *  @p argc > 0.  @p argv ends at its first NULL entry. */
-int cmp_mpirun_args_parse(int argc, char **argv, cmp_mpirun_args_t *out,
-                          cm_error_t *err);
+int cmp_mpirun_args_parse(int argc, char **argv, cmp_mpirun_args_t *out, cm_error_t *err);
 
 /** Whether MCA parameter @p name (without OMPI_MCA_) chooses the layout
  *  (0 for NULL). */
@@ -51,15 +50,15 @@ int cmp_rankfile_write(const char *path, char *const *names, const int *node,
 /** What the srun of mpirun's daemons decided about an mpirun run, for the
  *  launcher that records it (mpirun_record.c). */
 typedef struct cmp_mpirun_record {
-    char store[CMP_PATH_MAX];      /* the store's root */
-    char key[CMP_NAME_MAX + 1];    /* the profile */
+    char store[CMP_PATH_MAX];   /* the store's root */
+    char key[CMP_NAME_MAX + 1]; /* the profile */
     int ntasks;
-    char step[64];                 /* "<jobid>.<mpirun pid>" */
-    double weight;                 /* merge_weight= */
-    size_t max_bytes;              /* max_profile_size= */
-    int verbose;                   /* lines for the user: 0 none, 1 errors,
+    char step[64];    /* "<jobid>.<mpirun pid>" */
+    double weight;    /* merge_weight= */
+    size_t max_bytes; /* max_profile_size= */
+    int verbose;      /* lines for the user: 0 none, 1 errors,
                                       2 every line */
-    char run[128];                 /* as CLUSTERMAP_STEP_RUN */
+    char run[128];    /* as CLUSTERMAP_STEP_RUN */
 } cmp_mpirun_record_t;
 
 /** srun: the ranks' control file of the run staged in @p stage: @p mode
@@ -75,8 +74,8 @@ int cmp_mpirun_control_write(const char *stage, const char *mode, const char *pr
  *  the ranks read, docs/overlays.md) into the run's staging directory
  *  @p stage.  0, or -1 (a NULL @p stage or @p r, a stage too long: as
  *  cmp_mpirun_control_write). */
-int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r,
-                            int traffic, const char *prio, cm_error_t *err);
+int cmp_mpirun_record_write(const char *stage, const cmp_mpirun_record_t *r, int traffic,
+                            const char *prio, cm_error_t *err);
 
 /** The launcher, after mpirun returned with exit code @p status (128 + N
  *  for signal N): record the run staged in @p stage (the ranks' parts into
@@ -126,7 +125,6 @@ void cmp_trace_put(cm_store_t *s, const char *step, int dir, int task);
  *  for placed and default runs @p run is filled for the history of step
  *  @p stepkey ("jobid.stepid").  1 when @p run is usable, else 0 (a NULL
  *  @p text, @p stepkey or @p run included; @p traffic may be NULL). */
-int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run,
-                  int *traffic);
+int cmp_run_parse(const char *text, const char *stepkey, cm_run_t *run, int *traffic);
 
 #endif /* CMP_MPIRUN_H */

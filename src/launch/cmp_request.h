@@ -16,7 +16,7 @@
 /* ---- --mapping=<mode>[,modifier...] (options.c) ---- */
 
 typedef enum cmp_mode {
-    CMP_MODE_UNSET = 0,  /* no --mapping anywhere: the configured default */
+    CMP_MODE_UNSET = 0, /* no --mapping anywhere: the configured default */
     CMP_MODE_OFF,
     CMP_MODE_CLUSTER,
     CMP_MODE_PROFILE,
@@ -37,8 +37,8 @@ typedef struct cmp_request {
 
 /* The communication overlays of libclustermap-prof.so (docs/overlays.md)
  * a step may ask for: the bits and names of cm_overlay_spec.h. */
-#define CMP_OVL_CSS  CM_OVL_CSS    /* --mapping=...,css;     overlay=css */
-#define CMP_OVL_TNBC CM_OVL_TNBC   /* --mapping=...,overlap; overlay=tnbc */
+#define CMP_OVL_CSS CM_OVL_CSS   /* --mapping=...,css;     overlay=css */
+#define CMP_OVL_TNBC CM_OVL_TNBC /* --mapping=...,overlap; overlay=tnbc */
 
 /** A spec as plugstack's overlay= and the launcher's marks hold it: none,
  *  css, tnbc, css,tnbc (either order; cm_overlay_spec_parse, strict).  0

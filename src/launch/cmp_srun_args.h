@@ -13,23 +13,23 @@
 /* ---- srun's own command line (srun_args.c) ---- */
 
 typedef struct cmp_srun_args {
-    int ntasks;            /* -n, 0 if absent */
-    int nodes_min, nodes_max; /* -N min[-max], 0 if absent */
-    int ntasks_per_node;   /* --ntasks-per-node, 0 if absent */
-    int cpus_per_task;     /* -c, 0 if absent */
-    int nodelist;          /* -w/--nodelist given */
-    int exclude;           /* -x/--exclude given */
-    int relative;          /* -r/--relative given */
-    int distribution;      /* -m/--distribution given */
-    int multi_prog;        /* --multi-prog */
-    int het;               /* a ':' component separator */
-    int jobid;             /* --jobid given (outside the allocation's env) */
-    int help;              /* -h/--help/--usage/-V: srun will not launch */
-    int overcommit;        /* -O/--overcommit */
-    char job_name[CMP_NAME_MAX + 1];  /* -J, "" if absent */
-    char command[64];      /* the command's file name without its directory */
-    char command_arg[CMP_PATH_MAX];   /* the command as given ("" if none) */
-    char mapping[CMP_SPEC_MAX];       /* the last --mapping value, "" if none */
+    int ntasks;                      /* -n, 0 if absent */
+    int nodes_min, nodes_max;        /* -N min[-max], 0 if absent */
+    int ntasks_per_node;             /* --ntasks-per-node, 0 if absent */
+    int cpus_per_task;               /* -c, 0 if absent */
+    int nodelist;                    /* -w/--nodelist given */
+    int exclude;                     /* -x/--exclude given */
+    int relative;                    /* -r/--relative given */
+    int distribution;                /* -m/--distribution given */
+    int multi_prog;                  /* --multi-prog */
+    int het;                         /* a ':' component separator */
+    int jobid;                       /* --jobid given (outside the allocation's env) */
+    int help;                        /* -h/--help/--usage/-V: srun will not launch */
+    int overcommit;                  /* -O/--overcommit */
+    char job_name[CMP_NAME_MAX + 1]; /* -J, "" if absent */
+    char command[64];                /* the command's file name without its directory */
+    char command_arg[CMP_PATH_MAX];  /* the command as given ("" if none) */
+    char mapping[CMP_SPEC_MAX];      /* the last --mapping value, "" if none */
     int has_mapping;
 } cmp_srun_args_t;
 
@@ -38,8 +38,7 @@ typedef struct cmp_srun_args {
  *  -1 with @p err on a malformed number (srun will refuse it too), or a
  *  NULL @p out, or a NULL @p argv with @p argc > 0.  @p argv ends at its
  *  first NULL entry, whatever @p argc says. */
-int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out,
-                        cm_error_t *err);
+int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out, cm_error_t *err);
 
 /** Open MPI's mpirun starting its daemons: one orted (4.x) or prted (5.x)
  *  per node, on the nodes it names.  0 for a NULL @p a. */

@@ -26,48 +26,47 @@
  *  fixed buffer.  Filled by the plugin (cmp_step_input_read); a test fills
  *  it by hand. */
 typedef struct cmp_step_input {
-    int args_read;            /* srun's command line was read (else
+    int args_read;    /* srun's command line was read (else
                                  args_err says why, and sa is zeroed) */
-    int args_refused;         /* srun refuses it (args_err says why) */
+    int args_refused; /* srun refuses it (args_err says why) */
     cm_error_t args_err;
-    cmp_srun_args_t sa;       /* srun's own command line */
-    const char *mapping_env;  /* --mapping inherited from sbatch/salloc
+    cmp_srun_args_t sa;        /* srun's own command line */
+    const char *mapping_env;   /* --mapping inherited from sbatch/salloc
                                  (CMP_OPTION_ENV); srun's own wins */
-    const char *job_id;       /* SLURM_JOB_ID */
-    const char *job_name;     /* SLURM_JOB_NAME */
-    const char *overcommit;   /* SLURM_OVERCOMMIT */
-    const char *hostfile;     /* SLURM_HOSTFILE */
-    const char *our_hostfile; /* CMP_ENV_HOSTFILE: the hostfile an
+    const char *job_id;        /* SLURM_JOB_ID */
+    const char *job_name;      /* SLURM_JOB_NAME */
+    const char *overcommit;    /* SLURM_OVERCOMMIT */
+    const char *hostfile;      /* SLURM_HOSTFILE */
+    const char *our_hostfile;  /* CMP_ENV_HOSTFILE: the hostfile an
                                  enclosing srun of ours wrote */
-    const char *cpus_per_task;/* SLURM_CPUS_PER_TASK */
-    cmp_slurm_env_t slurm;    /* the allocation (cmp_alloc_read_of) */
-    const char *tmpdir;       /* TMPDIR */
-    const char *program;      /* the command srun launches, resolved as
+    const char *cpus_per_task; /* SLURM_CPUS_PER_TASK */
+    cmp_slurm_env_t slurm;     /* the allocation (cmp_alloc_read_of) */
+    const char *tmpdir;        /* TMPDIR */
+    const char *program;       /* the command srun launches, resolved as
                                  its exec will find it; NULL or "" none */
-    const char *parent_pid;   /* srun's parent's pid, decimal */
-    int srun_refuses_nodes;   /* this srun refuses -N with the arbitrary
+    const char *parent_pid;    /* srun's parent's pid, decimal */
+    int srun_refuses_nodes;    /* this srun refuses -N with the arbitrary
                                  layout a placement needs (Slurm >= 23.11) */
     /* what clustermap's mpirun hands the srun of its daemons (cm_env.h) */
-    const char *mpirun_why, *mpirun_rankfile, *mpirun_pid, *mpirun_np,
-               *mpirun_program, *mpirun_stage, *mpirun_nodes, *mpirun_tasks,
-               *mpirun_shared, *mpirun_overlay;
+    const char *mpirun_why, *mpirun_rankfile, *mpirun_pid, *mpirun_np, *mpirun_program,
+        *mpirun_stage, *mpirun_nodes, *mpirun_tasks, *mpirun_shared, *mpirun_overlay;
 } cmp_step_input_t;
 
 /** What the plugin does next. */
 typedef enum cmp_step_next {
-    CMP_STEP_DONE = 0,   /* nothing more (the line, if any, is in the
+    CMP_STEP_DONE = 0,  /* nothing more (the line, if any, is in the
                             decision) */
-    CMP_STEP_ASK_STORE,  /* open the store, ask it cm_store_step_info(key,
+    CMP_STEP_ASK_STORE, /* open the store, ask it cm_store_step_info(key,
                             ntasks, ask) and decide again with the answer */
-    CMP_STEP_PLACE       /* plan the step with the placement module */
+    CMP_STEP_PLACE      /* plan the step with the placement module */
 } cmp_step_next_t;
 
 /** The run's mark for its nodes (CLUSTERMAP_STEP_PROFILE/RUN, or
  *  mpirun's record). */
 typedef enum cmp_step_mark {
     CMP_MARK_NONE = 0,
-    CMP_MARK_NOW,        /* now, as a run under Slurm's default */
-    CMP_MARK_IF_PLACED   /* once the placement is written, as placed */
+    CMP_MARK_NOW,      /* now, as a run under Slurm's default */
+    CMP_MARK_IF_PLACED /* once the placement is written, as placed */
 } cmp_step_mark_t;
 
 /** The decision; fields are set as far as the decision got.  Strings are
@@ -75,47 +74,47 @@ typedef enum cmp_step_mark {
  *  configuration or the store's answer, which must outlive it. */
 typedef struct cmp_step_decision {
     cmp_step_next_t next;
-    const char *debug;        /* a line for Slurm's log only (srun will not
+    const char *debug; /* a line for Slurm's log only (srun will not
                                  launch), or NULL */
     /* --mapping */
-    int log_request;          /* tell the log who asked: cmp_log_request(
+    int log_request; /* tell the log who asked: cmp_log_request(
                                  asked, req.verbose) */
-    int asked;                /* --mapping given (not plugstack's default=) */
+    int asked;       /* --mapping given (not plugstack's default=) */
     cmp_request_t req;
-    int mark_overlays;        /* mark the step with req's overlays */
-    int mpirun;               /* the srun of mpirun's daemons */
-    int mpirun_stderr;        /* the user's lines go to mpirun's stderr */
+    int mark_overlays; /* mark the step with req's overlays */
+    int mpirun;        /* the srun of mpirun's daemons */
+    int mpirun_stderr; /* the user's lines go to mpirun's stderr */
     /* the step's one line when it is left to Slurm (cmp_fallback) */
-    int fallback;             /* 1: there is one */
-    int nothing_to_do;        /* 1: CMP_NOTHING_TO_DO, 0: CMP_FALLBACK */
-    char *reason;             /* owned */
-    char *note;               /* owned, may be NULL: follows the suffix */
+    int fallback;      /* 1: there is one */
+    int nothing_to_do; /* 1: CMP_NOTHING_TO_DO, 0: CMP_FALLBACK */
+    char *reason;      /* owned */
+    char *note;        /* owned, may be NULL: follows the suffix */
     /* the step */
     int cpus_per_task;
     int ntasks;
-    cmp_alloc_t alloc;        /* owned: the nodes and slots to place on */
-    const char *rankfile;     /* mpirun's rank file to write, NULL: srun's
+    cmp_alloc_t alloc;          /* owned: the nodes and slots to place on */
+    const char *rankfile;       /* mpirun's rank file to write, NULL: srun's
                                  own hostfile */
-    const char *job_name;     /* what the user calls it (messages), in
+    const char *job_name;       /* what the user calls it (messages), in
                                  full: into req.name (so @p d is not to
                                  be copied), the input, or "noname" */
     char key[CMP_NAME_MAX + 1]; /* its profile: the job name and program
                                  (cm_profile_program_key), the name cut
                                  to CMP_NAME_MAX as profiles are named */
-    const char *key_program;  /* the program in the key, NULL: none */
-    unsigned ask;             /* CM_STEP_ASK_* the store is asked */
+    const char *key_program;    /* the program in the key, NULL: none */
+    unsigned ask;               /* CM_STEP_ASK_* the store is asked */
     /* after the store's answer */
-    int set_verbose;          /* CMP_ENV_VERBOSE=1 for the tasks */
-    unsigned overlays;        /* the overlays the ranks run */
-    int trace;                /* the tnbc trace: 1 use the store's prefix,
+    int set_verbose;     /* CMP_ENV_VERBOSE=1 for the tasks */
+    unsigned overlays;   /* the overlays the ranks run */
+    int trace;           /* the tnbc trace: 1 use the store's prefix,
                                  -1 say it is unusable, 0 none to use */
-    int history_ignored;      /* the history was unreadable: the guard
+    int history_ignored; /* the history was unreadable: the guard
                                  judged an empty one */
-    char *place_note;         /* owned: ends the placement's summary line */
+    char *place_note;    /* owned: ends the placement's summary line */
     cmp_step_mark_t mark;
-    int traffic;              /* the mark profiles traffic (else time) */
-    const char *how;          /* CMP_MARK_NOW: the guard's word, or NULL */
-    int probe;                /* placed as the guard's probe */
+    int traffic;     /* the mark profiles traffic (else time) */
+    const char *how; /* CMP_MARK_NOW: the guard's word, or NULL */
+    int probe;       /* placed as the guard's probe */
 } cmp_step_decision_t;
 
 /** The overlays of a step or job that asked @p r: its modifiers, else

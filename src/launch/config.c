@@ -47,20 +47,20 @@ typedef enum cfg_type {
 typedef struct cfg_key {
     const char *key;
     cfg_type_t type;
-    double lo, hi;                 /* CFG_INT, CFG_SECONDS, CFG_BYTES */
-    double def;                    /* default of the numbers, booleans,
+    double lo, hi;                            /* CFG_INT, CFG_SECONDS, CFG_BYTES */
+    double def;                               /* default of the numbers, booleans,
                                       choices (an index) and enumerations */
-    const char *def_text;          /* default of the paths, texts and words
+    const char *def_text;                     /* default of the paths, texts and words
                                       (NULL: "") */
-    size_t offset, size;           /* the field in cmp_config_t */
-    const char *forbid;            /* CFG_PATH: characters refused */
-    const char *const *choices;    /* CFG_WORD, CFG_CHOICE: NULL-ended */
-    int (*parse)(const char *v, void *field);   /* CFG_ENUM, CFG_REAL: 0, or
+    size_t offset, size;                      /* the field in cmp_config_t */
+    const char *forbid;                       /* CFG_PATH: characters refused */
+    const char *const *choices;               /* CFG_WORD, CFG_CHOICE: NULL-ended */
+    int (*parse)(const char *v, void *field); /* CFG_ENUM, CFG_REAL: 0, or
                                                    -1 with the field unchanged */
-    const char *expected;          /* the message's "expected ..." when it
+    const char *expected;                     /* the message's "expected ..." when it
                                       is not the type's own */
-    void (*accepted)(char *buf, size_t n);   /* or when it is computed */
-    const char *doc;               /* what the argument does */
+    void (*accepted)(char *buf, size_t n);    /* or when it is computed */
+    const char *doc;                          /* what the argument does */
 } cfg_key_t;
 
 static int parse_mode(const char *v, void *field)
@@ -93,13 +93,14 @@ static void overlay_accepted(char *buf, size_t n)
 }
 
 /* The values of algorithm= (the engine's methods and auto). */
-static const char *const algs[] = { "auto", "cluster", "scotch-ms", "treecut",
-                                    "scotch", "block", "cyclic", "random", NULL };
+static const char *const algs[] = { "auto",  "cluster", "scotch-ms", "treecut", "scotch",
+                                    "block", "cyclic",  "random",    NULL };
 /* In the order of cmp_profiling_t and of cmp_loglevel_t. */
 static const char *const profilings[] = { "missing", "always", "never", NULL };
 static const char *const loglevels[] = { "quiet", "error", "info", "debug", NULL };
 
-#define FIELD(f) .offset = offsetof(cmp_config_t, f), .size = sizeof(((cmp_config_t *)0)->f)
+#define FIELD(f)                                                                         \
+    .offset = offsetof(cmp_config_t, f), .size = sizeof(((cmp_config_t *)0)->f)
 
 /* In the order the "unknown argument" message lists them. */
 static const cfg_key_t keys[] = {
@@ -107,8 +108,8 @@ static const cfg_key_t keys[] = {
       .doc = "no: --mapping is accepted and ignored (the rollback switch)" },
     { "store", CFG_PATH, .def_text = CM_STORE_DEFAULT_DIR, FIELD(store),
       .doc = "the profile store's directory" },
-    { "default", CFG_ENUM, .def = CMP_MODE_OFF, FIELD(default_mode),
-      .parse = parse_mode, .expected = "off, cluster, profile, block or cyclic",
+    { "default", CFG_ENUM, .def = CMP_MODE_OFF, FIELD(default_mode), .parse = parse_mode,
+      .expected = "off, cluster, profile, block or cyclic",
       .doc = "the mode of jobs without --mapping" },
     { "algorithm", CFG_WORD, .def_text = "auto", FIELD(algorithm), .choices = algs,
       .doc = "the planner's method" },
@@ -178,8 +179,9 @@ static const cfg_key_t keys[] = {
 
 /* The enumerations and the overlay bits are written as int. */
 _Static_assert(sizeof(cmp_mode_t) == sizeof(int) && sizeof(cm_weight_t) == sizeof(int) &&
-               sizeof(cmp_profiling_t) == sizeof(int) &&
-               sizeof(cmp_loglevel_t) == sizeof(int) && sizeof(unsigned) == sizeof(int),
+                   sizeof(cmp_profiling_t) == sizeof(int) &&
+                   sizeof(cmp_loglevel_t) == sizeof(int) &&
+                   sizeof(unsigned) == sizeof(int),
                "config.c stores enumerations as int");
 
 static void set_int(void *field, int v)
@@ -225,7 +227,10 @@ static void alternatives(const char *const *list, char *buf, size_t n)
     buf[0] = '\0';
     for (int i = 0; list[i] && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, "%s%s",
-                                i == 0 ? "" : list[i + 1] ? ", " : " or ", list[i]);
+                                i == 0            ? ""
+                                    : list[i + 1] ? ", "
+                                                  : " or ",
+                                list[i]);
 }
 
 /* The row's "expected ..." for its message, into @p buf. */
@@ -238,24 +243,18 @@ static const char *expected(const cfg_key_t *k, char *buf, size_t n)
         return buf;
     }
     switch (k->type) {
-    case CFG_BOOL:
-        return "yes or no";
+    case CFG_BOOL: return "yes or no";
     case CFG_INT:
         snprintf(buf, n, "an integer in [%d, %d]", (int)k->lo, (int)k->hi);
         return buf;
-    case CFG_SECONDS:
-        snprintf(buf, n, "seconds in [%g, %g]", k->lo, k->hi);
-        return buf;
+    case CFG_SECONDS: snprintf(buf, n, "seconds in [%g, %g]", k->lo, k->hi); return buf;
     case CFG_PATH:
-        return !k->forbid ? "an absolute path"
-             : strchr(k->forbid, ' ') ? "an absolute path without blanks or ':'"
-             : "an absolute path without ':'";
+        return !k->forbid            ? "an absolute path"
+            : strchr(k->forbid, ' ') ? "an absolute path without blanks or ':'"
+                                     : "an absolute path without ':'";
     case CFG_WORD:
-    case CFG_CHOICE:
-        alternatives(k->choices, buf, n);
-        return buf;
-    default:
-        return "a valid value";
+    case CFG_CHOICE: alternatives(k->choices, buf, n); return buf;
+    default: return "a valid value";
     }
 }
 
@@ -267,8 +266,7 @@ static int set(cmp_config_t *c, const cfg_key_t *k, const char *v)
     double d;
     int n;
     switch (k->type) {
-    case CFG_BOOL:
-        return parse_bool(v, (int *)(void *)field);
+    case CFG_BOOL: return parse_bool(v, (int *)(void *)field);
     case CFG_INT:
         /* "0" is where 0 means never or off */
         if (k->lo == 0 && !strcmp(v, "0"))
@@ -277,8 +275,7 @@ static int set(cmp_config_t *c, const cfg_key_t *k, const char *v)
             return -1;
         set_int(field, n);
         return 0;
-    case CFG_SECONDS:
-        return parse_double(v, k->lo, k->hi, (double *)(void *)field);
+    case CFG_SECONDS: return parse_double(v, k->lo, k->hi, (double *)(void *)field);
     case CFG_BYTES:
         if (parse_double(v, k->lo, k->hi, &d) < 0)
             return -1;
@@ -304,8 +301,7 @@ static int set(cmp_config_t *c, const cfg_key_t *k, const char *v)
         set_int(field, n);
         return 0;
     case CFG_ENUM:
-    case CFG_REAL:
-        return k->parse(v, field);
+    case CFG_REAL: return k->parse(v, field);
     }
     return -1;
 }
@@ -320,20 +316,14 @@ void cmp_config_init(cmp_config_t *c)
         char *field = (char *)c + k->offset;
         switch (k->type) {
         case CFG_SECONDS:
-        case CFG_REAL:
-            *(double *)(void *)field = k->def;
-            break;
-        case CFG_BYTES:
-            *(size_t *)(void *)field = (size_t)k->def;
-            break;
+        case CFG_REAL: *(double *)(void *)field = k->def; break;
+        case CFG_BYTES: *(size_t *)(void *)field = (size_t)k->def; break;
         case CFG_PATH:
         case CFG_TEXT:
         case CFG_WORD:
             snprintf(field, k->size, "%s", k->def_text ? k->def_text : "");
             break;
-        default:
-            set_int(field, (int)k->def);
-            break;
+        default: set_int(field, (int)k->def); break;
         }
     }
     cm_guard_rule_t r;
@@ -381,25 +371,30 @@ int cmp_config_parse(cmp_config_t *c, int argc, char **argv, cm_error_t *err)
 {
     int rc = 0;
     if (!c || (argc > 0 && !argv))
-        return cm_error_set(err, "plugstack.conf arguments: expected a "
+        return cm_error_set(err,
+                            "plugstack.conf arguments: expected a "
                             "configuration and its arguments, got NULL");
     for (int i = 0; i < argc; i++) {
         const char *eq = argv[i] ? strchr(argv[i], '=') : NULL;
         char key[64];
         cm_error_t e;
         if (!argv[i]) {
-            cm_error_set(&e, "plugstack.conf argument %d: expected key=value, "
-                         "got NULL", i + 1);
+            cm_error_set(&e,
+                         "plugstack.conf argument %d: expected key=value, "
+                         "got NULL",
+                         i + 1);
         } else if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof key) {
-            cm_error_set(&e, "plugstack.conf argument %d: expected key=value, "
-                         "got '%.100s'", i + 1, argv[i]);
+            cm_error_set(&e,
+                         "plugstack.conf argument %d: expected key=value, "
+                         "got '%.100s'",
+                         i + 1, argv[i]);
         } else {
             memcpy(key, argv[i], (size_t)(eq - argv[i]));
             key[eq - argv[i]] = '\0';
             if (one(c, key, eq + 1, &e) == 0)
                 continue;
         }
-        if (rc == 0 && err)   /* the first bad argument is the one reported */
+        if (rc == 0 && err) /* the first bad argument is the one reported */
             *err = e;
         rc = -1;
     }

@@ -50,13 +50,13 @@ static int read_request(const cmp_config_t *c, const cmp_step_input_t *in,
     if (!value)
         d->req.mode = c->default_mode;
     else if (cmp_request_parse(value, &d->req, NULL) < 0)
-        return 0;   /* the option callback reports it */
+        return 0; /* the option callback reports it */
     d->log_request = 1;
     d->asked = value != NULL;
     if (d->req.mode == CMP_MODE_OFF && value)
         leave(d, 1, text("--mapping=off"), NULL);
     return d->req.mode != CMP_MODE_OFF && d->req.mode != CMP_MODE_HELP &&
-           d->req.mode != CMP_MODE_UNSET;
+        d->req.mode != CMP_MODE_UNSET;
 }
 
 /* mpirun starting its daemons: why its ranks stay where mpirun puts them,
@@ -96,10 +96,14 @@ static char *left_to_slurm(const cmp_step_input_t *in, cmp_step_decision_t *d)
         return text("heterogeneous step (--het-group or ':'): neither placed nor "
                     "profiled");
     /* SLURM_HOSTFILE an enclosing srun of ours wrote is not the user's */
-    int hostfile = in->hostfile &&
-                   !(in->our_hostfile && !strcmp(in->our_hostfile, in->hostfile));
-    const char *given = sa->nodelist ? "-w" : sa->exclude ? "-x" : sa->relative ? "-r"
-                      : sa->distribution ? "-m" : hostfile ? "SLURM_HOSTFILE" : NULL;
+    int hostfile =
+        in->hostfile && !(in->our_hostfile && !strcmp(in->our_hostfile, in->hostfile));
+    const char *given = sa->nodelist ? "-w"
+        : sa->exclude                ? "-x"
+        : sa->relative               ? "-r"
+        : sa->distribution           ? "-m"
+        : hostfile                   ? "SLURM_HOSTFILE"
+                                     : NULL;
     if (given)
         return text("the step's layout is given (%s)", given);
     /* srun 24.11 and 26.05 (measured; 23.11 changed the rules for this
@@ -120,8 +124,9 @@ unsigned cmp_overlay_bits(const cmp_config_t *c, const cmp_request_t *r)
 {
     if (!c || !r)
         return 0;
-    return r->overlay ? r->overlay
-         : r->nooverlay || r->mode == CMP_MODE_OFF ? 0 : c->overlay;
+    return r->overlay                             ? r->overlay
+        : r->nooverlay || r->mode == CMP_MODE_OFF ? 0
+                                                  : c->overlay;
 }
 
 unsigned cmp_mpirun_overlay_bits_of(const char *mark)
@@ -162,7 +167,7 @@ static int mpirun_alloc(const cmp_step_input_t *in, cmp_step_decision_t *d,
     for (int i = 0; i < a->nnodes; i++)
         if (a->slots[i] > 0)
             n = i + 1;
-    a->nnodes = n;   /* the filled nodes come first */
+    a->nnodes = n; /* the filled nodes come first */
     return 0;
 }
 
@@ -188,8 +193,8 @@ static void slurm_counts(cmp_alloc_t *a, int ntasks)
 static void profile_key(const cmp_step_input_t *in, cmp_step_decision_t *d)
 {
     char name[CMP_NAME_MAX + 1];
-    const char *program = d->mpirun && in->mpirun_program ? in->mpirun_program
-                                                          : in->program;
+    const char *program =
+        d->mpirun && in->mpirun_program ? in->mpirun_program : in->program;
     snprintf(name, sizeof name, "%s", d->job_name);
     snprintf(d->key, sizeof d->key, "%s", name);
     if (d->req.name[0] || !program || !program[0])
@@ -225,8 +230,8 @@ static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
         return;
     }
     d->mpirun = cmp_srun_is_mpirun(&in->sa);
-    d->cpus_per_task = in->sa.cpus_per_task ? in->sa.cpus_per_task
-                                            : int_of(in->cpus_per_task, 1 << 16);
+    d->cpus_per_task =
+        in->sa.cpus_per_task ? in->sa.cpus_per_task : int_of(in->cpus_per_task, 1 << 16);
     if (d->cpus_per_task < 1)
         d->cpus_per_task = 1;
     if (d->mpirun ? mpirun_alloc(in, d, &err) < 0
@@ -247,7 +252,8 @@ static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
             slurm_counts(&d->alloc, d->ntasks);
     }
     const char *name = d->req.name[0] ? d->req.name
-                     : in->sa.job_name[0] ? in->sa.job_name : in->job_name;
+        : in->sa.job_name[0]          ? in->sa.job_name
+                                      : in->job_name;
     d->job_name = name && *name ? name : "noname";
     profile_key(in, d);
     if (d->ntasks <= 1) {
@@ -287,7 +293,8 @@ static const char *record_why(const cm_store_step_info_t *info, const char *fail
  * why not. */
 static char *record_note(const char *why)
 {
-    return why ? text(" (not profiling this run: %s)", why) : text(" (profiling this run)");
+    return why ? text(" (not profiling this run: %s)", why)
+               : text(" (profiling this run)");
 }
 
 /* The note of an mpirun run that clustermap's mpirun could not stage for
@@ -308,14 +315,17 @@ static void profile_only(const cmp_step_input_t *in, const cm_store_step_info_t 
     if (d->req.noprofile)
         leave(d, 1, text("--mapping=profile,noprofile"), NULL);
     else if (d->rankfile && !in->mpirun_stage)
-        leave(d, 0, text("--mapping=profile of job '%s' with %d tasks", d->job_name,
-                         d->ntasks), unstaged_note(why));
+        leave(d, 0,
+              text("--mapping=profile of job '%s' with %d tasks", d->job_name, d->ntasks),
+              unstaged_note(why));
     else if (why)
-        leave(d, 0, text("--mapping=profile of job '%s' with %d tasks", d->job_name,
-                         d->ntasks), record_note(why));
+        leave(d, 0,
+              text("--mapping=profile of job '%s' with %d tasks", d->job_name, d->ntasks),
+              record_note(why));
     else {
-        leave(d, 1, text("--mapping=profile of job '%s' with %d tasks", d->job_name,
-                         d->ntasks), record_note(NULL));
+        leave(d, 1,
+              text("--mapping=profile of job '%s' with %d tasks", d->job_name, d->ntasks),
+              record_note(NULL));
         d->mark = CMP_MARK_NOW;
         d->traffic = 1;
     }
@@ -354,7 +364,8 @@ static int guard_allows(const cmp_config_t *c, const cm_store_step_info_t *info,
     if (!g.place) {
         char *n = *note ? text("%s", note) : NULL;
         if (g.reason == CM_GUARD_SLOWER)
-            leave(d, 0, text("job '%s' ran slower when placed: %s", d->job_name, g.why), n);
+            leave(d, 0, text("job '%s' ran slower when placed: %s", d->job_name, g.why),
+                  n);
         else
             leave(d, 0, text("job '%s': %s", d->job_name, g.why), n);
         return 0;
@@ -381,16 +392,22 @@ static void place_step(const cmp_config_t *c, const cmp_step_input_t *in,
     int found = info->opened ? info->profile : -1;
     const char *err = info->opened ? info->profile_err.msg : info->open_err.msg;
     if (found < 0 && cluster) {
-        leave(d, 0, text("cannot use the profile of job '%s' with %d tasks: %s",
-                         d->job_name, d->ntasks, err), NULL);
+        leave(d, 0,
+              text("cannot use the profile of job '%s' with %d tasks: %s", d->job_name,
+                   d->ntasks, err),
+              NULL);
     } else if (!found && cluster) {
         const char *why = record_why(info, NULL);
         int record = may_profile && !why;
         int unstaged = !staged && !d->req.noprofile && c->profiling != CMP_PROFILE_NEVER;
-        char *note = unstaged ? unstaged_note(why) : may_profile ? record_note(why) : NULL;
+        char *note = unstaged ? unstaged_note(why)
+            : may_profile     ? record_note(why)
+                              : NULL;
         char *others = other_counts(info);
-        leave(d, 0, text("no profile for job '%s' with %d tasks%s", d->job_name,
-                         d->ntasks, others ? others : ""), note);
+        leave(d, 0,
+              text("no profile for job '%s' with %d tasks%s", d->job_name, d->ntasks,
+                   others ? others : ""),
+              note);
         free(others);
         if (record) {
             d->mark = CMP_MARK_NOW;
@@ -430,8 +447,7 @@ void cmp_step_decide(const cmp_config_t *c, const cmp_step_input_t *in,
         return;
     if (!c || !in) {
         memset(d, 0, sizeof *d);
-        leave(d, 0, text("the step's decision: no configuration or no input"),
-              NULL);
+        leave(d, 0, text("the step's decision: no configuration or no input"), NULL);
         return;
     }
     if (!info) {
@@ -439,11 +455,13 @@ void cmp_step_decide(const cmp_config_t *c, const cmp_step_input_t *in,
         return;
     }
     if (d->next != CMP_STEP_ASK_STORE)
-        return;   /* nothing was asked */
+        return; /* nothing was asked */
     d->next = CMP_STEP_DONE;
     if (info->opened && info->nompi) {
-        leave(d, 1, text("job '%s' with %d tasks did not call MPI_Init when it was "
-                         "profiled: neither placed nor profiled", d->job_name, d->ntasks),
+        leave(d, 1,
+              text("job '%s' with %d tasks did not call MPI_Init when it was "
+                   "profiled: neither placed nor profiled",
+                   d->job_name, d->ntasks),
               NULL);
         return;
     }

@@ -34,7 +34,7 @@
 #include <mpi.h>
 
 #include "ovl_text.h"
-#include "prof_overlay.h"   /* the profiler's services; our hooks */
+#include "prof_overlay.h" /* the profiler's services; our hooks */
 #include "trace.h"
 
 /* The profiler sees the overlays through prof_overlay.h only, and they
@@ -64,10 +64,9 @@ OVL_HIDDEN void ovl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* ovl_tnbc.c: MPI_Alltoallv by tnbc (ovl_alltoallv calls it when css is
  * off and tnbc on). */
 OVL_HIDDEN int ovl_tnbc_alltoallv(const void *sbuf, const int *scounts,
-                                  const int *sdispls, MPI_Datatype stype,
-                                  void *rbuf, const int *rcounts,
-                                  const int *rdispls, MPI_Datatype rtype,
-                                  MPI_Comm comm);
+                                  const int *sdispls, MPI_Datatype stype, void *rbuf,
+                                  const int *rcounts, const int *rdispls,
+                                  MPI_Datatype rtype, MPI_Comm comm);
 /* ovl_tnbc.c: the attribute of the private duplicates and the SIGSEGV
  * handler (at MPI_Init); -1 when either cannot be made. */
 OVL_HIDDEN int ovl_tnbc_setup(void);
@@ -130,8 +129,8 @@ OVL_HIDDEN void ovl_tprio_start(int world_rank);
  * call then runs blocking, *rec is NULL and, when tracing, the site's
  * record is carried over from the trace read, so that the new trace says
  * the same. */
-OVL_HIDDEN const int *ovl_tprio_site(int coll, int n, int me,
-                                     trace_site_t **rec, int *aside);
+OVL_HIDDEN const int *ovl_tprio_site(int coll, int n, int me, trace_site_t **rec,
+                                     int *aside);
 
 /* At MPI_Init, after every rank turned tnbc on (ovl_start): the
  * agreement above, collective over MPI_COMM_WORLD, so that every rank

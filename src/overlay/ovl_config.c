@@ -30,8 +30,7 @@ static void shown(char *out, size_t n, const char *s, size_t len)
     out[k] = '\0';
 }
 
-void ovl_config_parse(const char *overlay, const char *verbose,
-                      ovl_config_t *cfg)
+void ovl_config_parse(const char *overlay, const char *verbose, ovl_config_t *cfg)
 {
     const char *bad = NULL;
     size_t bad_len = 0;
@@ -44,7 +43,8 @@ void ovl_config_parse(const char *overlay, const char *verbose,
         cm_overlay_spec_accepted(CM_OVL_LENIENT, accepted, sizeof accepted);
         snprintf(cfg->note, sizeof cfg->note,
                  CM_ENV_OVERLAY ": unknown overlay '%s' (accepted: %s); running "
-                 "without overlays", shown_bad, accepted);
+                                "without overlays",
+                 shown_bad, accepted);
         return;
     }
     cfg->on = want;

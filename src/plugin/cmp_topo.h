@@ -18,9 +18,9 @@
 /** One switch (or block) of the controller's topology. */
 typedef struct cmp_switch {
     char *name;
-    int level;        /**< Slurm's level, leaf = 0 (blocks: 0) */
-    char *nodes;      /**< host list of the nodes below, or NULL */
-    char *switches;   /**< host list of the child switches, or NULL */
+    int level;      /**< Slurm's level, leaf = 0 (blocks: 0) */
+    char *nodes;    /**< host list of the nodes below, or NULL */
+    char *switches; /**< host list of the child switches, or NULL */
 } cmp_switch_t;
 
 /** cmp_slurm_switches(): this Slurm refuses the arbitrary layout a
@@ -37,8 +37,8 @@ void cmp_switches_free(cmp_switch_t *sw, int n);
 /** Append one record to @p sw (@p n used of @p cap, grown as needed);
  *  -1 when out of memory, and the caller frees the whole array with
  *  cmp_switches_free(). */
-int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name,
-                      int level, const char *nodes, const char *switches);
+int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name, int level,
+                      const char *nodes, const char *switches);
 
 /** Switch records from text, one a line, as `scontrol show topology`
  *  prints them ("SwitchName=s1 Level=0 Nodes=n[1-2] Switches=...",
@@ -50,10 +50,10 @@ int cmp_switches_parse(char *text, size_t len, cmp_switch_t **out, int *count,
 /** The user's cache of the controller's switches (topo_cache.c: where it
  *  lives, when it is valid, what is checked). */
 typedef struct cmp_topo_cache {
-    int dirfd;        /* the cache directory, -1: no cache */
-    int ttl;          /* seconds an answer is kept */
-    char name[64];    /* file name in it */
-    char key[320];    /* what slurm.conf and topology files looked like */
+    int dirfd;     /* the cache directory, -1: no cache */
+    int ttl;       /* seconds an answer is kept */
+    char name[64]; /* file name in it */
+    char key[320]; /* what slurm.conf and topology files looked like */
 } cmp_topo_cache_t;
 
 /** Open the cache for @p slurm_conf (absolute path) with answers kept

@@ -24,21 +24,21 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
 
 /** What srun asks the module to plan. */
 typedef struct cmp_plan_in {
-    const cmp_config_t *config;   /* algorithm, budget, weight, level costs */
-    cmp_mode_t mode;              /* cluster, block or cyclic */
+    const cmp_config_t *config; /* algorithm, budget, weight, level costs */
+    cmp_mode_t mode;            /* cluster, block or cyclic */
     const cmp_alloc_t *alloc;
     int cpus_per_task;
     int ntasks;
-    const cm_matrix_t *matrix;    /* cluster: the profile's traffic */
+    const cm_matrix_t *matrix; /* cluster: the profile's traffic */
 } cmp_plan_in_t;
 
 /** The plan: arrays of ntasks entries, allocated by the caller. */
 typedef struct cmp_plan_out {
-    int *node;                    /* rank -> node (index in alloc->names) */
-    int *core;                    /* rank -> slot on that node */
-    char how[32];                 /* the winning algorithm, or the layout */
-    double j_plan, j_block;       /* cluster: predicted cost, and block's */
-    char *explain;                /* cluster: key=value lines for the step's
+    int *node;              /* rank -> node (index in alloc->names) */
+    int *core;              /* rank -> slot on that node */
+    char how[32];           /* the winning algorithm, or the layout */
+    double j_plan, j_block; /* cluster: predicted cost, and block's */
+    char *explain;          /* cluster: key=value lines for the step's
                                      record (`clustermap explain`), the
                                      engine's whole text, malloc'd: the
                                      caller frees it; NULL: none */
@@ -49,8 +49,7 @@ typedef struct cmp_plan_out {
  *  from one build and share the structures above and the engine's: the
  *  symbol's name carries the interface's version, so that a module of
  *  another version fails to load instead of misreading them. */
-typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out,
-                        cm_error_t *err);
+typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err);
 #define CMP_PLAN_SYMBOL "cmp_place_plan_v3"
 cmp_plan_fn cmp_place_plan_v3;
 

@@ -134,21 +134,18 @@ PROF_HIDDEN void ovl_finish(void);
  * ovl_css.c: MPI_Alltoallv under a contention-free schedule when css is on
  * and the exchange qualifies, else by tnbc when it is on, else
  * PMPI_Alltoallv. */
-PROF_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts,
-                             const int *sdispls, MPI_Datatype stype, void *rbuf,
-                             const int *rcounts, const int *rdispls,
-                             MPI_Datatype rtype, MPI_Comm comm);
+PROF_HIDDEN int ovl_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                              MPI_Datatype stype, void *rbuf, const int *rcounts,
+                              const int *rdispls, MPI_Datatype rtype, MPI_Comm comm);
 /* ovl_tnbc.c: MPI_Alltoall, MPI_Allgather, MPI_Bcast by tnbc when it is on
  * (the call may return before its data arrived; see prof_ovl_settle), else
  * PMPI. */
-PROF_HIDDEN int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype,
-                            void *rbuf, int rcount, MPI_Datatype rtype,
-                            MPI_Comm comm);
+PROF_HIDDEN int ovl_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm);
 PROF_HIDDEN int ovl_allgather(const void *sbuf, int scount, MPI_Datatype stype,
-                             void *rbuf, int rcount, MPI_Datatype rtype,
-                             MPI_Comm comm);
+                              void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
 PROF_HIDDEN int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
-                         MPI_Comm comm);
+                          MPI_Comm comm);
 
 /* ovl_tnbc.c: the tnbc overlay's completion point.  prof_ovl_pending is
  * non-zero while a collective it runs is pending (at most one per

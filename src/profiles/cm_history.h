@@ -30,18 +30,18 @@ extern "C" {
 typedef struct cm_run {
     char jobid[CM_PROFILE_MAX_JOBID + 1]; /**< "jobid.stepid", 1..129 bytes
                                                of [A-Za-z0-9._:-] */
-    int64_t when;            /**< end of the step, seconds since the epoch */
-    int placed;              /**< 1: clustermap's placement, 0: Slurm's default */
-    char how[32];            /**< the placement's algorithm, "-" for default;
+    int64_t when;                         /**< end of the step, seconds since the epoch */
+    int placed;          /**< 1: clustermap's placement, 0: Slurm's default */
+    char how[32];        /**< the placement's algorithm, "-" for default;
                                   1..31 bytes of [A-Za-z0-9._:-] */
-    char program[128];       /**< what called MPI_Init, "-" when unknown;
+    char program[128];   /**< what called MPI_Init, "-" when unknown;
                                   1..127 bytes of [A-Za-z0-9._:-] */
-    double j_plan;           /**< predicted J of the placement used (0: unknown) */
-    double j_default;        /**< predicted J of Slurm's default (0: unknown) */
-    double elapsed_max;      /**< seconds from MPI_Init to MPI_Finalize, slowest rank */
-    double elapsed_mean;     /**< ... mean over the ranks */
-    double mpi_max;          /**< seconds in blocking MPI calls, max over ranks */
-    double mpi_mean;         /**< ... mean over the ranks */
+    double j_plan;       /**< predicted J of the placement used (0: unknown) */
+    double j_default;    /**< predicted J of Slurm's default (0: unknown) */
+    double elapsed_max;  /**< seconds from MPI_Init to MPI_Finalize, slowest rank */
+    double elapsed_mean; /**< ... mean over the ranks */
+    double mpi_max;      /**< seconds in blocking MPI calls, max over ranks */
+    double mpi_mean;     /**< ... mean over the ranks */
 } cm_run_t;
 
 /** How many runs a history keeps (the most recent ones). */
@@ -55,8 +55,8 @@ typedef struct cm_run {
  *  entries of @p runs are then unspecified): a NUL byte, a bad header or
  *  line, no final newline, more than CM_HISTORY_MAX_RUNS runs, a NULL
  *  @p text or @p runs; a NULL @p count fails the same way. */
-int cm_history_parse(const char *text, size_t len, const char *name,
-                     cm_run_t *runs, int *count, cm_error_t *err);
+int cm_history_parse(const char *text, size_t len, const char *name, cm_run_t *runs,
+                     int *count, cm_error_t *err);
 
 /** The text of a history of @p count runs (oldest first), every run checked
  *  with cm_run_check(): malloc'd, NUL-terminated, the caller frees it with
@@ -64,8 +64,7 @@ int cm_history_parse(const char *text, size_t len, const char *name,
  *  the header line alone.  NULL with @p err (and *len untouched) for a
  *  refused run, @p count < 0, a NULL @p runs with @p count > 0, or out of
  *  memory. */
-char *cm_history_format(const cm_run_t *runs, int count, size_t *len,
-                        cm_error_t *err);
+char *cm_history_format(const cm_run_t *runs, int count, size_t *len, cm_error_t *err);
 
 /** Check one run's fields (what cm_history_parse accepts): the words
  *  above, when >= 0, placed 0 or 1, the J values in 0..1e300, the times in
@@ -102,16 +101,16 @@ typedef enum cm_guard_reason {
 
 /** The guard's decision for the next run. */
 typedef struct cm_guard {
-    int place;            /**< 1: place from the profile, 0: Slurm's default */
+    int place; /**< 1: place from the profile, 0: Slurm's default */
     cm_guard_reason_t reason;
-    int slower;           /**< the evidence says placed runs are slower */
-    int nplaced, ndefault;          /**< timed runs in the windows */
+    int slower;                       /**< the evidence says placed runs are slower */
+    int nplaced, ndefault;            /**< timed runs in the windows */
     double placed_best, default_best; /**< their fastest elapsed_max,
                                            seconds */
-    double spread;        /**< the run-to-run spread the difference must beat */
-    int since_placed;     /**< runs since the last placed one */
-    int since_default;    /**< runs since the last one under Slurm's default */
-    char why[256];        /**< one line saying why (figures the guard
+    double spread;     /**< the run-to-run spread the difference must beat */
+    int since_placed;  /**< runs since the last placed one */
+    int since_default; /**< runs since the last one under Slurm's default */
+    char why[256];     /**< one line saying why (figures the guard
                                computed, not user text) */
 } cm_guard_t;
 

@@ -63,9 +63,9 @@ extern "C" {
 
 /** Which traffic of a profile. */
 typedef enum cm_part {
-    CM_PART_P2P = 1,   /**< point-to-point sends */
-    CM_PART_COLL = 2,  /**< collectives, as logical per-destination volume */
-    CM_PART_ALL = 3    /**< both, summed */
+    CM_PART_P2P = 1,  /**< point-to-point sends */
+    CM_PART_COLL = 2, /**< collectives, as logical per-destination volume */
+    CM_PART_ALL = 3   /**< both, summed */
 } cm_part_t;
 
 /** Parse "p2p", "coll" or "all" (exact, case-sensitive) into *@p out.
@@ -90,11 +90,10 @@ typedef struct cm_profile cm_profile_t;
  *  or NULL with @p err (both matrices NULL, a NULL or too long name, a task
  *  count out of range or unlike a matrix's, out of memory). */
 cm_profile_t *cm_profile_new(uid_t uid, const char *user, const char *job_name,
-                             int ntasks, const cm_matrix_t *p2p,
-                             const cm_matrix_t *coll, time_t now,
-                             cm_error_t *err);
+                             int ntasks, const cm_matrix_t *p2p, const cm_matrix_t *coll,
+                             time_t now, cm_error_t *err);
 
-struct cm_raw_profile;   /* src/profiles/raw.h */
+struct cm_raw_profile; /* src/profiles/raw.h */
 
 /** A one-run profile of a raw profile (the PMPI library's output) for
  *  (@p uid, @p user, @p job_name), task count = the raw rank count, with the
@@ -105,8 +104,8 @@ struct cm_raw_profile;   /* src/profiles/raw.h */
  *  cm_profile_new(), for a job id cm_profile_add_jobid() refuses and for
  *  a NULL @p raw (this function is built with the store). */
 cm_profile_t *cm_profile_from_raw(const struct cm_raw_profile *raw, uid_t uid,
-                                  const char *user, const char *job_name,
-                                  time_t now, cm_error_t *err);
+                                  const char *user, const char *job_name, time_t now,
+                                  cm_error_t *err);
 
 /** Add a copy of @p jobid ("jobid.stepid") to the bounded list of job ids
  *  (the oldest is dropped past CM_PROFILE_MAX_JOBIDS).  @p jobid is
@@ -120,8 +119,8 @@ int cm_profile_add_jobid(cm_profile_t *p, const char *jobid, cm_error_t *err);
  *  strings cm_profile_user() and cm_profile_job_name() returned before are
  *  freed.  The matrices keep their rank count.  0, or -1 with @p err and
  *  the key unchanged (NULL @p p, a NULL or too long name, out of memory). */
-int cm_profile_set_key(cm_profile_t *p, uid_t uid, const char *user,
-                       const char *job_name, cm_error_t *err);
+int cm_profile_set_key(cm_profile_t *p, uid_t uid, const char *user, const char *job_name,
+                       cm_error_t *err);
 
 /** Merge: a new profile with, for every entry of the union of both sparsity
  *  patterns, value = (1 - w) * old + w * run (bytes and messages, each part);
@@ -145,8 +144,7 @@ int cm_profile_weight_parse(const char *s, double *out);
  *  follows cm_profile_has_msgs().  A value of @p part with neither bit
  *  gives an empty matrix.  NULL with @p err for a NULL @p p or out of
  *  memory. */
-cm_matrix_t *cm_profile_matrix(const cm_profile_t *p, cm_part_t part,
-                               cm_error_t *err);
+cm_matrix_t *cm_profile_matrix(const cm_profile_t *p, cm_part_t part, cm_error_t *err);
 
 /** The stored matrix of one part, owned by the profile (valid until
  *  cm_profile_free(); do not free it): CM_PART_COLL gives the collective
@@ -194,8 +192,8 @@ const char *cm_profile_jobid(const cm_profile_t *p, int k);
  *  always suffices).  0, or -1 with @p err and @p out untouched when
  *  @p job_name or @p path is NULL or empty, @p out is NULL or @p size is
  *  too small. */
-int cm_profile_program_key(const char *job_name, const char *path, char *out,
-                           size_t size, cm_error_t *err);
+int cm_profile_program_key(const char *job_name, const char *path, char *out, size_t size,
+                           cm_error_t *err);
 
 /** The program part of a key made by cm_profile_program_key() (after its
  *  last '@'), a pointer into @p key (valid as long as @p key is), or NULL
@@ -232,8 +230,7 @@ int cm_profile_write_json_fd(const cm_profile_t *p, int fd, const char *name,
  *  final symbolic link is not followed).  Not atomic: a reader may see
  *  part of the document while it is written.  0, or -1 with @p err (NULL
  *  @p p or @p path, cannot create, write error). */
-int cm_profile_write_json(const cm_profile_t *p, const char *path,
-                          cm_error_t *err);
+int cm_profile_write_json(const cm_profile_t *p, const char *path, cm_error_t *err);
 
 /** Parse and validate a JSON document of @p len bytes (need not be
  *  NUL-terminated; a NUL byte in it is an error), nested at most 8 deep.
@@ -243,8 +240,8 @@ int cm_profile_write_json(const cm_profile_t *p, const char *path,
  *  NAME is @p name.  @p text is only read.  Returns a new profile the
  *  caller releases with cm_profile_free(), or NULL with @p err (NULL
  *  @p text, anything the checks refuse, more than INT_MAX bytes). */
-cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
-                                    const char *name, cm_error_t *err);
+cm_profile_t *cm_profile_parse_json(const char *text, size_t len, const char *name,
+                                    cm_error_t *err);
 
 /* -- Binary form (docs/profile-format.md, "Binary form") -------- */
 
@@ -281,14 +278,13 @@ cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *nam
  *  current offset and stays open.  Returns a new profile the caller
  *  releases with cm_profile_free(), or NULL with @p err (a bad descriptor,
  *  not a regular file, too large, a read error, what the parsers refuse). */
-cm_profile_t *cm_profile_read_json_fd(int fd, const char *name,
-                                      size_t max_bytes, cm_error_t *err);
+cm_profile_t *cm_profile_read_json_fd(int fd, const char *name, size_t max_bytes,
+                                      cm_error_t *err);
 
 /** Open @p path without following a final symbolic link and read it as
  *  cm_profile_read_json_fd() does (JSON or binary).  NULL with @p err also
  *  for a NULL @p path, a symbolic link or a file that cannot be opened. */
-cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes,
-                                   cm_error_t *err);
+cm_profile_t *cm_profile_read_json(const char *path, size_t max_bytes, cm_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -16,38 +16,39 @@ extern "C" {
 #endif
 
 /** What cm_store_step_info() is asked (or'ed). */
-#define CM_STEP_ASK_PROFILE 1u  /**< load the profile; and, when there is
+#define CM_STEP_ASK_PROFILE                                                              \
+    1u                         /**< load the profile; and, when there is
                                      none, the other task counts */
-#define CM_STEP_ASK_HISTORY 2u  /**< the run history (the guard's) */
-#define CM_STEP_ASK_TRACE   4u  /**< the prefix of a complete tnbc trace */
+#define CM_STEP_ASK_HISTORY 2u /**< the run history (the guard's) */
+#define CM_STEP_ASK_TRACE 4u   /**< the prefix of a complete tnbc trace */
 
 /** The store's answer about one profile (key, ntasks).  Each part has its
  *  own error: one unreadable file never hides the others. */
 typedef struct cm_store_step_info {
-    int opened;               /**< 0: no store (open_err says why); every
+    int opened; /**< 0: no store (open_err says why); every
                                    other field is then 0 */
     cm_error_t open_err;
-    int nompi;                /**< an earlier run never called MPI_Init
+    int nompi;          /**< an earlier run never called MPI_Init
                                    (cm_store_nompi): nothing else is read */
-    int profile;              /**< 1 found (@c prof), 0 none, -1 unusable
+    int profile;        /**< 1 found (@c prof), 0 none, -1 unusable
                                    (@c profile_err); 0 when not asked */
-    cm_profile_t *prof;       /**< owned: cm_store_step_info_free */
+    cm_profile_t *prof; /**< owned: cm_store_step_info_free */
     cm_error_t profile_err;
-    int *counts;              /**< other task counts with a profile of the
+    int *counts; /**< other task counts with a profile of the
                                    key, ascending (asked with the profile,
                                    read only when it is missing); owned */
     int ncounts;
-    int can_record;           /**< cm_store_can_record: 1 yes, 0 no
+    int can_record; /**< cm_store_can_record: 1 yes, 0 no
                                    (@c record_err says why) */
     cm_error_t record_err;
-    cm_run_t *runs;           /**< the history, oldest first; owned */
+    cm_run_t *runs; /**< the history, oldest first; owned */
     int nruns;
-    int history;              /**< 1 read (maybe empty), -1 unreadable
+    int history; /**< 1 read (maybe empty), -1 unreadable
                                    (@c history_err), 0 not asked */
     cm_error_t history_err;
-    int trace;                /**< 1 complete (@c trace_prefix), 0 none or
+    int trace;          /**< 1 complete (@c trace_prefix), 0 none or
                                    not asked, -1 unusable (@c trace_err) */
-    char *trace_prefix;       /**< for CLUSTERMAP_OVERLAY_PRIO; owned */
+    char *trace_prefix; /**< for CLUSTERMAP_OVERLAY_PRIO; owned */
     cm_error_t trace_err;
 } cm_store_step_info_t;
 

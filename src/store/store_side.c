@@ -51,8 +51,7 @@ const cm_store_side_t cm_store_sides[CM_SIDE_COUNT] = {
                         cm_store_trace_remove_locked, 0 },
 };
 
-int cm_store_side_name(const char *fname, int kind, char *buf, size_t n,
-                       cm_error_t *err)
+int cm_store_side_name(const char *fname, int kind, char *buf, size_t n, cm_error_t *err)
 {
     int w = snprintf(buf, n, "%s%s", fname, cm_store_sides[kind].suffix);
     if (w < 0 || (size_t)w >= n)
@@ -61,8 +60,8 @@ int cm_store_side_name(const char *fname, int kind, char *buf, size_t n,
     return 0;
 }
 
-int cm_store_sidecar_name(const char *job_name, int ntasks, int kind,
-                          char *buf, size_t n, cm_error_t *err)
+int cm_store_sidecar_name(const char *job_name, int ntasks, int kind, char *buf, size_t n,
+                          cm_error_t *err)
 {
     size_t sl = strlen(cm_store_sides[kind].suffix);
     if (n <= sl || cm_store_filename(job_name, ntasks, buf, n - sl, err) < 0)
@@ -71,21 +70,18 @@ int cm_store_sidecar_name(const char *job_name, int ntasks, int kind,
     return 0;
 }
 
-uint64_t cm_store_sides_bytes(cm_store_t *s, const char *fname,
-                              int64_t *mtime)
+uint64_t cm_store_sides_bytes(cm_store_t *s, const char *fname, int64_t *mtime)
 {
     char side[CM_STORE_SIDE_NAME];
     uint64_t bytes = 0;
     for (int k = 0; k < CM_SIDE_COUNT; k++)
         if (cm_store_side_name(fname, k, side, sizeof side, NULL) == 0)
             bytes += cm_store_sides[k].bytes(
-                s, side, (cm_store_sides[k].flags & CM_SIDE_DATED) ? mtime
-                                                                  : NULL);
+                s, side, (cm_store_sides[k].flags & CM_SIDE_DATED) ? mtime : NULL);
     return bytes;
 }
 
-int cm_store_sides_remove_locked(cm_store_t *s, const char *fname,
-                                 cm_error_t *err)
+int cm_store_sides_remove_locked(cm_store_t *s, const char *fname, cm_error_t *err)
 {
     char side[CM_STORE_SIDE_NAME];
     for (int k = 0; k < CM_SIDE_COUNT; k++)

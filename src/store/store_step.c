@@ -22,7 +22,8 @@ int cm_store_profile_counts(cm_store_t *s, const char *key, int ntasks, int **co
         return cm_error_set(err, "store_step: expected a store, got NULL");
     char file[512];
     if (!counts || !n)
-        return cm_error_set(err, "store_step: expected where to put the "
+        return cm_error_set(err,
+                            "store_step: expected where to put the "
                             "counts, got NULL");
     *counts = NULL;
     *n = 0;
@@ -79,7 +80,7 @@ void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *k
     }
     out->opened = 1;
     if ((out->nompi = cm_store_nompi(s, key, ntasks)))
-        return;   /* neither placed nor profiled: nothing else counts */
+        return; /* neither placed nor profiled: nothing else counts */
     out->can_record = cm_store_can_record(s, &out->record_err) == 0;
     if (ask & CM_STEP_ASK_PROFILE) {
         out->profile = cm_store_load(s, key, ntasks, &out->prof, &out->profile_err);
@@ -87,13 +88,15 @@ void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *k
         /* only a message's detail: a directory that cannot be listed
          * names no other count */
         if (out->profile == 0 &&
-            cm_store_profile_counts(s, key, ntasks, &out->counts, &out->ncounts, &err) < 0)
+            cm_store_profile_counts(s, key, ntasks, &out->counts, &out->ncounts, &err) <
+                0)
             out->ncounts = 0;
     }
     if (ask & CM_STEP_ASK_HISTORY) {
         out->runs = malloc(CM_HISTORY_MAX_RUNS * sizeof *out->runs);
         if (!out->runs)
-            out->history = cm_error_set(&out->history_err, "store_step: the run "
+            out->history = cm_error_set(&out->history_err,
+                                        "store_step: the run "
                                         "history: out of memory");
         else if (cm_store_history_load(s, key, ntasks, out->runs, &out->nruns,
                                        &out->history_err) < 0) {
@@ -107,7 +110,8 @@ void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *k
         /* the user directory, the profile file's name and its side's */
         size_t size = strlen(cm_store_dir(s)) + 320;
         if (!(out->trace_prefix = malloc(size)))
-            out->trace = cm_error_set(&out->trace_err, "store_step: the trace: out "
+            out->trace = cm_error_set(&out->trace_err,
+                                      "store_step: the trace: out "
                                       "of memory");
         else
             out->trace = cm_store_trace_prefix(s, key, ntasks, out->trace_prefix, size,

@@ -19,6 +19,8 @@
 #ifndef CM_ENV_H
 #define CM_ENV_H
 
+/* A table kept in columns, one variable a line (t0012 reads it so). */
+/* clang-format off */
 /* The profile store's directory (docs/profile-format.md): set by the user
  * or the site; read by the store (cm_store_default_root, src/store/) and
  * the command (src/cli/site_conf.c: before plugstack.conf's store=). */
@@ -99,5 +101,7 @@
 /* Written by Slurm (sbatch/salloc pass --mapping down as a SPANK option):
  * read by srun's side of the plugin when srun itself has no --mapping. */
 #define CMP_OPTION_ENV    "SLURM_SPANK__SLURM_SPANK_OPTION_clustermap_mapping"
+
+/* clang-format on */
 
 #endif /* CM_ENV_H */

@@ -25,33 +25,36 @@ static int check_step(int fd, const char *path, int last, const char *what,
     if (!S_ISDIR(st.st_mode))
         return cm_error_set(err, "%s: not a directory", path);
     if (st.st_uid != 0 && st.st_uid != me)
-        return cm_error_set(err, "%s: owned by uid %lu, expected root%s; "
-                            "refusing the %s", path, (unsigned long)st.st_uid,
-                            me ? " or the caller" : "", what);
-    if (last && me == 0 && st.st_uid != 0)
-        return cm_error_set(err, "%s: owned by uid %lu, expected root; "
-                            "refusing the %s", path, (unsigned long)st.st_uid,
+        return cm_error_set(err,
+                            "%s: owned by uid %lu, expected root%s; "
+                            "refusing the %s",
+                            path, (unsigned long)st.st_uid, me ? " or the caller" : "",
                             what);
+    if (last && me == 0 && st.st_uid != 0)
+        return cm_error_set(err,
+                            "%s: owned by uid %lu, expected root; "
+                            "refusing the %s",
+                            path, (unsigned long)st.st_uid, what);
     if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))
-        return cm_error_set(err, "%s: mode %04o, expected no group or world "
-                            "write permission%s; refusing the %s", path,
-                            (unsigned)(st.st_mode & 07777),
+        return cm_error_set(err,
+                            "%s: mode %04o, expected no group or world "
+                            "write permission%s; refusing the %s",
+                            path, (unsigned)(st.st_mode & 07777),
                             last ? "" : " (or the sticky bit)", what);
     return 0;
 }
 
-int cm_file_open_dir_safe(const char *root, int create, const char *what,
-                          cm_error_t *err)
+int cm_file_open_dir_safe(const char *root, int create, const char *what, cm_error_t *err)
 {
     if (!root || !what) {
-        cm_error_set(err, "cm_file: expected a directory path and what it "
+        cm_error_set(err,
+                     "cm_file: expected a directory path and what it "
                      "is, got NULL");
         errno = EINVAL;
         return -1;
     }
     if (root[0] != '/') {
-        cm_error_set(err, "%s: expected an absolute path for the %s", root,
-                     what);
+        cm_error_set(err, "%s: expected an absolute path for the %s", root, what);
         errno = EINVAL;
         return -1;
     }
@@ -72,31 +75,33 @@ int cm_file_open_dir_safe(const char *root, int create, const char *what,
         if (slash)
             *slash = '\0';
         int last = !slash || !slash[1 + strspn(slash + 1, "/")];
-        int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
+        int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (nfd < 0 && errno == ENOENT && last && create) {
             if (mkdirat(fd, comp, 0711) < 0 && errno != EEXIST) {
                 int e = errno;
-                cm_error_set(err, "%s: cannot create the %s directory: %s",
-                             root, what, strerror(e));
+                cm_error_set(err, "%s: cannot create the %s directory: %s", root, what,
+                             strerror(e));
                 close(fd);
                 fd = -1;
                 errno = e;
                 break;
             }
-            nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                         O_CLOEXEC);
+            nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
         int e = errno;
         close(fd);
         fd = nfd;
         if (fd < 0) {
             if (e == ELOOP || e == ENOTDIR)
-                cm_error_set(err, "%s: a symbolic link or not a directory at "
-                             "'%s'; refusing the %s", root, comp, what);
+                cm_error_set(err,
+                             "%s: a symbolic link or not a directory at "
+                             "'%s'; refusing the %s",
+                             root, comp, what);
             else
-                cm_error_set(err, "%s: cannot open the %s directory (at "
-                             "'%s'): %s", root, what, comp, strerror(e));
+                cm_error_set(err,
+                             "%s: cannot open the %s directory (at "
+                             "'%s'): %s",
+                             root, what, comp, strerror(e));
             errno = e;
             break;
         }
@@ -117,16 +122,17 @@ int cm_file_open_dir_safe(const char *root, int create, const char *what,
 
 /* ---- one file or directory -------------------------------------------- */
 
-int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
-                  cm_error_t *err)
+int cm_file_check(int fd, const char *shown, const cm_file_want_t *want, cm_error_t *err)
 {
     struct stat st;
     int bad;
     if (!shown)
         shown = "(unnamed file)";
     if (!want) {
-        cm_error_set(err, "%s: cm_file: expected what the file must be, "
-                     "got NULL", shown);
+        cm_error_set(err,
+                     "%s: cm_file: expected what the file must be, "
+                     "got NULL",
+                     shown);
         errno = EINVAL;
         return -1;
     }
@@ -140,12 +146,11 @@ int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
         bad = cm_error_set(err, "%s: not a %s", shown,
                            want->dir ? "directory" : "regular file");
     else if (want->owner != CM_FILE_ANY_OWNER && st.st_uid != want->owner)
-        bad = cm_error_set(err, "%s: owned by uid %lu, expected uid %lu",
-                           shown, (unsigned long)st.st_uid,
-                           (unsigned long)want->owner);
+        bad = cm_error_set(err, "%s: owned by uid %lu, expected uid %lu", shown,
+                           (unsigned long)st.st_uid, (unsigned long)want->owner);
     else if (st.st_mode & want->forbidden)
-        bad = cm_error_set(err, "%s: mode %04o, expected no %s permission",
-                           shown, (unsigned)(st.st_mode & 07777),
+        bad = cm_error_set(err, "%s: mode %04o, expected no %s permission", shown,
+                           (unsigned)(st.st_mode & 07777),
                            want->forbidden == 077 ? "group or world"
                                                   : "group or world write");
     else
@@ -158,20 +163,21 @@ int cm_file_open_at(int dirfd, const char *name, const char *shown,
                     const cm_file_want_t *want, cm_error_t *err)
 {
     if (!name || !want) {
-        cm_error_set(err, "cm_file: expected a name and what it must be, "
+        cm_error_set(err,
+                     "cm_file: expected a name and what it must be, "
                      "got NULL");
         errno = EINVAL;
         return -1;
     }
     if (!shown)
         shown = name;
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-                    (want->dir ? O_DIRECTORY : O_NONBLOCK));
+    int fd = openat(dirfd, name,
+                    O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+                        (want->dir ? O_DIRECTORY : O_NONBLOCK));
     if (fd < 0) {
         int e = errno;
         if (e == ELOOP)
-            cm_error_set(err, "%s: is a symbolic link; refusing to follow it",
-                         shown);
+            cm_error_set(err, "%s: is a symbolic link; refusing to follow it", shown);
         else if (e != ENOENT)
             cm_error_set(err, "%s: cannot open: %s", shown, strerror(e));
         errno = e;
@@ -188,8 +194,8 @@ int cm_file_open_at(int dirfd, const char *name, const char *shown,
 
 /* ---- bounded whole-file reading --------------------------------------- */
 
-char *cm_file_read_fd(int fd, const char *name, size_t max_bytes,
-                      size_t *len, cm_error_t *err)
+char *cm_file_read_fd(int fd, const char *name, size_t max_bytes, size_t *len,
+                      cm_error_t *err)
 {
     struct stat st;
     size_t cap, used = 0;
@@ -202,7 +208,7 @@ char *cm_file_read_fd(int fd, const char *name, size_t max_bytes,
     if (!name)
         name = "(unnamed file)";
     *len = 0;
-    if (max_bytes > SIZE_MAX / 4)   /* room for the bound, one more, a NUL */
+    if (max_bytes > SIZE_MAX / 4) /* room for the bound, one more, a NUL */
         max_bytes = SIZE_MAX / 4;
     if (fstat(fd, &st) < 0) {
         e = errno;
@@ -216,23 +222,25 @@ char *cm_file_read_fd(int fd, const char *name, size_t max_bytes,
         return NULL;
     }
     if ((uintmax_t)st.st_size > (uintmax_t)max_bytes) {
-        cm_error_set(err, "%s: file is %jd bytes, more than the limit of %zu "
-                     "bytes", name, (intmax_t)st.st_size, max_bytes);
+        cm_error_set(err,
+                     "%s: file is %jd bytes, more than the limit of %zu "
+                     "bytes",
+                     name, (intmax_t)st.st_size, max_bytes);
         *len = (size_t)st.st_size;
         errno = EFBIG;
         return NULL;
     }
-    cap = (size_t)st.st_size + 1;   /* one more: a file that grew shows */
+    cap = (size_t)st.st_size + 1; /* one more: a file that grew shows */
     buf = malloc(cap + 1);
     if (!buf)
         goto nomem;
     for (;;) {
         ssize_t n;
-        if (used == cap) {   /* the file grew since fstat */
+        if (used == cap) { /* the file grew since fstat */
             size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
             char *nb;
             if (ncap <= cap)
-                break;   /* past the bound */
+                break; /* past the bound */
             nb = realloc(buf, ncap + 1);
             if (!nb)
                 goto nomem;

@@ -34,9 +34,9 @@ int cm_file_open_dir_safe(const char *path, int create, const char *what,
 
 /** What cm_file_open_at() requires of what it opens. */
 typedef struct cm_file_want {
-    int dir;            /**< 1: a directory; 0: a regular file */
-    uid_t owner;        /**< its owner, or CM_FILE_ANY_OWNER */
-    mode_t forbidden;   /**< permission bits it must not have (022, 077) */
+    int dir;          /**< 1: a directory; 0: a regular file */
+    uid_t owner;      /**< its owner, or CM_FILE_ANY_OWNER */
+    mode_t forbidden; /**< permission bits it must not have (022, 077) */
 } cm_file_want_t;
 
 #define CM_FILE_ANY_OWNER ((uid_t)-1)
@@ -59,8 +59,7 @@ int cm_file_open_at(int dirfd, const char *name, const char *shown,
 /** Check the open descriptor @p fd as cm_file_open_at() does: 0, or -1
  *  with @p err naming @p shown and errno EPERM (EINVAL: a NULL @p want;
  *  fstat's errno: a bad descriptor). */
-int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
-                  cm_error_t *err);
+int cm_file_check(int fd, const char *shown, const cm_file_want_t *want, cm_error_t *err);
 
 /** Read the regular file open at @p fd whole, at most @p max_bytes bytes
  *  (checked with fstat before reading, and again while reading: the file
@@ -71,8 +70,8 @@ int cm_file_check(int fd, const char *shown, const cm_file_want_t *want,
  *  larger than @p max_bytes (*len then holds the size fstat saw, or 0
  *  when the file grew past the bound while being read), ENOMEM, or the
  *  errno of fstat or read. */
-char *cm_file_read_fd(int fd, const char *name, size_t max_bytes,
-                      size_t *len, cm_error_t *err);
+char *cm_file_read_fd(int fd, const char *name, size_t max_bytes, size_t *len,
+                      cm_error_t *err);
 
 #ifdef __cplusplus
 }

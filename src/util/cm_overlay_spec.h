@@ -23,13 +23,13 @@
 #include <strings.h>
 
 /* The overlays, as bits of a set. */
-#define CM_OVL_CSS  1u   /* contention-free MPI_Alltoallv schedules */
-#define CM_OVL_TNBC 2u   /* transparent non-blocking collectives */
+#define CM_OVL_CSS 1u  /* contention-free MPI_Alltoallv schedules */
+#define CM_OVL_TNBC 2u /* transparent non-blocking collectives */
 
 typedef struct cm_overlay_name {
-    const char *name;      /* in a spec: overlay=, CLUSTERMAP_OVERLAY */
-    unsigned bit;          /* CM_OVL_* */
-    const char *modifier;  /* the --mapping modifier that asks for it */
+    const char *name;     /* in a spec: overlay=, CLUSTERMAP_OVERLAY */
+    unsigned bit;         /* CM_OVL_* */
+    const char *modifier; /* the --mapping modifier that asks for it */
 } cm_overlay_name_t;
 
 /** The overlays, in the order a spec prints them; *@p n their count.  The
@@ -62,8 +62,7 @@ typedef enum cm_overlay_syntax {
  *  (blanks trimmed; a repeated or empty item when strict) as *@p bad (into
  *  @p s) and *@p bad_len.  Reads only @p s. */
 static inline int cm_overlay_spec_parse(const char *s, cm_overlay_syntax_t syntax,
-                                        unsigned *bits, const char **bad,
-                                        size_t *bad_len)
+                                        unsigned *bits, const char **bad, size_t *bad_len)
 {
     size_t n;
     const cm_overlay_name_t *t = cm_overlay_names(&n);
@@ -87,9 +86,10 @@ static inline int cm_overlay_spec_parse(const char *s, cm_overlay_syntax_t synta
             b--;
         size_t len = (size_t)(b - a), i = 0;
         if (len > 0 || !lenient) {
-            while (i < n && !(strlen(t[i].name) == len &&
-                              (lenient ? strncasecmp(t[i].name, a, len)
-                                       : strncmp(t[i].name, a, len)) == 0))
+            while (i < n &&
+                   !(strlen(t[i].name) == len &&
+                     (lenient ? strncasecmp(t[i].name, a, len)
+                              : strncmp(t[i].name, a, len)) == 0))
                 i++;
             if (i == n || (!lenient && (want & t[i].bit))) {
                 if (bad && bad_len) {
@@ -161,8 +161,7 @@ static inline void cm_overlay_spec_accepted(cm_overlay_syntax_t syntax, char *bu
     if (syntax == CM_OVL_STRICT && (w = snprintf(buf, size, "none")) > 0)
         len = (size_t)w;
     for (size_t i = 0; i < n && len < size; i++)
-        if ((w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
-                          t[i].name)) > 0)
+        if ((w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", t[i].name)) > 0)
             len += (size_t)w;
     if (syntax == CM_OVL_STRICT && n > 1 && len < size) {
         cm_overlay_spec_print(~0u, all, sizeof all);

@@ -24,30 +24,30 @@
 #include "testdata.h"
 #include "testutil.h"
 
-#define FAILS(call)                                                          \
-    do {                                                                     \
-        cm_error_t e_ = {""};                                                \
-        cm_error_t *err = &e_;                                               \
-        if ((call) != -1)                                                    \
-            fail_msg("%s: expected -1", #call);                              \
-        if (!e_.msg[0])                                                      \
-            fail_msg("%s: no error message", #call);                         \
-        err = NULL;                                                          \
-        if ((call) != -1)                                                    \
-            fail_msg("%s (err NULL): expected -1", #call);                   \
+#define FAILS(call)                                                                      \
+    do {                                                                                 \
+        cm_error_t e_ = { "" };                                                          \
+        cm_error_t *err = &e_;                                                           \
+        if ((call) != -1)                                                                \
+            fail_msg("%s: expected -1", #call);                                          \
+        if (!e_.msg[0])                                                                  \
+            fail_msg("%s: no error message", #call);                                     \
+        err = NULL;                                                                      \
+        if ((call) != -1)                                                                \
+            fail_msg("%s (err NULL): expected -1", #call);                               \
     } while (0)
 
-#define FAILS_NULL(call)                                                     \
-    do {                                                                     \
-        cm_error_t e_ = {""};                                                \
-        cm_error_t *err = &e_;                                               \
-        if ((call) != NULL)                                                  \
-            fail_msg("%s: expected NULL", #call);                            \
-        if (!e_.msg[0])                                                      \
-            fail_msg("%s: no error message", #call);                         \
-        err = NULL;                                                          \
-        if ((call) != NULL)                                                  \
-            fail_msg("%s (err NULL): expected NULL", #call);                 \
+#define FAILS_NULL(call)                                                                 \
+    do {                                                                                 \
+        cm_error_t e_ = { "" };                                                          \
+        cm_error_t *err = &e_;                                                           \
+        if ((call) != NULL)                                                              \
+            fail_msg("%s: expected NULL", #call);                                        \
+        if (!e_.msg[0])                                                                  \
+            fail_msg("%s: no error message", #call);                                     \
+        err = NULL;                                                                      \
+        if ((call) != NULL)                                                              \
+            fail_msg("%s (err NULL): expected NULL", #call);                             \
     } while (0)
 
 /* Four slots: two sockets of two cores (levels socket... core). */
@@ -60,7 +60,10 @@ static cm_tree_t *small_tree(void)
 static cm_matrix_t *small_matrix(void)
 {
     static const cm_test_entry_t e[] = {
-        { 0, 1, 10, 1 }, { 1, 2, 10, 1 }, { 2, 3, 10, 1 }, { 3, 0, 10, 1 },
+        { 0, 1, 10, 1 },
+        { 1, 2, 10, 1 },
+        { 2, 3, 10, 1 },
+        { 3, 0, 10, 1 },
     };
     return cm_test_matrix_of(4, e, 4, 1);
 }
@@ -69,7 +72,7 @@ static void test_error(void **state)
 {
     (void)state;
     assert_int_equal(cm_error_set(NULL, "ignored %d", 1), -1);
-    cm_error_t e = {""};
+    cm_error_t e = { "" };
     assert_int_equal(cm_error_set(&e, "kept %d", 1), -1);
     assert_string_equal(e.msg, "kept 1");
 }
@@ -127,7 +130,7 @@ static void test_matrix_queries(void **state)
     cm_matrix_totals(NULL, NULL, NULL);
 
     cm_matrix_t *m = small_matrix();
-    for (int i = -1; i <= 4; i += 5) {   /* -1 and n */
+    for (int i = -1; i <= 4; i += 5) { /* -1 and n */
         len = 7;
         cols = (const int *)&cols;
         cm_matrix_row(m, i, &cols, &bytes, &msgs, &len);
@@ -153,7 +156,7 @@ static void test_matrix_io(void **state)
     assert_int_equal(cm_format_parse(NULL, &f), -1);
     assert_int_equal(cm_format_parse("", &f), -1);
     assert_int_equal(cm_format_parse("csv", &f), -1);
-    assert_int_equal(f, CM_FORMAT_MTX);              /* untouched */
+    assert_int_equal(f, CM_FORMAT_MTX); /* untouched */
     assert_int_equal(cm_format_parse("metis", NULL), 0);
 
     const char *mtx = cm_test_data_path("graphs/sym4.mtx");
@@ -173,7 +176,7 @@ static void test_matrix_io(void **state)
     FAILS(cm_matrix_write_mtx(m, NULL, err));
     FAILS(cm_matrix_write_triplets(NULL, out, err));
     FAILS(cm_matrix_write_triplets(m, NULL, err));
-    assert_int_equal(ftell(out), 0);                 /* nothing written */
+    assert_int_equal(ftell(out), 0); /* nothing written */
     fclose(out);
     cm_matrix_free(m);
 }
@@ -189,7 +192,7 @@ static void test_tree_build(void **state)
 
     cm_tree_t *t = cm_tree_new();
     assert_non_null(t);
-    FAILS(cm_tree_finalize(t, err));                 /* no levels */
+    FAILS(cm_tree_finalize(t, err)); /* no levels */
     FAILS(cm_tree_add_level(t, NULL, 1, 0, err));
     FAILS(cm_tree_add_level(t, "", 1, 0, err));
     FAILS(cm_tree_add_level(t, "a b", 1, 0, err));
@@ -197,36 +200,36 @@ static void test_tree_build(void **state)
     FAILS(cm_tree_add_level(t, "x", 1, -1, err));
     char name[80];
     memset(name, 'a', 64);
-    name[64] = '\0';                                 /* 64 bytes: one too many */
+    name[64] = '\0'; /* 64 bytes: one too many */
     FAILS(cm_tree_add_level(t, name, 1, 0, err));
     name[63] = '\0';
     assert_int_equal(cm_tree_add_level(t, name, 1, 0, NULL), 0);
-    FAILS(cm_tree_add_level(t, name, 1, 0, err));   /* twice */
+    FAILS(cm_tree_add_level(t, name, 1, 0, err)); /* twice */
     for (int l = 1; l < 64; l++) {
         snprintf(name, sizeof name, "l%d", l);
         assert_int_equal(cm_tree_add_level(t, name, 1, 0, NULL), l);
     }
-    FAILS(cm_tree_add_level(t, "l64", 1, 0, err));  /* 64 levels at most */
+    FAILS(cm_tree_add_level(t, "l64", 1, 0, err)); /* 64 levels at most */
     assert_int_equal(cm_tree_nlevels(t), 64);
 
-    FAILS(cm_tree_finalize(t, err));                 /* no vertices */
+    FAILS(cm_tree_finalize(t, err)); /* no vertices */
     FAILS(cm_tree_add_vertex(t, -1, 64, "r", err));
     FAILS(cm_tree_add_vertex(t, -1, -1, "r", err));
-    FAILS(cm_tree_add_vertex(t, -1, 1, "r", err));   /* a root not of level 0 */
-    FAILS(cm_tree_add_vertex(t, 0, 1, "c", err));    /* no vertex 0 yet */
+    FAILS(cm_tree_add_vertex(t, -1, 1, "r", err)); /* a root not of level 0 */
+    FAILS(cm_tree_add_vertex(t, 0, 1, "c", err));  /* no vertex 0 yet */
     assert_int_equal(cm_tree_add_vertex(t, -1, 0, NULL, NULL), 0);
-    FAILS(cm_tree_add_vertex(t, -1, 0, "r", err));   /* a second root */
-    FAILS(cm_tree_add_vertex(t, 0, 0, "c", err));    /* not below its parent */
+    FAILS(cm_tree_add_vertex(t, -1, 0, "r", err)); /* a second root */
+    FAILS(cm_tree_add_vertex(t, 0, 0, "c", err));  /* not below its parent */
     FAILS(cm_tree_add_vertex(t, 5, 1, "c", err));
     FAILS(cm_tree_set_speed(t, 1, 1.0, err));
     FAILS(cm_tree_set_speed(t, -1, 1.0, err));
     FAILS(cm_tree_set_speed(t, 0, 0.0, err));
     FAILS(cm_tree_set_speed(t, 0, NAN, err));
-    FAILS(cm_tree_finalize(t, err));                 /* levels without vertices */
+    FAILS(cm_tree_finalize(t, err)); /* levels without vertices */
     cm_tree_free(t);
 
     t = small_tree();
-    FAILS(cm_tree_add_level(t, "late", 1, 0, err));   /* finalized */
+    FAILS(cm_tree_add_level(t, "late", 1, 0, err)); /* finalized */
     FAILS(cm_tree_add_vertex(t, 0, 1, "late", err));
     cm_tree_free(t);
 }
@@ -246,15 +249,15 @@ static void test_tree_readers(void **state)
     FAILS_NULL(cm_tree_from_hwloc(cm_test_data_path("hwloc/broken.xml"), 1, err));
     FAILS_NULL(cm_tree_from_hwloc(xml, 0, err));
     FAILS_NULL(cm_tree_from_hwloc(xml, -1, err));
-    FAILS_NULL(cm_tree_from_hwloc(NULL, 0, err));    /* NULL: the live machine */
+    FAILS_NULL(cm_tree_from_hwloc(NULL, 0, err)); /* NULL: the live machine */
 
     const char *conf = cm_test_data_path("slurm/slurm.conf");
     FAILS_NULL(cm_tree_from_slurm_conf(NULL, NULL, "n1", err));
     FAILS_NULL(cm_tree_from_slurm_conf(conf, NULL, NULL, err));
     FAILS_NULL(cm_tree_from_slurm_conf(conf, NULL, "n[", err));
     FAILS_NULL(cm_tree_from_slurm_conf(conf, NULL, "nowhere", err));
-    FAILS_NULL(cm_tree_from_slurm_conf(cm_test_data_path("slurm/none.conf"), NULL,
-                                       "n1", err));
+    FAILS_NULL(
+        cm_tree_from_slurm_conf(cm_test_data_path("slurm/none.conf"), NULL, "n1", err));
 
     const char *names[] = { "n1", NULL, "nowhere" };
     cm_node_hw_t hw[3];
@@ -273,7 +276,7 @@ static void test_tree_readers(void **state)
     FAILS_NULL(cm_tree_from_switches(NULL, 1, nodes, 1, err));
     FAILS_NULL(cm_tree_from_switches(sw, -1, nodes, 1, err));
     FAILS_NULL(cm_tree_from_switches(NULL, 0, nodes, 0, err));
-    FAILS_NULL(cm_tree_from_switches(sw, 2, nodes, 1, err));   /* parent not higher */
+    FAILS_NULL(cm_tree_from_switches(sw, 2, nodes, 1, err)); /* parent not higher */
     FAILS_NULL(cm_tree_from_switches(sw, 1, bad_leaf, 1, err));
     FAILS_NULL(cm_tree_from_switches(NULL, 0, bad_cores, 1, err));
 }
@@ -308,7 +311,7 @@ static void test_tree_costs(void **state)
     FAILS(cm_tree_set_level_cost(t, nl, 1, 1, err));
     FAILS(cm_tree_set_level_cost(t, 0, -1, 1, err));
     FAILS(cm_tree_set_level_cost(t, 0, 1, INFINITY, err));
-    assert_true(cm_tree_level_byte_cost(t, 0) == before);   /* unchanged */
+    assert_true(cm_tree_level_byte_cost(t, 0) == before); /* unchanged */
 
     cm_matrix_t *m = small_matrix();
     FAILS(cm_tree_apply_weight(NULL, m, CM_WEIGHT_MIXED, err));
@@ -316,8 +319,8 @@ static void test_tree_costs(void **state)
     cm_weight_t w = CM_WEIGHT_MSGS;
     assert_int_equal(cm_weight_parse(NULL, &w), -1);
     assert_int_equal(cm_weight_parse("heavy", &w), -1);
-    assert_int_equal(cm_weight_parse("bytes", NULL), 0);   /* out may be NULL */
-    assert_int_equal(w, CM_WEIGHT_MSGS);             /* untouched */
+    assert_int_equal(cm_weight_parse("bytes", NULL), 0); /* out may be NULL */
+    assert_int_equal(w, CM_WEIGHT_MSGS);                 /* untouched */
     cm_matrix_free(m);
     cm_tree_free(t);
 }
@@ -440,7 +443,7 @@ static void test_cost(void **state)
     FAILS(cm_cost_lower_bound(NULL, t, NULL, err));
     FAILS(cm_cost_lower_bound(m, NULL, NULL, err));
     cm_tree_t *two = cm_test_hier("2", "1");
-    FAILS(cm_cost_lower_bound(m, two, NULL, err));    /* 4 ranks, 2 slots */
+    FAILS(cm_cost_lower_bound(m, two, NULL, err)); /* 4 ranks, 2 slots */
     cm_tree_free(two);
     cm_matrix_free(m);
     cm_tree_free(t);
@@ -507,7 +510,7 @@ static void test_plan(void **state)
     o.threads = 0;
     FAILS(cm_plan(m, t, &o, map, &rep, err));
     cm_tree_t *two = cm_test_hier("2", "1");
-    FAILS(cm_plan(m, two, NULL, map, &rep, err));    /* 4 ranks, 2 slots */
+    FAILS(cm_plan(m, two, NULL, map, &rep, err)); /* 4 ranks, 2 slots */
     cm_tree_free(two);
     for (int i = 0; i < 4; i++)
         assert_int_equal(map[i], 9);
@@ -607,7 +610,7 @@ static void test_mapping_files(void **state)
     FAILS(cm_mapping_read(NULL, 4, map, err));
     FAILS(cm_mapping_read(path, 4, NULL, err));
     FAILS(cm_mapping_read(path, 0, map, err));
-    FAILS(cm_mapping_read(path, 4, map, err));       /* no such file */
+    FAILS(cm_mapping_read(path, 4, map, err)); /* no such file */
     FAILS(cm_mapping_write(NULL, map, 4, err));
     FAILS(cm_mapping_write(path, NULL, 4, err));
     FAILS(cm_mapping_write(path, map, 0, err));
@@ -617,11 +620,11 @@ static void test_mapping_files(void **state)
     FAILS(cm_hostfile_write(path, NULL, map, 4, err));
     FAILS(cm_hostfile_write(path, t, NULL, 4, err));
     FAILS(cm_hostfile_write(path, t, map, 0, err));
-    FAILS(cm_hostfile_write(path, t, map, 4, err));  /* --hierarchy: no names */
+    FAILS(cm_hostfile_write(path, t, map, 4, err)); /* --hierarchy: no names */
 
     FAILS_NULL(cm_file_atomic_open(NULL, err));
     FAILS_NULL(cm_file_atomic_open("", err));
-    FAILS_NULL(cm_file_atomic_open(dir, err));       /* a directory */
+    FAILS_NULL(cm_file_atomic_open(dir, err)); /* a directory */
     assert_null(cm_file_atomic_stream(NULL));
     FAILS(cm_file_atomic_commit(NULL, err));
     cm_file_atomic_abort(NULL);

@@ -27,18 +27,18 @@
 #include "testdata.h"
 
 typedef struct golden {
-    const char *input;     /* under test/data */
-    const char *topology;  /* slurm: topology.conf under test/data, or NULL */
-    const char *nodelist;  /* slurm: the allocation */
-    int nnodes;            /* hwloc: how many such nodes */
-    const char *expected;  /* under test/data */
+    const char *input;    /* under test/data */
+    const char *topology; /* slurm: topology.conf under test/data, or NULL */
+    const char *nodelist; /* slurm: the allocation */
+    int nnodes;           /* hwloc: how many such nodes */
+    const char *expected; /* under test/data */
 } golden_t;
 
 /* The tree of @p g printed, with the call that built it first, in a
  * malloc'd string. */
 static char *print_tree(const golden_t *g)
 {
-    cm_error_t err = {""};
+    cm_error_t err = { "" };
     cm_tree_t *t;
     char *text = NULL;
     size_t size = 0;
@@ -128,12 +128,13 @@ static void golden(void **state)
     free(expected);
     free(actual);
     if (!same)
-        fail_msg("%s: the tree differs (diff above; CM_REGENERATE=1 rewrites it)",
-                 path);
+        fail_msg("%s: the tree differs (diff above; CM_REGENERATE=1 rewrites it)", path);
 }
 
-#define HWLOC(name)                                                          \
-    { "hwloc/" name ".xml", NULL, NULL, 2, "hwloc/" name ".expected" }
+#define HWLOC(name)                                                                      \
+    {                                                                                    \
+        "hwloc/" name ".xml", NULL, NULL, 2, "hwloc/" name ".expected"                   \
+    }
 
 static const golden_t rows[] = {
     HWLOC("1s-2ccx-8c"),
@@ -153,7 +154,8 @@ static const golden_t rows[] = {
 
 /* Inputs that describe no machine: error tests. */
 static const char *const not_machines[] = {
-    "hwloc/broken.xml", "slurm/topology-loop.conf",
+    "hwloc/broken.xml",
+    "slurm/topology-loop.conf",
 };
 
 static int has_row(const char *rel)
@@ -173,8 +175,11 @@ static int has_row(const char *rel)
 static void test_every_input(void **state)
 {
     (void)state;
-    static const struct { const char *dir, *suffix; } where[] = {
-        { "hwloc", ".xml" }, { "slurm", ".conf" },
+    static const struct {
+        const char *dir, *suffix;
+    } where[] = {
+        { "hwloc", ".xml" },
+        { "slurm", ".conf" },
     };
     int seen = 0;
     for (size_t w = 0; w < sizeof where / sizeof where[0]; w++) {
@@ -186,7 +191,7 @@ static void test_every_input(void **state)
             if (len <= sl || strcmp(e->d_name + len - sl, where[w].suffix) != 0)
                 continue;
             if (!strcmp(e->d_name, "nodes-extra.conf"))
-                continue;   /* included by slurm.conf */
+                continue; /* included by slurm.conf */
             char rel[512];
             snprintf(rel, sizeof rel, "%s/%s", where[w].dir, e->d_name);
             if (!has_row(rel))
@@ -198,13 +203,25 @@ static void test_every_input(void **state)
     assert_true(seen >= 12);
 }
 
-#define ROW(i) { rows[i].expected, golden, NULL, NULL, (void *)&rows[i] }
+#define ROW(i)                                                                           \
+    {                                                                                    \
+        rows[i].expected, golden, NULL, NULL, (void *)&rows[i]                           \
+    }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        ROW(0), ROW(1), ROW(2), ROW(3), ROW(4), ROW(5), ROW(6), ROW(7), ROW(8),
-        ROW(9), cmocka_unit_test(test_every_input),
+        ROW(0),
+        ROW(1),
+        ROW(2),
+        ROW(3),
+        ROW(4),
+        ROW(5),
+        ROW(6),
+        ROW(7),
+        ROW(8),
+        ROW(9),
+        cmocka_unit_test(test_every_input),
     };
     _Static_assert(sizeof tests / sizeof tests[0] == sizeof rows / sizeof rows[0] + 1,
                    "one test per row");

@@ -74,8 +74,8 @@ static void test_rows(void **state)
     }
     assert_int_equal(portfolios, 1);
     /* the names other code and the documentation use */
-    static const char *const known[] = {"auto", "block", "cyclic", "random", "scotch",
-                                        "scotch-ms", "cluster", "treecut"};
+    static const char *const known[] = { "auto",   "block",     "cyclic",  "random",
+                                         "scotch", "scotch-ms", "cluster", "treecut" };
     assert_int_equal(n, (int)(sizeof known / sizeof known[0]));
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         assert_true(cm_method_by_name(known[k]) >= 0);
@@ -87,7 +87,7 @@ static void test_rows(void **state)
 static void test_planner_rows(void **state)
 {
     (void)state;
-    int seen[CM_C_COUNT + 1] = {0}, nstages = 0;
+    int seen[CM_C_COUNT + 1] = { 0 }, nstages = 0;
     for (int c = 0; c < CM_C_COUNT; c++) {
         const cm_method_row_t *r = cm_method_row((cm_construct_t)c);
         assert_non_null(r);
@@ -108,8 +108,10 @@ static void test_planner_rows(void **state)
     for (int k = 1; k <= nstages; k++)
         assert_int_equal(seen[k], 1);
     /* the order "auto" runs them in: the mappings depend on it */
-    static const char *const order[] = {"initial+refine", "scotch-ms", "treecut",
-                                        "cluster", "block+refine", "scotch+refine"};
+    static const char *const order[] = {
+        "initial+refine", "scotch-ms",    "treecut",
+        "cluster",        "block+refine", "scotch+refine"
+    };
     assert_int_equal(nstages, 6);
     for (int c = 0; c < CM_C_COUNT; c++) {
         const cm_method_row_t *r = cm_method_row((cm_construct_t)c);
@@ -129,8 +131,9 @@ static void test_budget_shares(void **state)
     assert_true(cl->share_alone == 0.5);
     assert_true(cl->share_auto == 0.75);
     assert_true(cl->charged_by_units);
-    static const uint64_t left[] = {0, 1, 2, 3, 1000001, 80000000, 4000000000001ULL,
-                                    (1ULL << 53) - 1};
+    static const uint64_t left[] = {
+        0, 1, 2, 3, 1000001, 80000000, 4000000000001ULL, (1ULL << 53) - 1
+    };
     for (size_t k = 0; k < sizeof left / sizeof left[0]; k++) {
         double u = cm_method_share_alone(cl, left[k]);
         assert_true((uint64_t)u == left[k] / 2);
@@ -159,7 +162,8 @@ static void test_names(void **state)
     assert_non_null(full);
     assert_int_equal(cm_method_names(full, want + 1, ", ", " or "), want);
     assert_int_equal(strlen(full), want);
-    assert_true(strncmp(full, cm_method_info(0)->name, strlen(cm_method_info(0)->name)) == 0);
+    assert_true(strncmp(full, cm_method_info(0)->name, strlen(cm_method_info(0)->name)) ==
+                0);
     char last[64];
     snprintf(last, sizeof last, " or %s", cm_method_info(n - 1)->name);
     assert_string_equal(full + want - strlen(last), last);
@@ -185,7 +189,7 @@ static void test_names(void **state)
 static void test_plan_accepts_rows(void **state)
 {
     (void)state;
-    cm_error_t err = {""};
+    cm_error_t err = { "" };
     cm_builder_t *bld = cm_builder_new(8, &err);
     assert_non_null(bld);
     for (int i = 0; i < 8; i++)
@@ -226,7 +230,8 @@ static void test_cli_listing(void **state)
     fclose(f);
     int n = cm_method_count(), k = 0;
     char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
         assert_true(k < n);
         const cm_method_info_t *m = cm_method_info(k++);
         char name[64], rest[256];
@@ -244,7 +249,7 @@ static void test_cli_listing(void **state)
 
     /* eval and render run the baselines directly (Scotch onto the whole
      * machine); the searches and "auto" go through cm_plan() */
-    static const char *const direct[] = {"block", "cyclic", "random", "scotch"};
+    static const char *const direct[] = { "block", "cyclic", "random", "scotch" };
     for (size_t j = 0; j < sizeof direct / sizeof direct[0]; j++) {
         assert_true(cm_method_by_name(direct[j]) >= 0);
         assert_non_null(cm_cli_algorithm_direct(direct[j]));
@@ -259,12 +264,9 @@ static void test_cli_listing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_out_of_range),
-        cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_planner_rows),
-        cmocka_unit_test(test_budget_shares),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_plan_accepts_rows),
+        cmocka_unit_test(test_out_of_range), cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_planner_rows), cmocka_unit_test(test_budget_shares),
+        cmocka_unit_test(test_names),        cmocka_unit_test(test_plan_accepts_rows),
         cmocka_unit_test(test_cli_listing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

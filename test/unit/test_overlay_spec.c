@@ -22,15 +22,22 @@ static void test_refused(void **state)
     static const struct {
         const char *s;
         cm_overlay_syntax_t syntax;
-        const char *bad;   /* the item named */
+        const char *bad; /* the item named */
     } rows[] = {
-        { NULL, CM_OVL_STRICT, "" },         { "", CM_OVL_STRICT, "" },
-        { "css,", CM_OVL_STRICT, "" },       { ",css", CM_OVL_STRICT, "" },
-        { "css,,tnbc", CM_OVL_STRICT, "" },  { " css", CM_OVL_STRICT, " css" },
-        { "CSS", CM_OVL_STRICT, "CSS" },     { "css,css", CM_OVL_STRICT, "css" },
-        { "none,css", CM_OVL_STRICT, "none" }, { "tnbc,none", CM_OVL_STRICT, "none" },
-        { "fast", CM_OVL_STRICT, "fast" },   { "overlap", CM_OVL_STRICT, "overlap" },
-        { "none", CM_OVL_LENIENT, "none" },  { " bogus ,css", CM_OVL_LENIENT, "bogus" },
+        { NULL, CM_OVL_STRICT, "" },
+        { "", CM_OVL_STRICT, "" },
+        { "css,", CM_OVL_STRICT, "" },
+        { ",css", CM_OVL_STRICT, "" },
+        { "css,,tnbc", CM_OVL_STRICT, "" },
+        { " css", CM_OVL_STRICT, " css" },
+        { "CSS", CM_OVL_STRICT, "CSS" },
+        { "css,css", CM_OVL_STRICT, "css" },
+        { "none,css", CM_OVL_STRICT, "none" },
+        { "tnbc,none", CM_OVL_STRICT, "none" },
+        { "fast", CM_OVL_STRICT, "fast" },
+        { "overlap", CM_OVL_STRICT, "overlap" },
+        { "none", CM_OVL_LENIENT, "none" },
+        { " bogus ,css", CM_OVL_LENIENT, "bogus" },
         { "css, tn bc", CM_OVL_LENIENT, "tn bc" },
         { "css;tnbc", CM_OVL_LENIENT, "css;tnbc" },
     };
@@ -38,15 +45,15 @@ static void test_refused(void **state)
         unsigned bits = 99;
         const char *bad = NULL;
         size_t len = 99;
-        assert_int_equal(cm_overlay_spec_parse(rows[i].s, rows[i].syntax, &bits, &bad,
-                                               &len), -1);
-        assert_int_equal(bits, 99);   /* unchanged */
+        assert_int_equal(
+            cm_overlay_spec_parse(rows[i].s, rows[i].syntax, &bits, &bad, &len), -1);
+        assert_int_equal(bits, 99); /* unchanged */
         assert_non_null(bad);
         assert_int_equal(len, strlen(rows[i].bad));
         assert_memory_equal(bad, rows[i].bad, len);
         /* bad and bad_len are optional */
-        assert_int_equal(cm_overlay_spec_parse(rows[i].s, rows[i].syntax, &bits, NULL,
-                                               NULL), -1);
+        assert_int_equal(
+            cm_overlay_spec_parse(rows[i].s, rows[i].syntax, &bits, NULL, NULL), -1);
     }
 }
 
@@ -58,17 +65,22 @@ static void test_accepted(void **state)
         cm_overlay_syntax_t syntax;
         unsigned bits;
     } rows[] = {
-        { "none", CM_OVL_STRICT, 0 },          { "css", CM_OVL_STRICT, CM_OVL_CSS },
-        { "tnbc", CM_OVL_STRICT, CM_OVL_TNBC }, { "css,tnbc", CM_OVL_STRICT, BOTH },
+        { "none", CM_OVL_STRICT, 0 },
+        { "css", CM_OVL_STRICT, CM_OVL_CSS },
+        { "tnbc", CM_OVL_STRICT, CM_OVL_TNBC },
+        { "css,tnbc", CM_OVL_STRICT, BOTH },
         { "tnbc,css", CM_OVL_STRICT, BOTH },
-        { NULL, CM_OVL_LENIENT, 0 },           { "", CM_OVL_LENIENT, 0 },
-        { " , ,\t", CM_OVL_LENIENT, 0 },       { "\tcss , Css", CM_OVL_LENIENT, CM_OVL_CSS },
-        { "TNBC,css,tnbc", CM_OVL_LENIENT, BOTH }, { "css,", CM_OVL_LENIENT, CM_OVL_CSS },
+        { NULL, CM_OVL_LENIENT, 0 },
+        { "", CM_OVL_LENIENT, 0 },
+        { " , ,\t", CM_OVL_LENIENT, 0 },
+        { "\tcss , Css", CM_OVL_LENIENT, CM_OVL_CSS },
+        { "TNBC,css,tnbc", CM_OVL_LENIENT, BOTH },
+        { "css,", CM_OVL_LENIENT, CM_OVL_CSS },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         unsigned bits = 99;
-        assert_int_equal(cm_overlay_spec_parse(rows[i].s, rows[i].syntax, &bits, NULL,
-                                               NULL), 0);
+        assert_int_equal(
+            cm_overlay_spec_parse(rows[i].s, rows[i].syntax, &bits, NULL, NULL), 0);
         assert_int_equal(bits, rows[i].bits);
     }
 }
@@ -89,8 +101,7 @@ static void test_strict_exactly(void **state)
                 if (b == ni && c < ni)
                     continue;
                 snprintf(s, sizeof s, "%s%s%s%s%s", item[a], b < ni ? "," : "",
-                         b < ni ? item[b] : "", c < ni ? "," : "",
-                         c < ni ? item[c] : "");
+                         b < ni ? item[b] : "", c < ni ? "," : "", c < ni ? item[c] : "");
                 int want = 0;
                 for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
                     want |= !strcmp(s, ok[k]);
@@ -119,8 +130,9 @@ static void test_print(void **state)
     for (unsigned bits = 0; bits <= BOTH; bits++) {
         unsigned back = 99;
         cm_overlay_spec_print(bits, buf, sizeof buf);
-        assert_int_equal(cm_overlay_spec_parse(bits ? buf : "none", CM_OVL_STRICT,
-                                               &back, NULL, NULL), 0);
+        assert_int_equal(
+            cm_overlay_spec_parse(bits ? buf : "none", CM_OVL_STRICT, &back, NULL, NULL),
+            0);
         assert_int_equal(back, bits);
     }
 }

@@ -52,8 +52,9 @@ static void check_figures(const cm_plan_figures_t *f, const cm_matrix_t *m,
     if (f->J != cm_cost(m, tw, map) || f->T_max != cm_cost_max(m, tw, map) ||
         f->max_node_out != r.max_node_out)
         fail_msg("%s: J %.17g T_max %.17g max_node_out %.17g, the cost functions "
-                 "say %.17g %.17g %.17g", what, f->J, f->T_max, f->max_node_out,
-                 cm_cost(m, tw, map), cm_cost_max(m, tw, map), r.max_node_out);
+                 "say %.17g %.17g %.17g",
+                 what, f->J, f->T_max, f->max_node_out, cm_cost(m, tw, map),
+                 cm_cost_max(m, tw, map), r.max_node_out);
     for (int l = 0; l < nl; l++)
         if (f->level_bytes[l] != lb[l])
             fail_msg("%s: level %d bytes %.17g, cm_cost_report says %.17g", what, l,
@@ -65,9 +66,9 @@ static void check_figures(const cm_plan_figures_t *f, const cm_matrix_t *m,
 static cm_matrix_t *ring8(void)
 {
     static const cm_test_entry_t e[] = {
-        {0, 1, 100, 4}, {1, 2, 100, 4}, {2, 3, 100, 4}, {3, 4, 100, 4},
-        {4, 5, 100, 4}, {5, 6, 100, 4}, {6, 7, 100, 4}, {7, 0, 100, 4},
-        {0, 5, 5000, 1}, {5, 0, 7000, 50}, {2, 6, 30, 200}, {6, 2, 10, 900},
+        { 0, 1, 100, 4 },  { 1, 2, 100, 4 },   { 2, 3, 100, 4 },  { 3, 4, 100, 4 },
+        { 4, 5, 100, 4 },  { 5, 6, 100, 4 },   { 6, 7, 100, 4 },  { 7, 0, 100, 4 },
+        { 0, 5, 5000, 1 }, { 5, 0, 7000, 50 }, { 2, 6, 30, 200 }, { 6, 2, 10, 900 },
     };
     return cm_test_matrix_of(8, e, (int)(sizeof e / sizeof e[0]), 1);
 }
@@ -78,9 +79,11 @@ static cm_matrix_t *ring8(void)
 static void test_figures_are_the_cost_functions(void **state)
 {
     (void)state;
-    static const struct { const char *matrix, *hier, *dist; } cases[] = {
-        { NULL, "2:2:2", "1:10:100" },                 /* ring8, full */
-        { NULL, "2:2:4", "1:10:100" },                 /* ring8, half */
+    static const struct {
+        const char *matrix, *hier, *dist;
+    } cases[] = {
+        { NULL, "2:2:2", "1:10:100" }, /* ring8, full */
+        { NULL, "2:2:4", "1:10:100" }, /* ring8, half */
         { "matrices/cg.S.16.mtx", "2:2:4", "1:2:10" },
         { "matrices/lu.S.16.mtx", "4:2:4:2", "1:2:10:20" },
         { "matrices/ft.S.64.mtx", "2:4:16", "1:5:50" },
@@ -92,7 +95,8 @@ static void test_figures_are_the_cost_functions(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cm_matrix_t *m = cases[c].matrix ? cm_test_matrix(cases[c].matrix) : ring8();
         int n = cm_matrix_n(m);
-        int *map = malloc(sizeof(int) * (size_t)n), *block = malloc(sizeof(int) * (size_t)n);
+        int *map = malloc(sizeof(int) * (size_t)n),
+            *block = malloc(sizeof(int) * (size_t)n);
         assert_non_null(map);
         assert_non_null(block);
         for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
@@ -209,7 +213,8 @@ static void test_explain_text(void **state)
     hand_report(&r);
     char *text = cm_plan_report_format(&r, t, CM_PLAN_REPORT_EXPLAIN, &err);
     assert_non_null(text);
-    assert_string_equal(text,
+    assert_string_equal(
+        text,
         "algorithm=auto\n"
         "winner=scotch-ms+links\n"
         "J=1234.5\n"
@@ -248,10 +253,11 @@ static void test_verbose_text(void **state)
     cm_plan_report_t r;
     cm_error_t err = { "" };
     hand_report(&r);
-    r.has_figures = 0;   /* not needed */
+    r.has_figures = 0; /* not needed */
     char *text = cm_plan_report_format(&r, NULL, CM_PLAN_REPORT_VERBOSE, &err);
     assert_non_null(text);
-    assert_string_equal(text,
+    assert_string_equal(
+        text,
         "winner=scotch-ms+links\n"
         "candidate block            J=2469 T_max=20.25 L_max=nan time=0.000100 s\n"
         "candidate scotch-ms        J=1300.25 T_max=25 L_max=3 time=0.012300 s "
@@ -290,7 +296,8 @@ static void test_explain_matches_cluster_tests(void **state)
     assert_non_null(text);
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         regex_t re;
-        assert_int_equal(regcomp(&re, want[k], REG_EXTENDED | REG_NEWLINE | REG_NOSUB), 0);
+        assert_int_equal(regcomp(&re, want[k], REG_EXTENDED | REG_NEWLINE | REG_NOSUB),
+                         0);
         if (regexec(&re, text, 0, NULL, 0) != 0)
             fail_msg("no line matches %s in:\n%s", want[k], text);
         regfree(&re);

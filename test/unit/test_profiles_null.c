@@ -29,30 +29,30 @@
 #include "raw.h"
 #include "testutil.h"
 
-#define FAILS(call)                                                          \
-    do {                                                                     \
-        cm_error_t e_ = {""};                                                \
-        cm_error_t *err = &e_;                                               \
-        if ((call) != -1)                                                    \
-            fail_msg("%s: expected -1", #call);                              \
-        if (!e_.msg[0])                                                      \
-            fail_msg("%s: no error message", #call);                         \
-        err = NULL;                                                          \
-        if ((call) != -1)                                                    \
-            fail_msg("%s (err NULL): expected -1", #call);                   \
+#define FAILS(call)                                                                      \
+    do {                                                                                 \
+        cm_error_t e_ = { "" };                                                          \
+        cm_error_t *err = &e_;                                                           \
+        if ((call) != -1)                                                                \
+            fail_msg("%s: expected -1", #call);                                          \
+        if (!e_.msg[0])                                                                  \
+            fail_msg("%s: no error message", #call);                                     \
+        err = NULL;                                                                      \
+        if ((call) != -1)                                                                \
+            fail_msg("%s (err NULL): expected -1", #call);                               \
     } while (0)
 
-#define FAILS_NULL(call)                                                     \
-    do {                                                                     \
-        cm_error_t e_ = {""};                                                \
-        cm_error_t *err = &e_;                                               \
-        if ((call) != NULL)                                                  \
-            fail_msg("%s: expected NULL", #call);                            \
-        if (!e_.msg[0])                                                      \
-            fail_msg("%s: no error message", #call);                         \
-        err = NULL;                                                          \
-        if ((call) != NULL)                                                  \
-            fail_msg("%s (err NULL): expected NULL", #call);                 \
+#define FAILS_NULL(call)                                                                 \
+    do {                                                                                 \
+        cm_error_t e_ = { "" };                                                          \
+        cm_error_t *err = &e_;                                                           \
+        if ((call) != NULL)                                                              \
+            fail_msg("%s: expected NULL", #call);                                        \
+        if (!e_.msg[0])                                                                  \
+            fail_msg("%s: no error message", #call);                                     \
+        err = NULL;                                                                      \
+        if ((call) != NULL)                                                              \
+            fail_msg("%s (err NULL): expected NULL", #call);                             \
     } while (0)
 
 /* Four ranks in a ring, with message counts. */
@@ -68,8 +68,7 @@ static cm_matrix_t *ring(int n)
 static cm_profile_t *small_profile(void)
 {
     cm_matrix_t *m = ring(4);
-    cm_profile_t *p = cm_profile_new(1000, "alice", "job", 4, m, NULL, 100,
-                                     NULL);
+    cm_profile_t *p = cm_profile_new(1000, "alice", "job", 4, m, NULL, 100, NULL);
     cm_matrix_free(m);
     assert_non_null(p);
     assert_int_equal(cm_profile_add_jobid(p, "7.0", NULL), 0);
@@ -94,7 +93,7 @@ static void test_part_parse(void **state)
     assert_int_equal(cm_part_parse(NULL, &out), -1);
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         assert_int_equal(cm_part_parse(bad[k], &out), -1);
-    assert_int_equal(out, 99);   /* untouched */
+    assert_int_equal(out, 99); /* untouched */
     assert_int_equal(cm_part_parse("p2p", NULL), -1);
     assert_int_equal(cm_part_parse("coll", &out), 0);
     assert_int_equal(out, CM_PART_COLL);
@@ -115,8 +114,7 @@ static void test_new(void **state)
     FAILS_NULL(cm_profile_new(1, "u", name256, 4, m, NULL, 0, err));
     FAILS_NULL(cm_profile_new(1, "u", "j", 0, m, NULL, 0, err));
     FAILS_NULL(cm_profile_new(1, "u", "j", -1, m, NULL, 0, err));
-    FAILS_NULL(cm_profile_new(1, "u", "j", CM_PROFILE_MAX_TASKS + 1, m, NULL,
-                              0, err));
+    FAILS_NULL(cm_profile_new(1, "u", "j", CM_PROFILE_MAX_TASKS + 1, m, NULL, 0, err));
     FAILS_NULL(cm_profile_new(1, "u", "j", 3, m, NULL, 0, err));
     FAILS_NULL(cm_profile_new(1, "u", "j", 5, NULL, m, 0, err));
 
@@ -137,7 +135,7 @@ static void test_from_raw(void **state)
     (void)state;
     cm_raw_profile_t raw;
 
-    memset(&raw, 0, sizeof raw);   /* no ranks, no matrices */
+    memset(&raw, 0, sizeof raw); /* no ranks, no matrices */
     FAILS_NULL(cm_profile_from_raw(NULL, 1, "u", "j", 0, err));
     FAILS_NULL(cm_profile_from_raw(&raw, 1, "u", "j", 0, err));
     raw.nranks = 4;
@@ -147,7 +145,7 @@ static void test_from_raw(void **state)
     raw.nranks = 3;
     FAILS_NULL(cm_profile_from_raw(&raw, 1, "u", "j", 0, err));
     raw.nranks = 4;
-    snprintf(raw.jobid, sizeof raw.jobid, "a b");   /* not a job id */
+    snprintf(raw.jobid, sizeof raw.jobid, "a b"); /* not a job id */
     FAILS_NULL(cm_profile_from_raw(&raw, 1, "u", "j", 0, err));
     snprintf(raw.jobid, sizeof raw.jobid, "12");
     snprintf(raw.stepid, sizeof raw.stepid, "0");
@@ -164,15 +162,15 @@ static void test_jobids(void **state)
     cm_profile_t *p = small_profile();
     char *id130 = long_name(CM_PROFILE_MAX_JOBID + 1);
     char *id129 = long_name(CM_PROFILE_MAX_JOBID);
-    static const char *const bad[] = { "", "1 0", "1\t0", "\x01", "1.0\n",
-                                       "\x7f", "\xc3\xa9" };
+    static const char *const bad[] = { "",      "1 0",  "1\t0",    "\x01",
+                                       "1.0\n", "\x7f", "\xc3\xa9" };
 
     FAILS(cm_profile_add_jobid(NULL, "1.0", err));
     FAILS(cm_profile_add_jobid(p, NULL, err));
     FAILS(cm_profile_add_jobid(p, id130, err));
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         FAILS(cm_profile_add_jobid(p, bad[k], err));
-    assert_int_equal(cm_profile_njobids(p), 1);   /* the list unchanged */
+    assert_int_equal(cm_profile_njobids(p), 1); /* the list unchanged */
     assert_string_equal(cm_profile_jobid(p, 0), "7.0");
 
     assert_null(cm_profile_jobid(p, -1));
@@ -221,8 +219,7 @@ static void test_merge(void **state)
     (void)state;
     cm_profile_t *p = small_profile();
     cm_matrix_t *m3 = ring(3);
-    cm_profile_t *q3 = cm_profile_new(1000, "alice", "job", 3, m3, NULL, 0,
-                                      NULL);
+    cm_profile_t *q3 = cm_profile_new(1000, "alice", "job", 3, m3, NULL, 0, NULL);
     assert_non_null(q3);
     const uint64_t sum = cm_profile_checksum(p);
 
@@ -233,7 +230,7 @@ static void test_merge(void **state)
     const double bad[] = { 0, -0.5, 1.0000001, 2, NAN, INFINITY, -INFINITY };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         FAILS_NULL(cm_profile_merge(p, p, bad[k], 0, err));
-    assert_true(cm_profile_checksum(p) == sum);   /* inputs unchanged */
+    assert_true(cm_profile_checksum(p) == sum); /* inputs unchanged */
 
     cm_profile_t *m = cm_profile_merge(p, p, CM_PROFILE_WEIGHT_MEAN, 200, NULL);
     assert_non_null(m);
@@ -247,15 +244,15 @@ static void test_merge(void **state)
 static void test_weight_parse(void **state)
 {
     (void)state;
-    static const char *const bad[] = { "", "0", "-1", "1.5", "1e9", "nan",
-                                       "inf", "0.5x", "Mean", "mean ", "x",
-                                       "0x", "--1" };
+    static const char *const bad[] = { "",    "0",   "-1",   "1.5",  "1e9",
+                                       "nan", "inf", "0.5x", "Mean", "mean ",
+                                       "x",   "0x",  "--1" };
     double w = 7;
     assert_int_equal(cm_profile_weight_parse(NULL, &w), -1);
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         if (cm_profile_weight_parse(bad[k], &w) != -1)
             fail_msg("weight '%s' accepted", bad[k]);
-    assert_true(w == 7);   /* untouched */
+    assert_true(w == 7); /* untouched */
     assert_int_equal(cm_profile_weight_parse("0.5", NULL), -1);
     assert_int_equal(cm_profile_weight_parse("mean", NULL), -1);
     assert_int_equal(cm_profile_weight_parse("1", &w), 0);
@@ -325,10 +322,18 @@ static void test_program_key(void **state)
     assert_null(cm_profile_key_program(NULL, &nl));
     assert_int_equal(nl, 0);
     assert_null(cm_profile_key_program(NULL, NULL));
-    static const char *const none[] = { "", "@", "job", "job@", "@a-12345678",
-                                        "job@a", "job@a-", "job@-12345678",
-                                        "job@a-1234567", "job@a-123456789",
-                                        "job@a-1234567g", "job@a-ABCDEF01" };
+    static const char *const none[] = { "",
+                                        "@",
+                                        "job",
+                                        "job@",
+                                        "@a-12345678",
+                                        "job@a",
+                                        "job@a-",
+                                        "job@-12345678",
+                                        "job@a-1234567",
+                                        "job@a-123456789",
+                                        "job@a-1234567g",
+                                        "job@a-ABCDEF01" };
     for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
         nl = 99;
         if (cm_profile_key_program(none[k], &nl) != NULL)
@@ -348,13 +353,25 @@ static void test_json(void **state)
 
     FAILS_NULL(cm_profile_to_json(NULL, &len, err));
     FAILS_NULL(cm_profile_to_json(NULL, NULL, err));
-    assert_int_equal(len, 12345);   /* untouched */
+    assert_int_equal(len, 12345); /* untouched */
 
     FAILS_NULL(cm_profile_parse_json(NULL, 0, "null", err));
     FAILS_NULL(cm_profile_parse_json(NULL, 10, "null", err));
     static const char *const bad[] = {
-        "", " ", "{", "}", "null", "[]", "{}", "1", "\"x\"", "{\"format\": 1}",
-        "[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]", "{} {}", "{\"a\":}", "\xff\xfe",
+        "",
+        " ",
+        "{",
+        "}",
+        "null",
+        "[]",
+        "{}",
+        "1",
+        "\"x\"",
+        "{\"format\": 1}",
+        "[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]",
+        "{} {}",
+        "{\"a\":}",
+        "\xff\xfe",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         FAILS_NULL(cm_profile_parse_json(bad[k], strlen(bad[k]), "garbage", err));
@@ -423,7 +440,8 @@ static void test_bin(void **state)
         cm_profile_t *q = cm_profile_parse_bin(copy, len, "flip", 1 << 20, NULL);
         if (q && cm_profile_checksum(q) != cm_profile_checksum(p))
             fail_msg("byte %zu of the binary form changed, other content "
-                     "accepted", k);
+                     "accepted",
+                     k);
         cm_profile_free(q);
         free(copy);
     }
@@ -450,11 +468,11 @@ static void test_files(void **state)
     FAILS(cm_profile_write_json(NULL, path, err));
     FAILS(cm_profile_write_json(p, NULL, err));
     FAILS(cm_profile_write_json(p, "/nonexistent/clustermap/p.json", err));
-    assert_int_equal(access(path, F_OK), -1);   /* nothing written */
+    assert_int_equal(access(path, F_OK), -1); /* nothing written */
 
     FAILS_NULL(cm_profile_read_json(NULL, 0, err));
-    FAILS_NULL(cm_profile_read_json(path, 0, err));   /* absent */
-    FAILS_NULL(cm_profile_read_json(dir, 0, err));    /* a directory */
+    FAILS_NULL(cm_profile_read_json(path, 0, err)); /* absent */
+    FAILS_NULL(cm_profile_read_json(dir, 0, err));  /* a directory */
     FAILS_NULL(cm_profile_read_json_fd(-1, "bad fd", 0, err));
     int fd = open("/dev/null", O_RDONLY);
     assert_true(fd >= 0);
@@ -464,7 +482,7 @@ static void test_files(void **state)
     assert_int_equal(cm_profile_write_json(p, path, NULL), 0);
     assert_int_equal(symlink(path, link), 0);
     FAILS_NULL(cm_profile_read_json(link, 0, err));
-    FAILS_NULL(cm_profile_read_json(path, 10, err));   /* above the bound */
+    FAILS_NULL(cm_profile_read_json(path, 10, err)); /* above the bound */
     cm_profile_t *q = cm_profile_read_json(path, 0, NULL);
     assert_non_null(q);
     cm_profile_free(q);
@@ -492,7 +510,11 @@ static void test_history_parse(void **state)
     FAILS(cm_history_parse(HEADER, strlen(HEADER), "h", runs, NULL, err));
 
     static const char *const bad[] = {
-        "", "\n", "clustermap-runs 1", "clustermap-runs 2\n", HEADER "x\n",
+        "",
+        "\n",
+        "clustermap-runs 1",
+        "clustermap-runs 2\n",
+        HEADER "x\n",
         HEADER "7.0 100 placed scotch a.out 1 2 3 2 1\n",
         HEADER "7.0 100 placed scotch a.out 1 2 3 2 1 0.5 9\n",
         HEADER "7.0 -1 placed scotch a.out 1 2 3 2 1 0.5\n",
@@ -504,12 +526,10 @@ static void test_history_parse(void **state)
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         count = 5;
-        FAILS(cm_history_parse(bad[k], strlen(bad[k]), "garbage", runs, &count,
-                               err));
+        FAILS(cm_history_parse(bad[k], strlen(bad[k]), "garbage", runs, &count, err));
         assert_int_equal(count, 0);
     }
-    FAILS(cm_history_parse(HEADER "\0", strlen(HEADER) + 1, "nul", runs,
-                           &count, err));
+    FAILS(cm_history_parse(HEADER "\0", strlen(HEADER) + 1, "nul", runs, &count, err));
 
     /* one run more than the limit */
     size_t cap = strlen(HEADER) + (CM_HISTORY_MAX_RUNS + 1) * strlen(LINE) + 1;
@@ -519,8 +539,9 @@ static void test_history_parse(void **state)
     for (int k = 0; k <= CM_HISTORY_MAX_RUNS; k++)
         strcat(text, LINE);
     FAILS(cm_history_parse(text, strlen(text), "long", runs, &count, err));
-    assert_int_equal(cm_history_parse(text, strlen(text) - strlen(LINE), "full",
-                                      runs, &count, NULL), 0);
+    assert_int_equal(
+        cm_history_parse(text, strlen(text) - strlen(LINE), "full", runs, &count, NULL),
+        0);
     assert_int_equal(count, CM_HISTORY_MAX_RUNS);
     free(text);
 }
@@ -532,8 +553,8 @@ static void test_history_format(void **state)
     int count;
     size_t len = 12345;
 
-    assert_int_equal(cm_history_parse(HEADER LINE, strlen(HEADER LINE), "h",
-                                      &run, &count, NULL), 0);
+    assert_int_equal(
+        cm_history_parse(HEADER LINE, strlen(HEADER LINE), "h", &run, &count, NULL), 0);
     assert_int_equal(count, 1);
 
     FAILS_NULL(cm_history_format(NULL, 1, &len, err));
@@ -548,7 +569,7 @@ static void test_history_format(void **state)
 
     FAILS(cm_run_check(NULL, err));
     cm_run_t bad;
-    memset(&bad, 0, sizeof bad);   /* empty words */
+    memset(&bad, 0, sizeof bad); /* empty words */
     FAILS(cm_run_check(&bad, err));
     FAILS_NULL(cm_history_format(&bad, 1, NULL, err));
     bad = run;
@@ -564,7 +585,7 @@ static void test_history_format(void **state)
     bad.mpi_mean = -0.5;
     FAILS(cm_run_check(&bad, err));
     bad = run;
-    memset(bad.how, 'x', sizeof bad.how);   /* not terminated within */
+    memset(bad.how, 'x', sizeof bad.how); /* not terminated within */
     bad.how[sizeof bad.how - 1] = '\0';
     bad.how[3] = ' ';
     FAILS(cm_run_check(&bad, err));
@@ -589,7 +610,7 @@ static void test_guard(void **state)
     cm_guard_decide(NULL, 0, NULL, NULL);
     cm_guard_decide(NULL, 5, &r, NULL);
     memset(&out, 0x55, sizeof out);
-    cm_guard_decide(NULL, 5, NULL, &out);   /* no runs, the default rule */
+    cm_guard_decide(NULL, 5, NULL, &out); /* no runs, the default rule */
     assert_int_equal(out.place, 1);
     assert_int_equal(out.reason, CM_GUARD_FEW_PLACED);
     assert_int_equal(out.nplaced, 0);
@@ -597,8 +618,8 @@ static void test_guard(void **state)
 
     cm_run_t run;
     int count;
-    assert_int_equal(cm_history_parse(HEADER LINE, strlen(HEADER LINE), "h",
-                                      &run, &count, NULL), 0);
+    assert_int_equal(
+        cm_history_parse(HEADER LINE, strlen(HEADER LINE), "h", &run, &count, NULL), 0);
     memset(&out, 0x55, sizeof out);
     cm_guard_decide(&run, -3, &r, &out);
     assert_int_equal(out.place, 1);
@@ -611,20 +632,13 @@ static void test_guard(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_part_parse),
-        cmocka_unit_test(test_new),
-        cmocka_unit_test(test_from_raw),
-        cmocka_unit_test(test_jobids),
-        cmocka_unit_test(test_set_key),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_weight_parse),
-        cmocka_unit_test(test_queries),
-        cmocka_unit_test(test_program_key),
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_bin),
-        cmocka_unit_test(test_files),
-        cmocka_unit_test(test_history_parse),
-        cmocka_unit_test(test_history_format),
+        cmocka_unit_test(test_part_parse),    cmocka_unit_test(test_new),
+        cmocka_unit_test(test_from_raw),      cmocka_unit_test(test_jobids),
+        cmocka_unit_test(test_set_key),       cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_weight_parse),  cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_program_key),   cmocka_unit_test(test_json),
+        cmocka_unit_test(test_bin),           cmocka_unit_test(test_files),
+        cmocka_unit_test(test_history_parse), cmocka_unit_test(test_history_format),
         cmocka_unit_test(test_guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

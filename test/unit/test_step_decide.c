@@ -57,15 +57,17 @@ static const char base_env[] = "SLURM_JOB_ID=42 SLURM_JOB_NAME=halo "
 /* mpirun's daemons, started by clustermap's mpirun (pid 100) for 8 ranks
  * of /home/u/pairs on the job's 4 nodes of 2 tasks each. */
 #define MPIRUN "srun --ntasks-per-node=1 --kill-on-bad-exit orted -mca x y"
-#define OURS CMP_ENV_MPIRUN_PID "=100 " CMP_ENV_MPIRUN_RANKFILE "=/tmp/rf " \
-             CMP_ENV_MPIRUN_NODES "=n[1-4] " CMP_ENV_MPIRUN_TASKS "=2(x4) "  \
-             CMP_ENV_MPIRUN_NP "=8 " CMP_ENV_MPIRUN_PROGRAM "=/home/u/pairs "
+#define OURS                                                                             \
+    CMP_ENV_MPIRUN_PID "=100 " CMP_ENV_MPIRUN_RANKFILE "=/tmp/rf " CMP_ENV_MPIRUN_NODES  \
+                       "=n[1-4] " CMP_ENV_MPIRUN_TASKS "=2(x4) " CMP_ENV_MPIRUN_NP       \
+                       "=8 " CMP_ENV_MPIRUN_PROGRAM "=/home/u/pairs "
 
 /* Set (NAME=VALUE) or unset (-NAME) the row's variables; the strings stay
  * in @p buf. */
 static void set_env(cmp_step_input_t *in, char *buf)
 {
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t;
+         t = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(t, '=');
         size_t n = eq ? (size_t)(eq - t) : strlen(t);
         const char *name = t[0] == '-' ? t + 1 : t;
@@ -84,45 +86,47 @@ static void set_env(cmp_step_input_t *in, char *buf)
 /* What the store answers (store_step.c); all zero: opened, nothing kept,
  * a run can be recorded. */
 typedef struct store_spec {
-    int closed;               /* cm_store_open failed */
+    int closed; /* cm_store_open failed */
     int nompi;
-    int profile;              /* 1 found, 0 none, -1 unusable */
-    const char *no_record;    /* cm_store_can_record's reason */
-    const char *history;      /* 'p' placed 10 s, 'd' default 5 s, oldest first */
-    int counts[4];            /* other task counts, 0-terminated */
+    int profile;           /* 1 found, 0 none, -1 unusable */
+    const char *no_record; /* cm_store_can_record's reason */
+    const char *history;   /* 'p' placed 10 s, 'd' default 5 s, oldest first */
+    int counts[4];         /* other task counts, 0-terminated */
     int trace;
 } store_spec_t;
 
 typedef struct row {
     const char *name;
-    const char *srun;         /* srun's command line */
-    const char *env;          /* on top of base_env */
-    const char *conf;         /* plugstack.conf arguments */
-    const store_spec_t *store;/* NULL: only the decision before the store */
+    const char *srun;          /* srun's command line */
+    const char *env;           /* on top of base_env */
+    const char *conf;          /* plugstack.conf arguments */
+    const store_spec_t *store; /* NULL: only the decision before the store */
     /* expected */
     cmp_step_next_t next;
-    int line;                 /* 1 CMP_FALLBACK line, 2 CMP_NOTHING_TO_DO line */
+    int line; /* 1 CMP_FALLBACK line, 2 CMP_NOTHING_TO_DO line */
     const char *reason;
-    const char *note;         /* NULL: no note */
+    const char *note; /* NULL: no note */
     cmp_step_mark_t mark;
     int traffic;
-    const char *place_note;   /* CMP_STEP_PLACE: the summary line's note */
+    const char *place_note; /* CMP_STEP_PLACE: the summary line's note */
 } row_t;
 
-static const store_spec_t none = { 0 }, found = { .profile = 1 },
-    nompi = { .nompi = 1 }, corrupt = { .profile = -1 }, closed = { .closed = 1 },
-    others = { .counts = { 4, 16 } },
-    readonly = { .no_record = "/s/1000: not writable: Permission denied" },
-    hist_measure = { .profile = 1, .history = "pp" },
-    hist_slower = { .profile = 1, .history = "ppdd" },
-    hist_probe = { .profile = 1, .history = "ppddddddd" },
-    trace = { .profile = 1, .trace = 1 };
+static const store_spec_t none = { 0 }, found = { .profile = 1 }, nompi = { .nompi = 1 },
+                          corrupt = { .profile = -1 }, closed = { .closed = 1 },
+                          others = { .counts = { 4, 16 } },
+                          readonly = { .no_record =
+                                           "/s/1000: not writable: Permission denied" },
+                          hist_measure = { .profile = 1, .history = "pp" },
+                          hist_slower = { .profile = 1, .history = "ppdd" },
+                          hist_probe = { .profile = 1, .history = "ppddddddd" },
+                          trace = { .profile = 1, .trace = 1 };
 
 #define NOTE_REC " (profiling this run)"
 #define NOTE_RO " (not profiling this run: /s/1000: not writable: Permission denied)"
 #define NOTE_OPEN " (not profiling this run: store: cannot open it)"
-#define UNSTAGED " (not profiling this run: clustermap's mpirun could not stage it; " \
-                 "see slurmd's log)"
+#define UNSTAGED                                                                         \
+    " (not profiling this run: clustermap's mpirun could not stage it; "                 \
+    "see slurmd's log)"
 
 /* A row names the fields its behaviour has; the others are 0 / NULL. */
 #pragma GCC diagnostic push
@@ -133,23 +137,25 @@ static const row_t rows[] = {
       NULL, CMP_STEP_DONE, 1, "srun outside an allocation (it makes its own)" },
     { "-w", "srun -n16 -w n1 --mapping=cluster ./halo", "", "", NULL, CMP_STEP_DONE, 1,
       "the step's layout is given (-w)" },
-    { "-m", "srun -n16 -m cyclic --mapping=cluster ./halo", "", "", NULL, CMP_STEP_DONE, 1,
-      "the step's layout is given (-m)" },
+    { "-m", "srun -n16 -m cyclic --mapping=cluster ./halo", "", "", NULL, CMP_STEP_DONE,
+      1, "the step's layout is given (-m)" },
     { "-x", "srun -n16 -x n1 --mapping=cluster ./halo", "", "", NULL, CMP_STEP_DONE, 1,
       "the step's layout is given (-x)" },
     { "the user's SLURM_HOSTFILE", "srun -n16 --mapping=cluster ./halo",
       "SLURM_HOSTFILE=/h", "", NULL, CMP_STEP_DONE, 1,
       "the step's layout is given (SLURM_HOSTFILE)" },
-    { "an enclosing srun's hostfile is not the user's", "srun -n16 --mapping=cluster ./halo",
-      "SLURM_HOSTFILE=/h " CMP_ENV_HOSTFILE "=/h", "", NULL, CMP_STEP_ASK_STORE },
+    { "an enclosing srun's hostfile is not the user's",
+      "srun -n16 --mapping=cluster ./halo", "SLURM_HOSTFILE=/h " CMP_ENV_HOSTFILE "=/h",
+      "", NULL, CMP_STEP_ASK_STORE },
     { "-O", "srun -n16 -O --mapping=cluster ./halo", "", "", NULL, CMP_STEP_DONE, 1,
       "overcommitted step (-O)" },
     { "SLURM_OVERCOMMIT", "srun -n16 --mapping=cluster ./halo", "SLURM_OVERCOMMIT=1", "",
       NULL, CMP_STEP_DONE, 1, "overcommitted step (SLURM_OVERCOMMIT)" },
-    { "SLURM_OVERCOMMIT=0", "srun -n16 --mapping=cluster ./halo", "SLURM_OVERCOMMIT=0", "",
-      NULL, CMP_STEP_ASK_STORE },
+    { "SLURM_OVERCOMMIT=0", "srun -n16 --mapping=cluster ./halo", "SLURM_OVERCOMMIT=0",
+      "", NULL, CMP_STEP_ASK_STORE },
     { "heterogeneous", "srun -n8 --mapping=cluster ./halo : -n8 ./halo", "", "", NULL,
-      CMP_STEP_DONE, 1, "heterogeneous step (--het-group or ':'): neither placed nor "
+      CMP_STEP_DONE, 1,
+      "heterogeneous step (--het-group or ':'): neither placed nor "
       "profiled" },
     { "--jobid", "srun --jobid=7 -n16 --mapping=cluster ./halo", "", "", NULL,
       CMP_STEP_DONE, 1, "srun --jobid (an allocation other than this environment's)" },
@@ -169,19 +175,20 @@ static const row_t rows[] = {
     { "the allocation unreadable", "srun -n16 --mapping=cluster ./halo",
       "SLURM_JOB_CPUS_PER_NODE=4(x3)", "", NULL, CMP_STEP_DONE, 1,
       "SLURM_JOB_CPUS_PER_NODE '4(x3)' describes 3 nodes, SLURM_JOB_NODELIST 4" },
-    { "--mapping inherited from sbatch", "srun -n16 ./halo", CMP_OPTION_ENV "=cluster", "",
-      NULL, CMP_STEP_ASK_STORE },
-    { "mpirun not through clustermap's mpirun", MPIRUN,
-      CMP_OPTION_ENV "=cluster", "", NULL, CMP_STEP_DONE, 1,
+    { "--mapping inherited from sbatch", "srun -n16 ./halo", CMP_OPTION_ENV "=cluster",
+      "", NULL, CMP_STEP_ASK_STORE },
+    { "mpirun not through clustermap's mpirun", MPIRUN, CMP_OPTION_ENV "=cluster", "",
+      NULL, CMP_STEP_DONE, 1,
       "mpirun launch: not started through clustermap's mpirun (a path to another "
       "mpirun, one ahead in PATH, salloc, or mpirun=no)" },
     { "mpirun of another process", MPIRUN, CMP_OPTION_ENV "=cluster " OURS "PPID=99", "",
       NULL, CMP_STEP_DONE, 1,
       "mpirun launch: not started through clustermap's mpirun (a path to another "
       "mpirun, one ahead in PATH, salloc, or mpirun=no)" },
-    { "mpirun's own layout", MPIRUN, CMP_OPTION_ENV "=cluster " CMP_ENV_MPIRUN_PID "=100 "
-      CMP_ENV_MPIRUN_WHY "=mpirun_decides_(--bind-to)", "", NULL, CMP_STEP_DONE, 1,
-      "mpirun launch: mpirun_decides_(--bind-to)" },
+    { "mpirun's own layout", MPIRUN,
+      CMP_OPTION_ENV "=cluster " CMP_ENV_MPIRUN_PID "=100 " CMP_ENV_MPIRUN_WHY
+                     "=mpirun_decides_(--bind-to)",
+      "", NULL, CMP_STEP_DONE, 1, "mpirun launch: mpirun_decides_(--bind-to)" },
     { "mpirun -np above the job's tasks", MPIRUN,
       CMP_OPTION_ENV "=cluster " OURS CMP_ENV_MPIRUN_NP "=9", "", NULL, CMP_STEP_DONE, 1,
       "mpirun launch: mpirun -np 9: more ranks than the job's tasks" },
@@ -193,19 +200,23 @@ static const row_t rows[] = {
       "job 'halo' with 16 tasks did not call MPI_Init when it was profiled: neither "
       "placed nor profiled" },
     { "no profile: profile this run", "srun -n16 --mapping=cluster ./halo", "", "", &none,
-      CMP_STEP_DONE, 1, "no profile for job 'halo' with 16 tasks", NOTE_REC,
-      CMP_MARK_NOW, 1 },
+      CMP_STEP_DONE, 1, "no profile for job 'halo' with 16 tasks", NOTE_REC, CMP_MARK_NOW,
+      1 },
     { "no profile, others", "srun -n8 --mapping=cluster ./halo", "", "", &others,
-      CMP_STEP_DONE, 1, "no profile for job 'halo' with 8 tasks (it has profiles for 4, "
-      "16 tasks)", NOTE_REC, CMP_MARK_NOW, 1 },
+      CMP_STEP_DONE, 1,
+      "no profile for job 'halo' with 8 tasks (it has profiles for 4, "
+      "16 tasks)",
+      NOTE_REC, CMP_MARK_NOW, 1 },
     { "no profile, store not writable", "srun -n16 --mapping=cluster ./halo", "", "",
       &readonly, CMP_STEP_DONE, 1, "no profile for job 'halo' with 16 tasks", NOTE_RO },
     { "no profile, noprofile", "srun -n16 --mapping=cluster,noprofile ./halo", "", "",
       &none, CMP_STEP_DONE, 1, "no profile for job 'halo' with 16 tasks" },
     { "no profile, profile=never", "srun -n16 --mapping=cluster ./halo", "",
-      "profile=never", &none, CMP_STEP_DONE, 1, "no profile for job 'halo' with 16 tasks" },
+      "profile=never", &none, CMP_STEP_DONE, 1,
+      "no profile for job 'halo' with 16 tasks" },
     { "corrupt profile", "srun -n16 --mapping=cluster ./halo", "", "", &corrupt,
-      CMP_STEP_DONE, 1, "cannot use the profile of job 'halo' with 16 tasks: bad checksum" },
+      CMP_STEP_DONE, 1,
+      "cannot use the profile of job 'halo' with 16 tasks: bad checksum" },
     { "no store", "srun -n16 --mapping=cluster ./halo", "", "", &closed, CMP_STEP_DONE, 1,
       "cannot use the profile of job 'halo' with 16 tasks: store: cannot open it" },
     { "placed from the profile", "srun -n16 --mapping=cluster ./halo", "", "", &found,
@@ -216,12 +227,15 @@ static const row_t rows[] = {
       "profile=always guard=yes", &found, CMP_STEP_PLACE, 0, NULL, NULL,
       CMP_MARK_IF_PLACED, 1, NOTE_REC },
     { "guard: measure Slurm's default", "srun -n16 --mapping=cluster ./halo", "",
-      "guard=yes", &hist_measure, CMP_STEP_DONE, 1, "job 'halo': timing Slurm's default "
-      "to compare with the placed runs (2 and 0 runs so far)", NULL, CMP_MARK_NOW, 0 },
+      "guard=yes", &hist_measure, CMP_STEP_DONE, 1,
+      "job 'halo': timing Slurm's default "
+      "to compare with the placed runs (2 and 0 runs so far)",
+      NULL, CMP_MARK_NOW, 0 },
     { "guard: slower when placed", "srun -n16 --mapping=cluster ./halo", "", "guard=yes",
-      &hist_slower, CMP_STEP_DONE, 1, "job 'halo' ran slower when placed: placed runs "
-      "took 10.000 s, Slurm's default 5.000 s (spread 0.100 s, 2 and 2 runs)", NULL, CMP_MARK_NOW,
-      0 },
+      &hist_slower, CMP_STEP_DONE, 1,
+      "job 'halo' ran slower when placed: placed runs "
+      "took 10.000 s, Slurm's default 5.000 s (spread 0.100 s, 2 and 2 runs)",
+      NULL, CMP_MARK_NOW, 0 },
     { "guard: a probe", "srun -n16 --mapping=cluster ./halo", "", "guard=yes",
       &hist_probe, CMP_STEP_PLACE, 0, NULL, NULL, CMP_MARK_IF_PLACED, 0,
       " (a probe: placed runs took 10.000 s, Slurm's default 5.000 s (spread 0.100 s, "
@@ -340,7 +354,7 @@ static void config(const char *conf, cmp_config_t *c)
     for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 16;
          t = strtok_r(NULL, " ", &save))
         argv[argc++] = t;
-    c->guard = 0;   /* as the cluster tests' plugstack line: guard=no unless said */
+    c->guard = 0; /* as the cluster tests' plugstack line: guard=no unless said */
     if (cmp_config_parse(c, argc, argv, &err) < 0)
         fail_msg("%s", err.msg);
 }
@@ -386,13 +400,17 @@ static void test_rows(void **state)
 static void test_request_and_overlays(void **state)
 {
     (void)state;
-    static const row_t asked = { "", "srun -n16 --mapping=cluster,verbose,overlap ./halo",
-                                 "", "", NULL, 0 },
-                       dflt = { "", "srun -n16 ./halo", "", "default=block overlay=css",
-                                NULL, 0 },
-                       mpi = { "", MPIRUN, CMP_OPTION_ENV "=cluster,overlap " OURS
-                               CMP_ENV_MPIRUN_STAGE "=/s/x " CMP_ENV_MPIRUN_OVERLAY
-                               "=tnbc", "", &trace, 0 };
+    static const row_t
+        asked = { "", "srun -n16 --mapping=cluster,verbose,overlap ./halo", "", "", NULL,
+                  0 },
+        dflt = { "", "srun -n16 ./halo", "", "default=block overlay=css", NULL, 0 },
+        mpi = { "",
+                MPIRUN,
+                CMP_OPTION_ENV "=cluster,overlap " OURS CMP_ENV_MPIRUN_STAGE
+                               "=/s/x " CMP_ENV_MPIRUN_OVERLAY "=tnbc",
+                "",
+                &trace,
+                0 };
     cmp_config_t c;
     cmp_step_input_t in;
     cmp_step_decision_t d;
@@ -452,12 +470,15 @@ static void test_request_and_overlays(void **state)
 static void test_step_shape(void **state)
 {
     (void)state;
-    static const row_t named = { "", "srun -n6 -J other --mapping=cluster,name=mine ./halo",
-                                 "SLURM_CPUS_PER_TASK=2", "", NULL, 0 },
-                       jname = { "", "srun -n4 -J other --mapping=cluster ./halo", "",
-                                 "", NULL, 0 },
-                       noname = { "", "srun -n4 --mapping=cluster", "-SLURM_JOB_NAME", "",
-                                  NULL, 0 };
+    static const row_t
+        named = { "",
+                  "srun -n6 -J other --mapping=cluster,name=mine ./halo",
+                  "SLURM_CPUS_PER_TASK=2",
+                  "",
+                  NULL,
+                  0 },
+        jname = { "", "srun -n4 -J other --mapping=cluster ./halo", "", "", NULL, 0 },
+        noname = { "", "srun -n4 --mapping=cluster", "-SLURM_JOB_NAME", "", NULL, 0 };
     cmp_config_t c;
     cmp_step_input_t in;
     cmp_step_decision_t d;
@@ -517,13 +538,14 @@ static void test_store_step_info(void **state)
     cm_error_t err;
     static const int made[][2] = { { 16, 0 }, { 4, 0 }, { 2, 1 }, { 64, 0 } };
     for (size_t k = 0; k < sizeof made / sizeof made[0]; k++) {
-        cm_profile_t *p = profile(cm_store_uid(f->s), made[k][1] ? "halo.x" : "halo",
-                                  made[k][0]);
+        cm_profile_t *p =
+            profile(cm_store_uid(f->s), made[k][1] ? "halo.x" : "halo", made[k][0]);
         assert_int_equal(cm_store_save(f->s, p, 0, &err), 0);
         cm_profile_free(p);
     }
     cm_store_step_info(f->s, NULL, "halo", 8,
-                       CM_STEP_ASK_PROFILE | CM_STEP_ASK_HISTORY | CM_STEP_ASK_TRACE, &info);
+                       CM_STEP_ASK_PROFILE | CM_STEP_ASK_HISTORY | CM_STEP_ASK_TRACE,
+                       &info);
     assert_int_equal(info.opened, 1);
     assert_int_equal(info.nompi, 0);
     assert_int_equal(info.profile, 0);

@@ -46,30 +46,34 @@ static void test_open_at(void **state)
         int want_dir;
         int other_owner;
         mode_t forbidden;
-        int err;              /* 0: opens */
-        const char *words;    /* in the message */
+        int err;           /* 0: opens */
+        const char *words; /* in the message */
     } rows[] = {
         { "mine", 0, 0, 022, 0, NULL },
-        { "mine", 0, -1, 0, 0, NULL },   /* any owner */
+        { "mine", 0, -1, 0, 0, NULL }, /* any owner */
         { "absent", 0, 0, 022, ENOENT, NULL },
-        { "link", 0, 0, 0, ELOOP, "link: is a symbolic link; refusing to "
-                                  "follow it" },
+        { "link", 0, 0, 0, ELOOP,
+          "link: is a symbolic link; refusing to "
+          "follow it" },
         /* O_DIRECTORY sees the link itself: not a directory */
         { "dlink", 1, 0, 0, ENOTDIR, "dlink: cannot open" },
         { "fifo", 0, 0, 0, EPERM, "fifo: not a regular file" },
         { "sub", 0, 0, 0, EPERM, "sub: not a regular file" },
         { "mine", 1, 0, 0, ENOTDIR, "mine: cannot open" },
-        { "open", 0, 0, 022, EPERM, "open: mode 0666, expected no group or "
-                                    "world write permission" },
+        { "open", 0, 0, 022, EPERM,
+          "open: mode 0666, expected no group or "
+          "world write permission" },
         { "sub", 1, 0, 077, 0, NULL },
-        { "pub", 1, 0, 077, EPERM, "pub: mode 0755, expected no group or "
-                                   "world permission" },
+        { "pub", 1, 0, 077, EPERM,
+          "pub: mode 0755, expected no group or "
+          "world permission" },
         { "mine", 0, 1, 0, EPERM, "mine: owned by uid" },
     };
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         cm_file_want_t want = { rows[k].want_dir,
-                                rows[k].other_owner < 0 ? CM_FILE_ANY_OWNER
-                                : rows[k].other_owner ? me + 1 : me,
+                                rows[k].other_owner < 0   ? CM_FILE_ANY_OWNER
+                                    : rows[k].other_owner ? me + 1
+                                                          : me,
                                 rows[k].forbidden };
         cm_error_t err = { "untouched" };
         errno = 0;
@@ -82,12 +86,12 @@ static void test_open_at(void **state)
         }
         assert_int_equal(fd, -1);
         if (errno != rows[k].err)
-            fail_msg("row %zu (%s): errno %d, expected %d", k, rows[k].name,
-                     errno, rows[k].err);
+            fail_msg("row %zu (%s): errno %d, expected %d", k, rows[k].name, errno,
+                     rows[k].err);
         if (rows[k].words)
             assert_non_null(strstr(err.msg, rows[k].words));
         else
-            assert_string_equal(err.msg, "untouched");   /* ENOENT: silent */
+            assert_string_equal(err.msg, "untouched"); /* ENOENT: silent */
     }
     close(dfd);
     cm_test_rmtree(dir);
@@ -113,7 +117,8 @@ static void test_read_bounds(void **state)
     assert_null(cm_file_read_fd(fd, "ten", 9, &len, &err));
     assert_int_equal(errno, EFBIG);
     assert_int_equal(len, 10);
-    assert_string_equal(err.msg, "ten: file is 10 bytes, more than the limit "
+    assert_string_equal(err.msg,
+                        "ten: file is 10 bytes, more than the limit "
                         "of 9 bytes");
     close(fd);
     /* empty, bound 0 */
@@ -168,13 +173,15 @@ static void test_dir_open_safe(void **state)
     snprintf(path, sizeof path, "%s/new", dir);
     assert_int_equal(symlink(path, link), 0);
     assert_int_equal(cm_file_open_dir_safe(link, 0, "store", &err), -1);
-    assert_non_null(strstr(err.msg, "a symbolic link or not a directory at "
+    assert_non_null(strstr(err.msg,
+                           "a symbolic link or not a directory at "
                            "'link'; refusing the store"));
     assert_int_equal(chmod(path, 0777), 0);
     errno = 0;
     assert_int_equal(cm_file_open_dir_safe(path, 0, "store", &err), -1);
     assert_int_equal(errno, EPERM);
-    assert_non_null(strstr(err.msg, "mode 0777, expected no group or world "
+    assert_non_null(strstr(err.msg,
+                           "mode 0777, expected no group or world "
                            "write permission; refusing the store"));
     cm_test_rmtree(dir);
 }
