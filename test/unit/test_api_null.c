@@ -5,10 +5,7 @@
  * crash.  test/sh/t0014-api-null.t fails when a function the header
  * declares is not called here, so a new function comes with its row.
  *
- * FAILS(call) runs @p call twice, once with `err` pointing to a record
- * (which must then hold a message) and once with `err` NULL (the header
- * allows it), and expects -1 both times; FAILS_NULL does the same for
- * calls that return a pointer. */
+ * The checks are FAILS and FAILS_NULL (test/unit/lib/testnull.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,35 +17,10 @@
 
 #include <cmocka.h>
 
+#include "testnull.h"
 #include "clustermap.h"
 #include "testdata.h"
 #include "testutil.h"
-
-#define FAILS(call)                                                                      \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != -1)                                                                \
-            fail_msg("%s: expected -1", #call);                                          \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != -1)                                                                \
-            fail_msg("%s (err NULL): expected -1", #call);                               \
-    } while (0)
-
-#define FAILS_NULL(call)                                                                 \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != NULL)                                                              \
-            fail_msg("%s: expected NULL", #call);                                        \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != NULL)                                                              \
-            fail_msg("%s (err NULL): expected NULL", #call);                             \
-    } while (0)
 
 /* Four slots: two sockets of two cores (levels socket... core). */
 static cm_tree_t *small_tree(void)

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "testnull.h"
 #include "cmp_alloc.h"
 #include "cmp_config.h"
 #include "cmp_layout_text.h"
@@ -30,33 +31,6 @@
 #include "cmp_srun_args.h"
 #include "cmp_step.h"
 #include "testdata.h"
-
-#define FAILS(call)                                                                      \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != -1)                                                                \
-            fail_msg("%s: expected -1", #call);                                          \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != -1)                                                                \
-            fail_msg("%s (err NULL): expected -1", #call);                               \
-    } while (0)
-
-#define FAILS_NULL(call)                                                                 \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        char *r_ = (call);                                                               \
-        if (r_ != NULL)                                                                  \
-            fail_msg("%s: expected NULL", #call);                                        \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((r_ = (call)) != NULL)                                                       \
-            fail_msg("%s (err NULL): expected NULL", #call);                             \
-    } while (0)
 
 /* FAILS for the calls that fill an allocation @p a, to be freed after
  * each call, failed or not. */

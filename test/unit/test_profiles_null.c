@@ -25,35 +25,10 @@
 
 #include <cmocka.h>
 
+#include "testnull.h"
 #include "cm_history.h"
 #include "raw.h"
 #include "testutil.h"
-
-#define FAILS(call)                                                                      \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != -1)                                                                \
-            fail_msg("%s: expected -1", #call);                                          \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != -1)                                                                \
-            fail_msg("%s (err NULL): expected -1", #call);                               \
-    } while (0)
-
-#define FAILS_NULL(call)                                                                 \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != NULL)                                                              \
-            fail_msg("%s: expected NULL", #call);                                        \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != NULL)                                                              \
-            fail_msg("%s (err NULL): expected NULL", #call);                             \
-    } while (0)
 
 /* Four ranks in a ring, with message counts. */
 static cm_matrix_t *ring(int n)

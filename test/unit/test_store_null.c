@@ -22,36 +22,11 @@
 
 #include <cmocka.h>
 
+#include "testnull.h"
 #include "cm_file.h"
 #include "cm_store.h"
 #include "cm_store_step.h"
 #include "teststore.h"
-
-#define FAILS(call)                                                                      \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != -1)                                                                \
-            fail_msg("%s: expected -1", #call);                                          \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != -1)                                                                \
-            fail_msg("%s (err NULL): expected -1", #call);                               \
-    } while (0)
-
-#define FAILS_NULL(call)                                                                 \
-    do {                                                                                 \
-        cm_error_t e_ = { "" };                                                          \
-        cm_error_t *err = &e_;                                                           \
-        if ((call) != NULL)                                                              \
-            fail_msg("%s: expected NULL", #call);                                        \
-        if (!e_.msg[0])                                                                  \
-            fail_msg("%s: no error message", #call);                                     \
-        err = NULL;                                                                      \
-        if ((call) != NULL)                                                              \
-            fail_msg("%s (err NULL): expected NULL", #call);                             \
-    } while (0)
 
 /* A name one byte longer than a profile's name may be. */
 static char long_name[CM_PROFILE_MAX_NAME + 2];
