@@ -397,6 +397,22 @@ int cm_tree_set_level_latencies(cm_tree_t *t, const char *spec, cm_error_t *err)
  *  as they are; errors as cm_tree_set_level_costs(). */
 int cm_tree_set_level_bandwidths(cm_tree_t *t, const char *spec, cm_error_t *err);
 
+/** The three kinds of "name=value,..." level specs above. */
+typedef enum cm_level_spec {
+    CM_LEVEL_COSTS,      /**< cm_tree_set_level_costs() */
+    CM_LEVEL_LATENCIES,  /**< cm_tree_set_level_latencies() */
+    CM_LEVEL_BANDWIDTHS  /**< cm_tree_set_level_bandwidths() */
+} cm_level_spec_t;
+
+/** Judge the form of a level spec of @p kind without a machine: every item
+ *  is name=value with a value (and unit) the matching setter accepts.  The
+ *  names are not judged (they are the machine's levels), so a spec that
+ *  passes may still name an unknown level.  Lets a configuration reader
+ *  refuse "level_latencies=debug" when it is read rather than at every
+ *  placement.  0, or -1 with @p err naming the item and what was expected
+ *  (also for a NULL spec or an unknown kind). */
+int cm_level_spec_check(cm_level_spec_t kind, const char *spec, cm_error_t *err);
+
 /** Set one level's costs (finite, >= 0).  0, or -1 with @p err for a level
  *  that does not exist or a bad cost, the level then unchanged. */
 int cm_tree_set_level_cost(cm_tree_t *t, int level, double byte_cost,

@@ -591,7 +591,8 @@ static void unit_list(const unit_t *units, char *buf, size_t size)
 }
 
 /* Parse "name=value[,name=value...]" against the levels of @p t into
- * value[] / set[] (indexed by level).  Nothing is changed on error. */
+ * value[] / set[] (indexed by level).  Nothing is changed on error.  With
+ * no tree only the form is judged and value and set may be NULL. */
 static int parse_level_spec(const cm_tree_t *t, const char *spec, const spec_kind_t *k,
                             double *value, int *set, cm_error_t *err)
 {
@@ -611,7 +612,8 @@ static int parse_level_spec(const cm_tree_t *t, const char *spec, const spec_kin
             return cm_error_set(err, "%s '%s': level name too long", k->what, spec);
         memcpy(name, p, nlen);
         name[nlen] = '\0';
-        int level = cm_tree_level_index(t, name);
+        /* without a machine only the form is judged: names are the machine's */
+        int level = t ? cm_tree_level_index(t, name) : 0;
         if (level < 0) {
             char known[400] = "";
             size_t used = 0;
@@ -639,8 +641,10 @@ static int parse_level_spec(const cm_tree_t *t, const char *spec, const spec_kin
             return cm_error_set(err, "%s '%s': value of %s must be %s, got '%s'", k->what,
                                 spec, name,
                                 k->positive ? "> 0" : "finite and >= 0", num);
-        value[level] = v;
-        set[level] = 1;
+        if (value)
+            value[level] = v;
+        if (set)
+            set[level] = 1;
         p += len;
         if (*p == ',') {
             p++;
@@ -686,6 +690,20 @@ int cm_tree_set_level_latencies(cm_tree_t *t, const char *spec, cm_error_t *err)
 int cm_tree_set_level_bandwidths(cm_tree_t *t, const char *spec, cm_error_t *err)
 {
     return set_from_spec(t, spec, &bandwidth_spec, err);
+}
+
+int cm_level_spec_check(cm_level_spec_t kind, const char *spec, cm_error_t *err)
+{
+    static const spec_kind_t *const kinds[] = {
+        [CM_LEVEL_COSTS] = &byte_cost_spec,
+        [CM_LEVEL_LATENCIES] = &latency_spec,
+        [CM_LEVEL_BANDWIDTHS] = &bandwidth_spec,
+    };
+    if ((unsigned)kind >= sizeof kinds / sizeof kinds[0])
+        return cm_error_set(err, "cm_level_spec_check: unknown kind %d", (int)kind);
+    if (!spec)
+        return cm_error_set(err, "%s: NULL argument", "cm_level_spec_check");
+    return parse_level_spec(NULL, spec, kinds[kind], NULL, NULL, err);
 }
 
 /* ---- queries ---- */

@@ -38,6 +38,7 @@ typedef enum cfg_type {
     CFG_PATH,    /* an absolute path without the characters of .forbid
                     (NULL: any), that fits the field */
     CFG_TEXT,    /* any text that fits the field */
+    CFG_LEVELS,  /* a level spec of .levels (cm_level_spec_check) that fits */
     CFG_WORD,    /* one of .choices, copied into the field */
     CFG_CHOICE,  /* one of .choices -> its index, as int */
     CFG_ENUM,    /* .parse() -> an enumeration or bit set, stored as int */
@@ -55,6 +56,7 @@ typedef struct cfg_key {
     size_t offset, size;                      /* the field in cmp_config_t */
     const char *forbid;                       /* CFG_PATH: characters refused */
     const char *const *choices;               /* CFG_WORD, CFG_CHOICE: NULL-ended */
+    cm_level_spec_t levels;                   /* CFG_LEVELS */
     int (*parse)(const char *v, void *field); /* CFG_ENUM, CFG_REAL: 0, or
                                                    -1 with the field unchanged */
     const char *expected;                     /* the message's "expected ..." when it
@@ -127,11 +129,12 @@ static const cfg_key_t keys[] = {
     { "max_profile_size", CFG_BYTES, 1024, 1e12, .def = CM_PROFILE_DEFAULT_MAX_BYTES,
       FIELD(max_profile_size), .expected = "bytes in [1024, 1e12]",
       .doc = "the largest profile read, in bytes" },
-    { "level_costs", CFG_TEXT, FIELD(level_costs),
+    { "level_costs", CFG_LEVELS, FIELD(level_costs), .levels = CM_LEVEL_COSTS,
       .doc = "name=cost,...: the cost of each level of the machine" },
-    { "level_latencies", CFG_TEXT, FIELD(level_latencies),
+    { "level_latencies", CFG_LEVELS, FIELD(level_latencies), .levels = CM_LEVEL_LATENCIES,
       .doc = "name=latency,...: the latency of each level" },
-    { "level_bandwidths", CFG_TEXT, FIELD(level_bandwidths),
+    { "level_bandwidths", CFG_LEVELS, FIELD(level_bandwidths),
+      .levels = CM_LEVEL_BANDWIDTHS,
       .doc = "name=bandwidth,...: the bandwidth of each level" },
     /* it goes into LD_PRELOAD, whose separators are blanks and ':' */
     { "prof_lib", CFG_PATH, .def_text = CMP_DEFAULT_PROF_LIB, FIELD(prof_lib),
@@ -286,6 +289,7 @@ static int set(cmp_config_t *c, const cfg_key_t *k, const char *v)
             return -1;
         /* fall through */
     case CFG_TEXT:
+    case CFG_LEVELS:
         if (len >= k->size)
             return -1;
         memcpy(field, v, len + 1);
@@ -320,6 +324,7 @@ void cmp_config_init(cmp_config_t *c)
         case CFG_BYTES: *(size_t *)(void *)field = (size_t)k->def; break;
         case CFG_PATH:
         case CFG_TEXT:
+        case CFG_LEVELS:
         case CFG_WORD:
             snprintf(field, k->size, "%s", k->def_text ? k->def_text : "");
             break;
@@ -359,9 +364,16 @@ static int one(cmp_config_t *c, const char *key, const char *v, cm_error_t *err)
                                     "%s%s", i ? ", " : "", keys[i].key);
         return cm_error_set(err, "unknown argument '%s=' (expected %s)", key, buf);
     }
+    /* the form is judged here, once, so that a bad spec is a
+     * misconfiguration rather than a fallback at every placement; the
+     * level names can only be judged against the step's machine */
+    cm_error_t form;
+    if (k->type == CFG_LEVELS && strlen(v) < k->size &&
+        cm_level_spec_check(k->levels, v, &form) < 0)
+        return cm_error_set(err, "%s=: %s", k->key, form.msg);
     if (set(c, k, v) == 0)
         return 0;
-    if (k->type == CFG_TEXT)
+    if (k->type == CFG_TEXT || k->type == CFG_LEVELS)
         return cm_error_set(err, "%s=: longer than %zu bytes", k->key, k->size - 1);
     return cm_error_set(err, "%s=: expected %s, got '%s'", k->key,
                         expected(k, buf, sizeof buf), v);

@@ -279,6 +279,14 @@ static void test_tree_costs(void **state)
     FAILS(cm_tree_set_level_costs(t, "core=1,bogus=2", err));
     FAILS(cm_tree_set_level_latencies(t, "core=1parsec", err));
     FAILS(cm_tree_set_level_bandwidths(t, "core=0", err));
+    FAILS(cm_level_spec_check(CM_LEVEL_COSTS, NULL, err));
+    FAILS(cm_level_spec_check((cm_level_spec_t)7, "core=1", err));
+    FAILS(cm_level_spec_check((cm_level_spec_t)-1, "core=1", err));
+    FAILS(cm_level_spec_check(CM_LEVEL_LATENCIES, "debug", err));
+    FAILS(cm_level_spec_check(CM_LEVEL_LATENCIES, "core=1parsec", err));
+    FAILS(cm_level_spec_check(CM_LEVEL_BANDWIDTHS, "core=0", err));
+    FAILS(cm_level_spec_check(CM_LEVEL_COSTS, "", err));
+    FAILS(cm_level_spec_check(CM_LEVEL_COSTS, "core=1,", err));
     FAILS(cm_tree_set_level_cost(t, -1, 1, 1, err));
     FAILS(cm_tree_set_level_cost(t, nl, 1, 1, err));
     FAILS(cm_tree_set_level_cost(t, 0, -1, 1, err));

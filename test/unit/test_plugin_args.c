@@ -178,6 +178,12 @@ static void test_config_messages(void **state)
         { "guard_probe=65", "guard_probe=: expected an integer in [0, 64], got '65'" },
         { "guard_recheck=x", "guard_recheck=: expected an integer in [0, 1000], got 'x'" },
         { "overlay=css,", "overlay=: expected none, css, tnbc or css,tnbc, got 'css,'" },
+        /* the form of a level spec is judged when read, not at each placement */
+        { "level_latencies=debug", "level_latencies=: level latencies 'debug': expected "
+          "name=value, got 'debug'" },
+        { "level_bandwidths=switch=0", "level_bandwidths=: level bandwidths 'switch=0': "
+          "value of switch must be > 0, got '0'" },
+        { "level_costs=node=1,", "level_costs=: level costs 'node=1,': trailing ','" },
     };
     cmp_config_t c, def;
     cm_error_t err;
