@@ -26,15 +26,6 @@ test_users
 LOGS=$STATE/log
 CSI=$(printf '\302\233')
 
-# sbw_as, once more after the Open MPI start-up race (lib/cluster.sh).
-sbw_user() { race_retry sbw_as "$@"; }
-
-# runs_of USER NAME N: the run count of a profile, "none" when absent
-runs_of() {
-    as "$1" "$CM" profile --store "$STORE" show "$2" --ntasks "$3" 2>/dev/null |
-        sed -n 's/^runs=//p' | grep . || echo none
-}
-
 # in_log FIXED: some slurmd log has a line holding the string FIXED
 in_log() {
     for i in $(seq 50); do
@@ -82,7 +73,7 @@ test_expect_success 'a job name with ESC[2J, a newline and a fake line: escaped 
 	exec ./job.sh
 	EOF
     chmod 755 named.sh &&
-    sbw_user cmtu1 -t 3 -N2 -n4 --mapping=profile -o out/r1.out -e out/r1.err named.sh &&
+    race_retry sbw_as cmtu1 -t 3 -N2 -n4 --mapping=profile -o out/r1.out -e out/r1.err named.sh &&
     test "$(ranks_hosts out/r1.out | wc -l)" -eq 4 &&
     in_log "j\x1b[2J\nslurmd: error: FAKE-NAME \xc2\x9bx" &&
     clean_logs FAKE-NAME
@@ -105,9 +96,10 @@ test_expect_success 'forged CLUSTERMAP_STEP_PROFILE and CLUSTERMAP_FALLBACK: esc
 '
 
 test_expect_success 'the other user is not disturbed: a profiled job is recorded' '
-    sbw_user cmtu1 -t 3 -J victim -N2 -n4 --mapping=profile -o out/r3.out -e out/r3.err job.sh &&
+    race_retry sbw_as cmtu1 -t 3 -J victim -N2 -n4 --mapping=profile -o out/r3.out -e out/r3.err job.sh &&
     test "$(ranks_hosts out/r3.out | wc -l)" -eq 4 &&
-    test "$(runs_of cmtu1 victim 4)" = 1 &&
+    as cmtu1 "$CM" profile --store "$STORE" show victim --ntasks 4 >show &&
+    grep -x "runs=1" show &&
     clean_logs FAKE-NAME
 '
 
