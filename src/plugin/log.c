@@ -130,11 +130,11 @@ void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, .
              note ? note : "");
     /* shown escaped here; handed over as it is, slurmstepd escapes it */
     char *shown = cm_text_escape(line);
-    if (done++)   /* a step has one reason: the first */
+    if (done++) {   /* a step has one reason: the first */
         slurm_debug("clustermap: %s", SHOWN(shown));
-    else if (kind == CMP_NOTHING_TO_DO)
+    } else if (kind == CMP_NOTHING_TO_DO) {
         emit(0, req_verbose, shown);
-    else {
+    } else {
         emit(1, user_shows(1), shown);
         if (!log_remote)
             setenv(CMP_ENV_FALLBACK, line, 1);
