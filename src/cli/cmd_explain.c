@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cm_store.h"
+#include "cm_text.h"
 
 #define CMD "explain"
 
@@ -78,7 +79,15 @@ int cm_cmd_explain(int argc, char **argv)
     cm_store_close(s);
     if (!text)
         return cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
-    fputs(text, stdout);
+    /* The record is the user's file, written in part from the user's
+     * input: each line is escaped (cm_text.h), the lines stay lines. */
+    for (const char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        cm_text_fwrite(line, n, stdout);
+        if (line[n] == '\n')
+            putchar('\n');
+        line += n + (line[n] == '\n');
+    }
     free(text);
     return fflush(stdout) == 0 ? CM_EXIT_OK : CM_EXIT_FAIL;
 }

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cm_store.h"
+#include "cm_text.h"
 #include "raw.h"
 
 /* Options, as bits of what each action accepts. */
@@ -304,7 +305,10 @@ static int do_list(popts_t *o)
         }
         size_t nl;
         const char *prog = cm_profile_key_program(e[k].job_name, &nl);
-        printf("%-32.*s %8d %6ld ", (int)nl, e[k].job_name, e[k].ntasks, e[k].runs);
+        /* names and programs are the users': escaped (cm_text.h) */
+        long w = cm_text_fwrite(e[k].job_name, nl, stdout);
+        printf("%*s %8d %6ld ", w >= 0 && w < 32 ? 32 - (int)w : 0, "", e[k].ntasks,
+               e[k].runs);
         cm_cli_print_time(stdout, e[k].last_update);
         putchar(' ');
         cm_cli_print_time(stdout, e[k].last_use);
@@ -317,7 +321,9 @@ static int do_list(popts_t *o)
         } else {
             snprintf(bytes, sizeof bytes, "?");
         }
-        printf(" %-12s %s\n", bytes, prog ? prog : "-");
+        printf(" %-12s ", bytes);
+        cm_text_fputs(prog ? prog : "-", stdout);
+        putchar('\n');
     }
     free(e);
     cm_store_close(s);
@@ -361,17 +367,22 @@ static int print_summary(const popts_t *o, const cm_profile_t *p, FILE *f)
 
     if (!m)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
-    fprintf(f, "job_name=%s\nuser=%s\nuid=%lu\nntasks=%d\nruns=%ld\n",
-            cm_profile_job_name(p), cm_profile_user(p),
-            (unsigned long)cm_profile_uid(p), cm_profile_ntasks(p),
-            cm_profile_runs(p));
+    /* the key and the job ids are what the file says: escaped (cm_text.h) */
+    fputs("job_name=", f);
+    cm_text_fputs(cm_profile_job_name(p), f);
+    fputs("\nuser=", f);
+    cm_text_fputs(cm_profile_user(p), f);
+    fprintf(f, "\nuid=%lu\nntasks=%d\nruns=%ld\n", (unsigned long)cm_profile_uid(p),
+            cm_profile_ntasks(p), cm_profile_runs(p));
     fprintf(f, "first_update=");
     cm_cli_print_time(f, cm_profile_first_update(p));
     fprintf(f, "\nlast_update=");
     cm_cli_print_time(f, cm_profile_last_update(p));
     fprintf(f, "\njobs=");
-    for (int k = 0; k < cm_profile_njobids(p); k++)
-        fprintf(f, "%s%s", k ? "," : "", cm_profile_jobid(p, k));
+    for (int k = 0; k < cm_profile_njobids(p); k++) {
+        fputs(k ? "," : "", f);
+        cm_text_fputs(cm_profile_jobid(p, k), f);
+    }
     fprintf(f, "\nhas_msgs=%d\n", cm_profile_has_msgs(p));
     print_part(f, "p2p", cm_profile_part(p, CM_PART_P2P));
     print_part(f, "coll", cm_profile_part(p, CM_PART_COLL));
@@ -521,8 +532,9 @@ static int import_into(popts_t *o, cm_store_t *s, const cm_profile_t *p)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s%s", err.msg,
                            strstr(err.msg, "exists already") ?
                            "; use --force to replace it" : "");
-    printf("imported %s as '%s' with %d tasks for %s\n", o->arg,
-           cm_profile_job_name(p), cm_profile_ntasks(p), o->uname);
+    printf("imported %s as '", o->arg);
+    cm_text_fputs(cm_profile_job_name(p), stdout);
+    printf("' with %d tasks for %s\n", cm_profile_ntasks(p), o->uname);
     return 0;
 }
 
@@ -534,8 +546,9 @@ static int merge_into(popts_t *o, cm_store_t *s, const cm_profile_t *p)
     if (cm_store_merge(s, p, o->weight, CM_STORE_MUST_EXIST, time(NULL), &runs,
                        &err) < 0)
         return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
-    printf("merged %s into '%s' with %d tasks: runs=%ld\n", o->arg,
-           cm_profile_job_name(p), cm_profile_ntasks(p), runs);
+    printf("merged %s into '", o->arg);
+    cm_text_fputs(cm_profile_job_name(p), stdout);
+    printf("' with %d tasks: runs=%ld\n", cm_profile_ntasks(p), runs);
     return 0;
 }
 
@@ -640,9 +653,12 @@ static void prune_report(const cm_store_entry_t *e, cm_prune_status_t st,
         cm_cli_fail(CM_EXIT_FAIL, p->o->cmd, "%s", msg);
         return;
     }
-    printf("%s %s with %d tasks of %s (last used ",
-           p->o->dry_run ? "would remove" : "removed", e->job_name, e->ntasks,
-           p->user);
+    /* cron mails this to root: the name is escaped (cm_text.h) */
+    printf("%s ", p->o->dry_run ? "would remove" : "removed");
+    cm_text_fputs(e->job_name, stdout);
+    printf(" with %d tasks of ", e->ntasks);
+    cm_text_fputs(p->user, stdout);
+    fputs(" (last used ", stdout);
     cm_cli_print_time(stdout, e->last_use);
     printf(", %llu bytes)\n", (unsigned long long)e->file_bytes);
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cm_store.h"
+#include "cm_text.h"
 
 int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
                       int ntasks)
@@ -28,23 +29,31 @@ int cm_cli_print_runs(FILE *f, const char *cmd, cm_store_t *s, const char *name,
     cmp_config_guard_rule(site, &rule);
     cm_guard_decide(runs, count, &rule, &g);
     fprintf(f, "history.runs=%d\n", count);
+    /* a history is what the user's file says: its text is escaped (cm_text.h) */
     for (int k = 0; k < count; k++) {
         const cm_run_t *r = &runs[k];
-        fprintf(f, "run.%d=%s ", k + 1, r->jobid);
+        fprintf(f, "run.%d=", k + 1);
+        cm_text_fputs(r->jobid, f);
+        fputc(' ', f);
         cm_cli_print_time(f, r->when);
-        fprintf(f, " %s how=%s program=%s elapsed_max=%.3f elapsed_mean=%.3f "
+        fprintf(f, " %s how=", r->placed ? "placed" : "default");
+        cm_text_fputs(r->how, f);
+        fputs(" program=", f);
+        cm_text_fputs(r->program, f);
+        fprintf(f, " elapsed_max=%.3f elapsed_mean=%.3f "
                 "mpi_max=%.3f mpi_mean=%.3f J=%.6g J_default=%.6g\n",
-                r->placed ? "placed" : "default", r->how, r->program,
                 r->elapsed_max, r->elapsed_mean, r->mpi_max, r->mpi_mean,
                 r->j_plan, r->j_default);
     }
     /* The last run's how ("guard", "probe:...") says what srun decided;
      * the rule's note says where its figures come from, and that a site
      * without the guard places whatever the history says. */
-    fprintf(f, "guard=%s\nguard.reason=%s\nguard.why=%s\nguard.rule=window %d, "
+    fprintf(f, "guard=%s\nguard.reason=%s\nguard.why=", g.place ? "place" : "default",
+            cm_guard_reason_name(g.reason));
+    cm_text_fputs(g.why, f);
+    fprintf(f, "\nguard.rule=window %d, "
             "min_placed %d, min_default %d, probe after %d, recheck after %d, "
             "margin %g (%s%s)\n",
-            g.place ? "place" : "default", cm_guard_reason_name(g.reason), g.why,
             rule.window, rule.min_placed, rule.min_default, rule.probe,
             rule.recheck, rule.margin,
             found ? "plugstack.conf's guard_window, guard_probe and guard_recheck"

@@ -9,13 +9,28 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cm_text.h"
+
+/* "clustermap CMD: <message>" on stderr, the message escaped (cm_text.h):
+ * it may name a user's job, program or file, read from a store that root
+ * lists or prunes. */
+static void say(const char *cmd, const char *fmt, va_list ap)
+{
+    char *msg = NULL;
+    fprintf(stderr, "clustermap %s: ", cmd);
+    if (vasprintf(&msg, fmt, ap) < 0) {
+        fputs("out of memory", stderr);
+        return;
+    }
+    cm_text_fputs(msg, stderr);
+    free(msg);
+}
 
 int cm_cli_fail(int status, const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "clustermap %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say(cmd, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
     return status;
@@ -24,9 +39,8 @@ int cm_cli_fail(int status, const char *cmd, const char *fmt, ...)
 int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "clustermap %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say(cmd, fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry 'clustermap %s --help'.\n", cmd);
     return CM_EXIT_USAGE;

@@ -13,6 +13,12 @@
  * placement, and CLUSTERMAP_FALLBACK, which travels with the step's
  * environment to slurmstepd, where the step's first node logs it at info
  * level in the slurmd log the administrator reads.
+ *
+ * Every line is escaped once formatted (cm_text.h): job names, program
+ * names, paths, environment values and whatever the store says about a
+ * user's files are the user's text, and slurmd's log and root's terminal
+ * must not obey a control byte in it or take a newline in it for a line
+ * of their own.  Callers pass values as they are.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +27,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "cm_text.h"
 #include "plugin.h"
 #include "plugin_spank.h"
 
@@ -31,15 +38,32 @@ static int log_remote = 0;
 static int req_asked, req_verbose;
 static int user_fd = 2;   /* the job's stderr, as far as srun can tell */
 
-/* char line[1024] formatted from the variadic function's own arguments. */
+/* What is logged of a line that could not be formatted. */
+#define LOST "a message was lost: out of memory"
+
+/* The escaped line of @p fmt and @p ap, malloc'd (NULL when out of
+ * memory); at its full length. */
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *raw;
+    if (vasprintf(&raw, fmt, ap) < 0)
+        return NULL;
+    char *line = cm_text_escape(raw);
+    free(raw);
+    return line;
+}
+
+/* char *line formatted from the variadic function's own arguments and
+ * escaped, NULL when out of memory; the function frees it. */
 #define FORMAT_LINE(line, fmt)                          \
-    char line[1024];                                    \
+    char *line;                                         \
     do {                                                \
         va_list ap_;                                    \
         va_start(ap_, fmt);                             \
-        vsnprintf(line, sizeof line, fmt, ap_);         \
+        line = vformat(fmt, ap_);                       \
         va_end(ap_);                                    \
     } while (0)
+#define SHOWN(line) ((line) ? (line) : LOST)
 
 void cmp_log_init(cmp_loglevel_t level)
 {
@@ -78,8 +102,10 @@ static int user_shows(int is_error)
     return is_error && req_asked;
 }
 
+/* @p line is escaped (NULL: lost). */
 static void emit(int is_error, int show, const char *line)
 {
+    line = SHOWN(line);
     if (log_remote) {
         if (is_error)
             slurm_error("clustermap: %s", line);
@@ -95,21 +121,25 @@ static void emit(int is_error, int show, const char *line)
 void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, ...)
 {
     static int done;
-    FORMAT_LINE(reason, fmt);
-    char line[1024];   /* what cmp_log_step_fallback reads back */
+    char reason[1024], line[1024];   /* line: what cmp_log_step_fallback reads back */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
     snprintf(line, sizeof line, "%.*s" FALLBACK_SUFFIX "%s", 800, reason,
              note ? note : "");
+    /* shown escaped here; handed over as it is, slurmstepd escapes it */
+    char *shown = cm_text_escape(line);
     if (done++) {   /* a step has one reason: the first */
-        slurm_debug("clustermap: %s", line);
-        return;
+        slurm_debug("clustermap: %s", SHOWN(shown));
+    } else if (kind == CMP_NOTHING_TO_DO) {
+        emit(0, req_verbose, shown);
+    } else {
+        emit(1, user_shows(1), shown);
+        if (!log_remote)
+            setenv(CMP_ENV_FALLBACK, line, 1);
     }
-    if (kind == CMP_NOTHING_TO_DO) {
-        emit(0, req_verbose, line);
-        return;
-    }
-    emit(1, user_shows(1), line);
-    if (!log_remote)
-        setenv(CMP_ENV_FALLBACK, line, 1);
+    free(shown);
 }
 
 void cmp_log_step_fallback(spank_t sp)
@@ -131,58 +161,64 @@ void cmp_log_step_fallback(spank_t sp)
         spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
         return;
-    /* The user's environment can set it too (srun --export): keep a forged
-     * value to one line of the log. */
-    for (char *p = line; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    /* The user's environment can set it too (srun --export): a forged
+     * value stays one line of the log. */
+    char *shown = cm_text_escape(line);
     slurm_info("clustermap: job %u.%u uid %lu: %s", job, stepid, (unsigned long)uid,
-               line);
+               SHOWN(shown));
+    free(shown);
 }
 
 void cmp_user_error(const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
     emit(1, user_shows(1), line);
+    free(line);
 }
 
 void cmp_user_info(int force, const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
     emit(0, force || user_shows(0), line);
+    free(line);
 }
 
 void cmp_user_notice(const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
     emit(0, 1, line);
+    free(line);
 }
 
 void cmp_admin_error(const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
     if (log_remote)
-        slurm_error("clustermap: %s", line);
+        slurm_error("clustermap: %s", SHOWN(line));
     else
-        slurm_debug("clustermap: %s", line);
+        slurm_debug("clustermap: %s", SHOWN(line));
+    free(line);
 }
 
 void cmp_debug(const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
     if (log_level >= CMP_LOG_DEBUG && !log_remote)
-        fprintf(stderr, "clustermap: debug: %s\n", line);
-    slurm_debug("clustermap: %s", line);
+        fprintf(stderr, "clustermap: debug: %s\n", SHOWN(line));
+    slurm_debug("clustermap: %s", SHOWN(line));
+    free(line);
 }
 
 void cmp_log_info(const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
-    slurm_info("clustermap: %s", line);
+    slurm_info("clustermap: %s", SHOWN(line));
+    free(line);
 }
 
 void cmp_log_error(const char *fmt, ...)
 {
     FORMAT_LINE(line, fmt);
-    slurm_error("clustermap: %s", line);
+    slurm_error("clustermap: %s", SHOWN(line));
+    free(line);
 }

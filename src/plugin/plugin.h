@@ -62,7 +62,9 @@ void cmp_srun_step_exit(const cmp_config_t *c);
 
 
 
-/* ---- logging (log.c) ---- */
+/* ---- logging (log.c) ----
+ * Every line is escaped once formatted (cm_text.h): callers pass the
+ * users' values as they are. */
 
 void cmp_log_init(cmp_loglevel_t level);
 /** srun: whether the user asked for placement (a --mapping on srun, or

@@ -45,6 +45,7 @@
 #include "cm_env.h"
 #include "cm_file.h"
 #include "cm_store.h"
+#include "cm_text.h"
 #include "plugin_spank.h"
 
 #define MSG_MAX 768
@@ -181,9 +182,8 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
                       "the run will not be recorded", step.jobid, step.stepid,
                       step.why);
     else
-        slurm_debug("clustermap: job %u.%u: %s as '%s' into %s", step.jobid,
-                    step.stepid, step.traffic ? "profiling" : "timing", name,
-                    step.dir);
+        cmp_debug("job %u.%u: %s as '%s' into %s", step.jobid, step.stepid,
+                  step.traffic ? "profiling" : "timing", name, step.dir);
 }
 
 const char *cmp_profile_private_dir(void)
@@ -305,9 +305,13 @@ static int deliver_child(void *p)
         close(dir);
     }
     cm_store_close(s);
-    /* The outcome travels back on stdout (the parent logs it). */
-    if (res > 0)
-        printf("%d %s\n", res, a->msg);
+    /* The outcome travels back on stdout (the parent logs it), one line
+     * whatever the job name holds. */
+    if (res > 0) {
+        printf("%d ", res);
+        cm_text_fputs(a->msg, stdout);
+        putchar('\n');
+    }
     fflush(stdout);
     return res < 0 ? 2 : 0;
 }
@@ -372,8 +376,10 @@ static int drop_child(void *p)
         return 0;
     int n = cm_store_part_drop(s, prefix, msg, sizeof msg, &err);
     cm_store_close(s);
-    if (n > 0)
-        printf("%s\n", msg);
+    if (n > 0) {
+        cm_text_fputs(msg, stdout);
+        putchar('\n');
+    }
     fflush(stdout);
     return 0;
 }

@@ -32,6 +32,7 @@
 
 #include "cm_store.h"
 #include "cm_store_step.h"
+#include "cm_text.h"
 #include "plugin.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */
@@ -316,12 +317,17 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
                 used++;
         free(seen);
         if (s->req.mode == CMP_MODE_CLUSTER && out.explain && out.explain[0]) {
+            /* one line each, whatever the user put in the name */
+            char *job = cm_text_escape(s->job_name), *key = cm_text_escape(s->key);
             free(explain_text);
-            if (asprintf(&explain_text, "clustermap-explain 1\njob=%s\nprofile=%s\n"
+            if (!job || !key ||
+                asprintf(&explain_text, "clustermap-explain 1\njob=%s\nprofile=%s\n"
                          "ntasks=%d\nnodes=%d of %d\nplaced_in_ms=%.0f\n%s",
-                         s->job_name, s->key, s->ntasks, used, s->alloc.nnodes,
+                         job, key, s->ntasks, used, s->alloc.nnodes,
                          (now_s() - t0) * 1e3, out.explain) < 0)
                 explain_text = NULL;
+            free(job);
+            free(key);
         }
         if (s->req.mode == CMP_MODE_CLUSTER)
             cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' on %d of %d nodes "
