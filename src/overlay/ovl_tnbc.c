@@ -301,6 +301,30 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     chain(sig, si, uc);
 }
 
+void prof_ovl_touch(const void *p, size_t n)
+{
+    if (!n || !ALOAD(&prof_ovl_pending) ||
+        (progress_started && pthread_equal(pthread_self(), progress_tid)))
+        return;
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(pagesz - 1);
+    uintptr_t end = (uintptr_t)p + n < (uintptr_t)p ? UINTPTR_MAX
+                                                    : (uintptr_t)p + n;
+    __atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+    uintptr_t lo, hi;
+    op_t *o;
+    while (a < end && (o = ovl_ivl_next(&ranges, a, &lo, &hi)) && lo < end) {
+        uint64_t t0 = prof_now();
+        if (a < lo)
+            a = lo;
+        for (; a < hi && a < end; a += pagesz) {
+            note_touch(o, a, t0);
+            open_page(o, (a - o->plo) / pagesz);
+        }
+        __atomic_add_fetch(&o->waited, prof_now() - t0, __ATOMIC_RELAXED);
+    }
+    __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+}
+
 /* ---------------------------------------------- progress thread -- */
 
 static char token;   /* the waves' tokens carry nothing */
@@ -674,6 +698,20 @@ static op_t *op_new(int nblk, int nreq)
     return o;
 }
 
+/* Whether the blocks of @p o (sorted, disjoint) cover [a, b) whole. */
+static int covered(const op_t *o, uintptr_t a, uintptr_t b)
+{
+    for (int k = first_blk(o, a); k < o->nblk && a < b; k++) {
+        uintptr_t s = (uintptr_t)o->blk[k].user;
+        if (!o->blk[k].len)
+            continue;
+        if (s > a)
+            return 0;
+        a = s + o->blk[k].len;
+    }
+    return a >= b;
+}
+
 /* The requests are posted: hand @p o to the progress thread, complete the
  * partial pages at the ends, protect the whole pages in between, and make
  * it the pending call.  Returns the reason it was completed instead
@@ -732,9 +770,44 @@ static int launch(op_t *o)
         fill(o, lo, plo);
     if (phi < hi)
         fill(o, phi, hi);
-    if (mprotect((void *)plo, phi - plo, PROT_NONE) != 0 ||
-        ovl_ivl_add(&ranges, plo, phi, o) != 0) {
+    /* Only pages every byte of which this call receives are protected: a
+     * page with a gap between blocks may hold the program's other data,
+     * such as the buffer of a request it posted before (valid MPI), which
+     * the MPI library may read or write at any time, from any thread,
+     * where no fault can be waited for.  Such pages are completed here
+     * and stay open (state 2). */
+    size_t nprot = 0;
+    for (size_t p = 0; p < o->npages; p++) {
+        uintptr_t a = plo + p * pagesz;
+        if (covered(o, a, a + pagesz)) {
+            nprot++;
+            continue;
+        }
+        fill(o, a, a + pagesz);
+        o->pstate[p] = 2;
+    }
+    if (!nprot) {
+        memset(o->pstate, 2, o->npages);
+        o->npages = 0;
+        prof_ovl_settle();
+        return OVL_TP_SMALL;
+    }
+    int bad = ovl_ivl_add(&ranges, plo, phi, o) != 0;
+    for (size_t p = 0; p < o->npages && !bad;) {
+        size_t q = p;
+        while (q < o->npages && o->pstate[q] == 0)
+            q++;
+        if (q > p && mprotect((void *)(plo + p * pagesz), (q - p) * pagesz,
+                              PROT_NONE) != 0)
+            bad = 1;
+        for (p = q; p < o->npages && o->pstate[p] == 2; p++)
+            ;
+    }
+    if (bad) {
         mprotect((void *)plo, phi - plo, PROT_READ | PROT_WRITE);
+        ovl_ivl_remove(&ranges, plo);
+        while (__atomic_load_n(&in_handler, __ATOMIC_SEQ_CST))
+            sched_yield();
         memset(o->pstate, 2, o->npages);
         wait_all(o);
         fill(o, plo, phi);
