@@ -28,8 +28,11 @@
 #undef _FILE_OFFSET_BITS
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -234,6 +237,86 @@ ssize_t process_vm_writev(pid_t pid, const struct iovec *local, unsigned long nl
 {
     touch_iov(local, (long)nl);
     return REAL(process_vm_writev)(pid, local, nl, remote, nr, fl);
+}
+
+/* ------------------------------------------------- memory given back -- */
+
+/* A buffer freed while its pages are protected: its pages, unmapped (a
+ * large block) or handed to another allocation, would be written by the
+ * completion point after the program stopped owning them.  free, realloc,
+ * munmap and mremap open them first (waiting for their data, as a touch
+ * does); then the completion point finds them open and writes nothing
+ * there.  The allocator's functions are resolved at load time (below):
+ * dlsym may allocate, and a free() inside it must not resolve free
+ * again. */
+static void (*real_free)(void *);
+static void *(*real_realloc)(void *, size_t);
+static size_t (*real_usable)(void *);
+static __thread int resolving;
+
+static void resolve_alloc(void)
+{
+    if (resolving)
+        return;
+    resolving = 1;
+    if (!real_usable)
+        real_usable = (size_t(*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+    if (!real_realloc)
+        real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    if (!real_free)
+        real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    resolving = 0;
+}
+
+__attribute__((constructor)) static void prof_sys_init(void)
+{
+    resolve_alloc();
+}
+
+/* The block at @p p (from the allocator behind this library) is about to
+ * be given back: open its protected pages. */
+static void touch_block(void *p)
+{
+    if (p && __atomic_load_n(&prof_ovl_pending, __ATOMIC_RELAXED) && real_usable)
+        prof_ovl_touch(p, real_usable(p));
+}
+
+void free(void *p)
+{
+    if (!real_free)
+        resolve_alloc();
+    if (!real_free) /* inside dlsym, before the allocator is known */
+        return;     /* a block of the loader's, never freed again */
+    touch_block(p);
+    real_free(p);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (!real_realloc)
+        resolve_alloc();
+    if (!real_realloc) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    touch_block(p);
+    return real_realloc(p, n);
+}
+
+int munmap(void *p, size_t n)
+{
+    prof_ovl_touch(p, n);
+    return REAL(munmap)(p, n);
+}
+
+void *mremap(void *p, size_t old, size_t n, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    void *to = flags & MREMAP_FIXED ? va_arg(ap, void *) : NULL;
+    va_end(ap);
+    prof_ovl_touch(p, old);
+    return REAL(mremap)(p, old, n, flags, to);
 }
 
 /* size * n bytes, or all of memory above @p p when the product overflows

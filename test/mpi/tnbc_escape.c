@@ -18,12 +18,18 @@
  *   gap       MPI_Alltoallv whose receive blocks leave whole pages between
  *             them, where the message of an MPI_Irecv posted before it
  *             (and sent before it) lands while it is pending, 10 times
+ *   free      MPI_Allgather into a large malloc'ed buffer, one byte of it
+ *             read, the buffer freed, then calloc: all zero, 10 times
+ *   threads   200 MPI_Allgather whose results the main thread reads, while
+ *             a helper thread calls MPI_Comm_rank, MPI_Wtime and read(2)
+ *             without a pause (MPI_THREAD_MULTIPLE)
  *
  * Prints "ERROR ..." and exits 1 when a call fails or reports less than
  * asked; rank 0 ends with "checksum <hex>" (mini.h) over the results.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,9 +241,78 @@ static void run_gap(void)
     free(msg);
 }
 
+static int stop_helper;
+
+/* The helper thread: MPI calls that read no buffer, and a system call,
+ * all the time. */
+static void *helper(void *arg)
+{
+    (void)arg;
+    long k = 0;
+    char small[64];
+    int fd = open("/dev/zero", O_RDONLY);
+    while (!__atomic_load_n(&stop_helper, __ATOMIC_ACQUIRE)) {
+        int r;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        (void)MPI_Wtime();
+        if (fd >= 0 && read(fd, small, sizeof small) < 0)
+            fail("read(2) of /dev/zero", -1, (long)sizeof small);
+        k++;
+    }
+    if (fd >= 0)
+        close(fd);
+    return (void *)k;
+}
+
+static void run_threads(void)
+{
+    size_t total = (size_t)n * BLK;
+    unsigned char *r = buf(total);
+    pthread_t t;
+    if (pthread_create(&t, NULL, helper, NULL) != 0)
+        fail("pthread_create", 0, 0);
+    uint64_t h = MINI_FNV_START;
+    for (int it = 0; it < 200; it++) {
+        gather(r, it);
+        h = mini_fnv(h, r, total);
+    }
+    __atomic_store_n(&stop_helper, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    mini_checksum(&h, (int)sizeof h, MPI_COMM_WORLD);
+    free(r);
+}
+
+static void run_free(void)
+{
+    size_t total = (size_t)n * BLK;
+    uint64_t h = MINI_FNV_START;
+    for (int it = 0; it < 10; it++) {
+        /* large: the allocator maps it, and unmaps it at free */
+        unsigned char *r = malloc(total);
+        if (!r)
+            fail("malloc", 0, (long)total);
+        gather(r, it);
+        h = mini_fnv(h, r + (size_t)me * BLK, 1);   /* one byte read */
+        free(r);
+        /* likely the same pages, mapped again: zero, whatever the pending
+         * call had left to write there */
+        unsigned char *z = calloc(total, 1);
+        if (!z)
+            fail("calloc", 0, (long)total);
+        ok(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        for (size_t i = 0; i < total; i++)
+            if (z[i])
+                fail("calloc'd byte after a freed receive buffer", z[i], 0);
+        h = mini_fnv(h, z, total);
+        free(z);
+    }
+    mini_checksum(&h, (int)sizeof h, MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int prov = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &prov);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc >= 3 && strcmp(argv[1], "io") == 0)
@@ -248,9 +323,15 @@ int main(int argc, char **argv)
         run_neigh();
     else if (argc >= 2 && strcmp(argv[1], "gap") == 0)
         run_gap();
+    else if (argc >= 2 && strcmp(argv[1], "free") == 0)
+        run_free();
+    else if (argc >= 2 && strcmp(argv[1], "threads") == 0 &&
+             prov == MPI_THREAD_MULTIPLE)
+        run_threads();
     else {
         if (me == 0)
-            fprintf(stderr, "usage: tnbc_escape io FILE | put | neigh | gap\n");
+            fprintf(stderr, "usage: tnbc_escape io FILE | put | neigh | gap | free | "
+                            "threads (MPI_THREAD_MULTIPLE)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();

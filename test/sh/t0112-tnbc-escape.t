@@ -8,7 +8,10 @@ fwrite, pread; libgfortran'"'"'s write): tnbc_escape (C) and tnbc_escape_f
 (Fortran) give bit for bit the files and checksums of plain runs, end in
 time, and nothing fails with EFAULT inside the MPI library.  An
 MPI_Alltoallv whose blocks leave whole pages between them, where a
-receive posted before it lands, too.'
+receive posted before it lands, too; and a receive buffer freed while
+its call is pending, its pages mapped again by calloc; and a helper
+thread whose MPI calls complete the main thread'"'"'s pending calls while
+it reads their results.'
 SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 . "$SHARNESS_TEST_DIRECTORY/lib/prof.sh"
@@ -90,6 +93,20 @@ test_expect_success 'gap: a receive posted before a pending MPI_Alltoallv lands 
     esc gap tnbc ./tnbc_escape gap &&
     tnbc_ran gap MPI_Alltoallv &&
     same_sum out.gap.plain out.gap.tnbc
+'
+
+test_expect_success 'free: a large receive buffer of a pending MPI_Allgather freed after one byte read, then calloc: all zero, no crash' '
+    esc free plain ./tnbc_escape free &&
+    esc free tnbc ./tnbc_escape free &&
+    tnbc_ran free MPI_Allgather &&
+    same_sum out.free.plain out.free.tnbc
+'
+
+test_expect_success 'threads: 200 pending MPI_Allgather read by the main thread while a helper thread calls MPI_Comm_rank, MPI_Wtime and read(2) (each a completion point): the same results, no crash' '
+    esc threads plain ./tnbc_escape threads &&
+    esc threads tnbc ./tnbc_escape threads &&
+    tnbc_ran threads MPI_Allgather &&
+    same_sum out.threads.plain out.threads.tnbc
 '
 
 test_done
