@@ -650,6 +650,11 @@ static void complete(op_t *o)
 
 void prof_ovl_settle(void)
 {
+    /* Never on the progress thread: it may reach a wrapper or a
+     * trampoline from inside PMPI_Testsome (a callback of the MPI
+     * library's progress), holding lock, which completing takes. */
+    if (progress_started && pthread_equal(pthread_self(), progress_tid))
+        return;
     pthread_mutex_lock(&settle_mx);
     op_t *o = cur;
     if (o) {
