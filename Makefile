@@ -237,6 +237,17 @@ $(PINGPONG): src/calibrate/pingpong.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS_ALL) -o $@ $<
 
+# The profiler's catch-all (src/profiler/prof_tramp.c): a trampoline for
+# every entry point the MPI library exports that no wrapper defines, listed
+# from the library itself and the other wrappers' objects.
+PMPI_TRAMP_LIST := $(BUILD)/gen/prof_tramp_list.h
+PMPI_WRAPPERS   := $(call obj,$(filter-out src/profiler/prof_tramp.c,$(PMPI_SRC)) $(OVL_SRC))
+$(PMPI_TRAMP_LIST): src/profiler/tramp-list.sh $(PMPI_WRAPPERS)
+	@mkdir -p $(dir $@)
+	sh src/profiler/tramp-list.sh "$(MPICC)" $(PMPI_WRAPPERS) >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/profiler/prof_tramp.o: $(PMPI_TRAMP_LIST)
+$(BUILD)/obj/src/profiler/prof_tramp.o: CFLAGS += -I$(BUILD)/gen
+
 # The overlays' objects before the core library they call into
 # (cm_error_set); the version script exports the MPI and Fortran entry
 # points only.

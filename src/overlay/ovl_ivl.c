@@ -80,8 +80,10 @@ int ovl_ivl_remove(ovl_ivlset_t *s, uintptr_t lo)
     return 0;
 }
 
-void *ovl_ivl_find(const ovl_ivlset_t *s, uintptr_t addr, uintptr_t *lo,
-                   uintptr_t *hi)
+/* The range of @p s that holds @p addr, or the first one after it when
+ * @p next (lookup), read under the sequence counter. */
+static void *lookup(const ovl_ivlset_t *s, uintptr_t addr, int next,
+                    uintptr_t *lo, uintptr_t *hi)
 {
     for (;;) {
         unsigned q = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
@@ -101,7 +103,7 @@ void *ovl_ivl_find(const ovl_ivlset_t *s, uintptr_t addr, uintptr_t *lo,
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != q)
             continue;
-        if (!tag || addr < a || addr >= b)
+        if (!tag || (!next && addr < a) || addr >= b)
             return NULL;
         if (lo)
             *lo = a;
@@ -109,4 +111,16 @@ void *ovl_ivl_find(const ovl_ivlset_t *s, uintptr_t addr, uintptr_t *lo,
             *hi = b;
         return tag;
     }
+}
+
+void *ovl_ivl_find(const ovl_ivlset_t *s, uintptr_t addr, uintptr_t *lo,
+                   uintptr_t *hi)
+{
+    return lookup(s, addr, 0, lo, hi);
+}
+
+void *ovl_ivl_next(const ovl_ivlset_t *s, uintptr_t addr, uintptr_t *lo,
+                   uintptr_t *hi)
+{
+    return lookup(s, addr, 1, lo, hi);
 }

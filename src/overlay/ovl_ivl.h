@@ -56,4 +56,12 @@ OVL_HIDDEN int ovl_ivl_remove(ovl_ivlset_t *s, uintptr_t lo);
 OVL_HIDDEN void *ovl_ivl_find(const ovl_ivlset_t *s, uintptr_t addr,
                               uintptr_t *lo, uintptr_t *hi);
 
+/* The tag of the range holding @p addr or, if none does, of the first
+ * range above it (its bounds in *lo, *hi when not NULL), or NULL when no
+ * range ends above @p addr: how a span of memory finds the ranges it
+ * meets without visiting each of its pages.  Async-signal-safe, as
+ * ovl_ivl_find. */
+OVL_HIDDEN void *ovl_ivl_next(const ovl_ivlset_t *s, uintptr_t addr,
+                              uintptr_t *lo, uintptr_t *hi);
+
 #endif /* CM_OVL_IVL_H */

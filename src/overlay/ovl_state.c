@@ -65,8 +65,11 @@ void ovl_start(int granted)
          * could not set up must not leave the others sending to it: every
          * rank runs tnbc, or none does */
         int ok = granted == MPI_THREAD_MULTIPLE, mult = ok;
+        /* without the catch-all an MPI call it does not see could meet a
+         * protected buffer (prof_tramp.c): alike on every rank of a build */
+        int caught = prof_catchall > 0;
         int want = ovl_waves_want();
-        ok = ok && ovl_tnbc_setup() == 0;
+        ok = ok && caught && ovl_tnbc_setup() == 0;
         /* and the waves, asked for by every rank or by none: MIN of
          * (tnbc set up, waves asked for and set up, waves not asked for) */
         int v[3] = { ok, want && ovl_waves_setup() == 0, !want }, all[3];
@@ -77,9 +80,12 @@ void ovl_start(int granted)
         }
         if (!all[0] && world_rank == 0)
             ovl_say("tnbc: %s; running without it\n",
-                    mult ? "could not be set up on every rank"
-                         : "the MPI library did not grant "
-                           "MPI_THREAD_MULTIPLE");
+                    !mult   ? "the MPI library did not grant "
+                              "MPI_THREAD_MULTIPLE"
+                    : !caught ? "this build of libclustermap-prof.so cannot "
+                                "see every MPI call (no catch-all on this "
+                                "target)"
+                              : "could not be set up on every rank");
         if (all[0] && !all[1] && !all[2] && world_rank == 0)
             ovl_say("tnbc: " CM_ENV_OVERLAY_WAVES " not set alike on every "
                     "rank (or not set up); running without waves\n");

@@ -59,7 +59,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,7 +137,14 @@ typedef struct op {
     int wtok, wnext;       /* the token's slot and the next rank, or -1 */
 } op_t;
 
-static op_t *cur;                 /* the pending call (application thread) */
+static op_t *cur;                 /* the pending call, under settle_mx */
+/* Serialises the completion points of all threads (a program's helper
+ * thread calling MPI_Wtime completes the pending call too) with each
+ * other and with a call being made pending: a call is published in cur
+ * only once its pages are protected, and completed and freed by one
+ * thread only.  Also makes settle_mx's holder the one writer of ranges.
+ * Never taken in the handler. */
+static pthread_mutex_t settle_mx = PTHREAD_MUTEX_INITIALIZER;
 static op_t *live;                /* the call whose requests the progress
                                    * thread tests (under lock) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -145,6 +154,18 @@ static int stop;                  /* under lock */
 static ovl_ivlset_t ranges;       /* the protected ranges (ovl_ivl.h) */
 static int in_handler;            /* atomic: handlers between lookup and
                                    * return */
+/* The pages of the call completed last, all open when they are noted
+ * (recent_lo, recent_hi; recent_gen counts the calls completed, odd while
+ * they change): a thread other than the completing one may fault on a
+ * page that is opened and forgotten between its fault and its handler's
+ * lookup; finding the address here, its handler retries the access once
+ * per completed call instead of passing the fault on (atomics). */
+static uintptr_t recent_lo, recent_hi;
+static unsigned recent_gen;
+/* The retry a thread's handler made last: the page and recent_gen then.
+ * Initial-exec: a handler must not allocate a thread's TLS block. */
+static __thread uintptr_t retry_page __attribute__((tls_model("initial-exec")));
+static __thread unsigned retry_gen __attribute__((tls_model("initial-exec")));
 static struct sigaction prev_segv;
 static int handler_set;
 static size_t pagesz;
@@ -193,6 +214,43 @@ static void fill(op_t *o, uintptr_t a, uintptr_t b)
     }
 }
 
+/* /proc/self/mem (opened at MPI_Init by self_pid; -1: none): the
+ * kernel's forced access, a debugger's, writes through it into a
+ * PROT_NONE page of a private mapping.  A page is filled that way before
+ * it is opened, so that no thread, whichever completes the call, ever
+ * sees it half written.  Shared mappings refuse it (EFAULT); those pages
+ * are opened, then filled (fill). */
+static int self_mem = -1;
+static pid_t self_pid;
+
+/* Copy the received bytes of [a, b) into the closed page through
+ * self_mem; 0 when every byte was written.  Async-signal-safe. */
+static int fill_closed(op_t *o, uintptr_t a, uintptr_t b)
+{
+    if (self_mem < 0 || (pid_t)syscall(SYS_getpid) != self_pid)
+        return -1;   /* none, or a child of fork: the parent's memory */
+    for (int k = first_blk(o, a); k < o->nblk &&
+         (uintptr_t)o->blk[k].user < b; k++) {
+        blk_t *x = &o->blk[k];
+        if (x->placed || !x->len)
+            continue;
+        uintptr_t s = (uintptr_t)x->user, e = s + x->len;
+        if (s < a)
+            s = a;
+        if (e > b)
+            e = b;
+        while (s < e) {
+            long w = syscall(SYS_pwrite64, self_mem,
+                             x->stage + (s - (uintptr_t)x->user), e - s,
+                             (off_t)s);
+            if (w <= 0)
+                return -1;
+            s += (uintptr_t)w;
+        }
+    }
+    return 0;
+}
+
 /* Open page @p p of @p o and fill it, or wait until whoever is filling it
  * is done.  Returns 1 when this call opened it. */
 static int open_page(op_t *o, size_t p)
@@ -210,8 +268,10 @@ static int open_page(op_t *o, size_t p)
          (uintptr_t)o->blk[k].user < a + pagesz; k++)
         while (!ALOAD(&o->blk[k].done))
             sched_yield();
+    int filled = fill_closed(o, a, a + pagesz) == 0;
     mprotect((void *)a, pagesz, PROT_READ | PROT_WRITE);
-    fill(o, a, a + pagesz);
+    if (!filled)
+        fill(o, a, a + pagesz);
     ASTORE(&o->pstate[p], 2);
     return 1;
 }
@@ -297,8 +357,45 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
         return;
     }
     __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+    if (si->si_code == SEGV_ACCERR) {
+        unsigned g = __atomic_load_n(&recent_gen, __ATOMIC_SEQ_CST);
+        uintptr_t lo = __atomic_load_n(&recent_lo, __ATOMIC_SEQ_CST);
+        uintptr_t hi = __atomic_load_n(&recent_hi, __ATOMIC_SEQ_CST);
+        uintptr_t pg = a & ~(uintptr_t)(pagesz - 1);
+        if (!(g & 1) && g == __atomic_load_n(&recent_gen, __ATOMIC_SEQ_CST) &&
+            a >= lo && a < hi && (retry_page != pg || retry_gen != g)) {
+            retry_page = pg;   /* opened since the fault: try again */
+            retry_gen = g;
+            errno = saved;
+            return;
+        }
+    }
     errno = saved;
     chain(sig, si, uc);
+}
+
+void prof_ovl_touch(const void *p, size_t n)
+{
+    if (!n || !ALOAD(&prof_ovl_pending) ||
+        (progress_started && pthread_equal(pthread_self(), progress_tid)))
+        return;
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(pagesz - 1);
+    uintptr_t end = (uintptr_t)p + n < (uintptr_t)p ? UINTPTR_MAX
+                                                    : (uintptr_t)p + n;
+    __atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+    uintptr_t lo, hi;
+    op_t *o;
+    while (a < end && (o = ovl_ivl_next(&ranges, a, &lo, &hi)) && lo < end) {
+        uint64_t t0 = prof_now();
+        if (a < lo)
+            a = lo;
+        for (; a < hi && a < end; a += pagesz) {
+            note_touch(o, a, t0);
+            open_page(o, (a - o->plo) / pagesz);
+        }
+        __atomic_add_fetch(&o->waited, prof_now() - t0, __ATOMIC_RELAXED);
+    }
+    __atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---------------------------------------------- progress thread -- */
@@ -510,20 +607,26 @@ static uint64_t model_of(const op_t *o, uint64_t t_settle)
                                      (double)o->dcomm, r_crc) + 0.5);
 }
 
-void prof_ovl_settle(void)
+/* Complete @p o, pending or being launched (not published), and free it:
+ * under settle_mx, or before it is published. */
+static void complete(op_t *o)
 {
-    op_t *o = cur;
-    if (!o)
-        return;
     uint64_t t0 = prof_now();
     wait_all(o);
     if (o->npages) {
-        /* no handler finds it from now on; wait for those inside */
+        /* every page opened while the handler can still find them (a
+         * thread other than this one may touch one meanwhile: it waits
+         * for the page, never misses it); then no handler finds the call
+         * any more: wait for those between their lookup and return */
+        for (size_t p = 0; p < o->npages; p++)
+            open_page(o, p);
+        __atomic_add_fetch(&recent_gen, 1, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&recent_lo, o->plo, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&recent_hi, o->phi, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&recent_gen, 1, __ATOMIC_SEQ_CST);
         ovl_ivl_remove(&ranges, o->plo);
         while (__atomic_load_n(&in_handler, __ATOMIC_SEQ_CST))
             sched_yield();
-        for (size_t p = 0; p < o->npages; p++)
-            open_page(o, p);
     } else {
         fill(o, 0, UINTPTR_MAX);   /* nothing protected: all copied here */
     }
@@ -542,9 +645,25 @@ void prof_ovl_settle(void)
             o->tsite->timed = 1;
         }
     }
-    cur = NULL;
-    __atomic_store_n(&prof_ovl_pending, 0, __ATOMIC_RELEASE);
     op_free(o);
+}
+
+void prof_ovl_settle(void)
+{
+    /* Never on the progress thread: it may reach a wrapper or a
+     * trampoline from inside PMPI_Testsome (a callback of the MPI
+     * library's progress), holding lock, which completing takes. */
+    if (progress_started && pthread_equal(pthread_self(), progress_tid))
+        return;
+    pthread_mutex_lock(&settle_mx);
+    op_t *o = cur;
+    if (o) {
+        complete(o);
+        cur = NULL;
+        /* only now: a thread that sees 0 finds every page open */
+        __atomic_store_n(&prof_ovl_pending, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&settle_mx);
 }
 
 /* --------------------------------------------------- the calls -- */
@@ -581,7 +700,10 @@ static int on_delete(MPI_Comm comm, int kv, void *val, void *extra)
     MPI_Comm dup = val_comm(val);
     /* a call pending on it may still have sends to post there (waves):
      * complete it first (MPI_Comm_free is no wrapper's completion point) */
-    if (cur && cur->wcomm == dup)
+    pthread_mutex_lock(&settle_mx);
+    int mine = cur && cur->wcomm == dup;
+    pthread_mutex_unlock(&settle_mx);
+    if (mine)
         prof_ovl_settle();
     if (dup != MPI_COMM_NULL)
         PMPI_Comm_free(&dup);
@@ -674,6 +796,31 @@ static op_t *op_new(int nblk, int nreq)
     return o;
 }
 
+/* Under settle_mx: make @p o, launched, the pending call (completing the
+ * one another thread may have left there meanwhile). */
+static void publish(op_t *o)
+{
+    if (cur)
+        complete(cur);
+    o->t_ret = prof_now();
+    cur = o;
+    __atomic_store_n(&prof_ovl_pending, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the blocks of @p o (sorted, disjoint) cover [a, b) whole. */
+static int covered(const op_t *o, uintptr_t a, uintptr_t b)
+{
+    for (int k = first_blk(o, a); k < o->nblk && a < b; k++) {
+        uintptr_t s = (uintptr_t)o->blk[k].user;
+        if (!o->blk[k].len)
+            continue;
+        if (s > a)
+            return 0;
+        a = s + o->blk[k].len;
+    }
+    return a >= b;
+}
+
 /* The requests are posted: hand @p o to the progress thread, complete the
  * partial pages at the ends, protect the whole pages in between, and make
  * it the pending call.  Returns the reason it was completed instead
@@ -702,24 +849,25 @@ static int launch(op_t *o)
     }
     uintptr_t plo = lo == UINTPTR_MAX ? 0 : (lo + pagesz - 1) & ~(pagesz - 1);
     uintptr_t phi = hi & ~(pagesz - 1);
-    cur = o;
-    __atomic_store_n(&prof_ovl_pending, 1, __ATOMIC_RELEASE);
     if (lo == UINTPTR_MAX && progress_started) {
         /* nothing to receive (a Bcast's root): the sends stay pending */
         pthread_mutex_lock(&lock);
         live = o;
         pthread_mutex_unlock(&lock);
+        pthread_mutex_lock(&settle_mx);
+        publish(o);
+        pthread_mutex_unlock(&settle_mx);
         return -1;
     }
     if (lo == UINTPTR_MAX || plo >= phi || !progress_started) {
-        prof_ovl_settle();   /* no whole page: completed here */
+        complete(o);   /* no whole page: completed here */
         return OVL_TP_SMALL;
     }
     o->npages = (phi - plo) / pagesz;
     o->pstate = calloc(o->npages, 1);
     if (!o->pstate) {
         o->npages = 0;
-        prof_ovl_settle();
+        complete(o);
         return OVL_TP_FALLBACK;
     }
     o->plo = plo;
@@ -732,16 +880,55 @@ static int launch(op_t *o)
         fill(o, lo, plo);
     if (phi < hi)
         fill(o, phi, hi);
-    if (mprotect((void *)plo, phi - plo, PROT_NONE) != 0 ||
-        ovl_ivl_add(&ranges, plo, phi, o) != 0) {
+    /* Only pages every byte of which this call receives are protected: a
+     * page with a gap between blocks may hold the program's other data,
+     * such as the buffer of a request it posted before (valid MPI), which
+     * the MPI library may read or write at any time, from any thread,
+     * where no fault can be waited for.  Such pages are completed here
+     * and stay open (state 2). */
+    size_t nprot = 0;
+    for (size_t p = 0; p < o->npages; p++) {
+        uintptr_t a = plo + p * pagesz;
+        if (covered(o, a, a + pagesz)) {
+            nprot++;
+            continue;
+        }
+        fill(o, a, a + pagesz);
+        o->pstate[p] = 2;
+    }
+    if (!nprot) {
+        memset(o->pstate, 2, o->npages);
+        o->npages = 0;
+        complete(o);
+        return OVL_TP_SMALL;
+    }
+    pthread_mutex_lock(&settle_mx);
+    int bad = ovl_ivl_add(&ranges, plo, phi, o) != 0;
+    for (size_t p = 0; p < o->npages && !bad;) {
+        size_t q = p;
+        while (q < o->npages && o->pstate[q] == 0)
+            q++;
+        if (q > p && mprotect((void *)(plo + p * pagesz), (q - p) * pagesz,
+                              PROT_NONE) != 0)
+            bad = 1;
+        for (p = q; p < o->npages && o->pstate[p] == 2; p++)
+            ;
+    }
+    if (bad) {
         mprotect((void *)plo, phi - plo, PROT_READ | PROT_WRITE);
+        ovl_ivl_remove(&ranges, plo);
+        pthread_mutex_unlock(&settle_mx);
+        while (__atomic_load_n(&in_handler, __ATOMIC_SEQ_CST))
+            sched_yield();
         memset(o->pstate, 2, o->npages);
         wait_all(o);
         fill(o, plo, phi);
         o->npages = 0;
-        prof_ovl_settle();
+        complete(o);
         return OVL_TP_FALLBACK;
     }
+    publish(o);
+    pthread_mutex_unlock(&settle_mx);
     return -1;
 }
 
@@ -754,15 +941,16 @@ static void enter(int what, uint64_t *t0)
 }
 
 /* The call returns: its time, and its reason when it is not pending
- * (@p why >= 0), else the moment the pending call @p o returned. */
+ * (@p why >= 0; a call left pending noted its return when it was
+ * published).  @p o is unused: a pending call may already be completed
+ * by another thread here. */
 static void leave(op_t *o, uint64_t t0, int why)
 {
+    (void)o;
     uint64_t now = prof_now();
     st.ns += now - t0;
     if (why >= 0)
         st.pass[why]++;
-    else if (o)
-        o->t_ret = now;
 }
 
 /* The start of a call: the completion point, the figures; the reason it
@@ -788,9 +976,9 @@ static int run(op_t *o, uint64_t t0)
     int w = launch(o);
     if (why < 0)
         why = w;
-    else if (cur)
+    else
         prof_ovl_settle();
-    leave(cur, t0, why);
+    leave(NULL, t0, why);
     return MPI_SUCCESS;
 }
 
@@ -1234,6 +1422,10 @@ int ovl_tnbc_setup(void)
     int wr = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wr);
     ovl_tprio_start(wr);
+    if (self_mem < 0) {
+        self_pid = getpid();
+        self_mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    }
     if (!handler_set) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -1258,6 +1450,10 @@ void ovl_tnbc_teardown(void)
         progress_started = 0;
     }
     ovl_tprio_finish();   /* local: each rank its own file */
+    if (self_mem >= 0) {   /* nothing is protected any more */
+        close(self_mem);
+        self_mem = -1;
+    }
     /* the duplicates go with their communicators' attributes: that of
      * MPI_COMM_WORLD here (only if it has one: deleting an absent
      * attribute is an error, fatal on MPI_COMM_WORLD); those of the

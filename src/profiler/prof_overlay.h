@@ -154,10 +154,31 @@ PROF_HIDDEN int ovl_bcast(void *buf, int count, MPI_Datatype type, int root,
  * program's buffers, the pages open) before the program's call goes on.
  * Application threads only, never tnbc's progress thread; no collective
  * (it waits for the pending call's own sub-messages, and posts the sends
- * it held back under waves); a no-op when nothing is pending.  The names
+ * it held back under waves); a no-op when nothing is pending.  Every
+ * MPI entry point reaches it: the wrappers, and the catch-all's
+ * trampolines for all the others (prof_tramp.c).  The names
  * are the profiler's (cmp_) because its wrappers call them: they are the
  * profiler's hook, which the overlay fills in. */
 extern PROF_HIDDEN int prof_ovl_pending;
 PROF_HIDDEN void prof_ovl_settle(void);
+
+/* ovl_tnbc.c: the tnbc overlay's guard for memory handed to the kernel.
+ * The kernel does not raise SIGSEGV for a protected page, it fails the
+ * system call (EFAULT), and another process reading it (Open MPI's
+ * single-copy CMA, process_vm_readv) fails likewise; so prof_sys.c's
+ * wrappers of the system calls that read or write a program's buffer
+ * call this first on each buffer: every protected page of the pending
+ * call within [@p p, @p p + @p n) is filled and opened, as a touch would
+ * (the handler's path: no lock, no allocation, no MPI; any thread, in a
+ * signal handler too).  One atomic load when nothing is pending; nothing
+ * on tnbc's progress thread. */
+PROF_HIDDEN void prof_ovl_touch(const void *p, size_t n);
+
+/* prof_tramp.c: the number of MPI entry points its trampolines make
+ * completion points (every one the MPI library exports that no wrapper
+ * defines); 0 when this build has none (a target other than x86-64, or
+ * no library found at build time): tnbc then refuses to run, since a
+ * call it does not see could meet a protected buffer. */
+extern PROF_HIDDEN const int prof_catchall;
 
 #endif /* CM_PROF_OVERLAY_H */

@@ -16,10 +16,12 @@
  * than a right one, and the user is told which line is wrong.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cm_hash.h"
@@ -454,10 +456,27 @@ char *trace_retime(const char *text, size_t len, const trace_t *tot,
 
 int trace_load(trace_t *t, const char *path, char *err, size_t errn)
 {
-    FILE *f = fopen(path, "rb");
+    /* Every rank opens it in MPI_Init: a FIFO or a device in its place
+     * must not hold them there (O_NONBLOCK), nor a link lead elsewhere. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errn, "%s: %s", path,
+                 e == ELOOP ? "is a symbolic link; refusing to follow it"
+                            : strerror(e));
+        return -2;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        snprintf(err, errn, "%s: not a regular file", path);
+        close(fd);
+        return -2;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         int e = errno;
         snprintf(err, errn, "%s: %s", path, strerror(e));
+        close(fd);
         return -2;
     }
     size_t cap = 4096, len = 0;
@@ -505,9 +524,17 @@ int trace_write(trace_t *t, const char *path, char *err, size_t errn)
         snprintf(err, errn, "%s: %s", path, strerror(ENAMETOOLONG));
         return -1;
     }
-    FILE *f = fopen(tmp, "w");
+    /* a new file only: whatever is already there under the temporary
+     * name (a link, a FIFO that would block) is not written through */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {   /* named as the user named it, not by the temporary */
         snprintf(err, errn, "%s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         return -1;
     }
     fprintf(f, TRACE_MAGIC "\n"

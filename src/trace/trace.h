@@ -90,7 +90,10 @@ TRACE_HIDDEN int trace_parse(trace_t *t, const char *text, size_t len,
 
 /* Read and parse the file @p path into @p t (empty before).  0; -2 when
  * it cannot be opened (missing, unreadable: "<path>: <errno text>" in
- * @p err); -1 when it is bad (the parser's message, or "<path>: <errno
+ * @p err; "<path>: is a symbolic link; refusing to follow it", "<path>:
+ * not a regular file": opened without following a link in its last
+ * component and without blocking, so a FIFO in its place returns at
+ * once); -1 when it is bad (the parser's message, or "<path>: <errno
  * text>" for a read error, "<path>: longer than ..."). */
 TRACE_HIDDEN int trace_load(trace_t *t, const char *path, char *err,
                               size_t errn);

@@ -12,8 +12,8 @@ time hidden beside the measured one; tnbc_fallback mixes ranks that run the call
 blocking (a datatype tnbc cannot take) with ranks that leave them pending; css,tnbc runs both; the profiler records the same
 matrix with tnbc as without; the trace mode writes one file per rank with
 the order the program reads in (tnbc_order), and runs with those traces as
-priorities (or with a missing, mismatching or corrupt one) give the same
-checksums; a site whose trace says it hid no more than it cost steps
+priorities (or with a missing, mismatching or corrupt one, a FIFO or a
+link in its place) give the same checksums; a site whose trace says it hid no more than it cost steps
 aside (blocking, on one rank or on all), and says so; the ranks decide
 alike, on the times of all of them summed; with CLUSTERMAP_OVERLAY_WAVES=1
 the ranks of the node send one after another (the same checksums, ranks
@@ -292,6 +292,19 @@ test_expect_success 'priorities: no trace file: one line from rank 0, the same c
     same_sum out.mini_transpose.4 ovl.missing.4 &&
     echo "clustermap overlay: tnbc: cannot read the trace none.0: No such file or directory; running without priorities" >expect &&
     test_cmp expect said.missing.4
+'
+
+test_expect_success 'priorities: a FIFO (or any file that is not regular) as the trace: refused at once, one line from rank 0, the same checksum' '
+    for r in 0 1 2 3; do mkfifo fifo.$r || return 1; done &&
+    overlay 4 fifo --timeout 60 -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=fifo ./mini_transpose &&
+    same_sum out.mini_transpose.4 ovl.fifo.4 &&
+    echo "clustermap overlay: tnbc: cannot read the trace fifo.0: not a regular file; running without priorities" >expect &&
+    test_cmp expect said.fifo.4 &&
+    ln -s ord4.0 link.0 && ln -s ord4.1 link.1 && ln -s ord4.2 link.2 && ln -s ord4.3 link.3 &&
+    overlay 4 link -x CLUSTERMAP_OVERLAY=tnbc -x CLUSTERMAP_OVERLAY_PRIO=link ./mini_transpose &&
+    same_sum out.mini_transpose.4 ovl.link.4 &&
+    echo "clustermap overlay: tnbc: cannot read the trace link.0: is a symbolic link; refusing to follow it; running without priorities" >expect &&
+    test_cmp expect said.link.4
 '
 
 test_expect_success 'priorities: a corrupt trace: its file and line named, run without, the same checksum' '

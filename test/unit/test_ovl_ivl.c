@@ -48,6 +48,15 @@ static void test_bounds(void **state)
     assert_ptr_equal(ovl_ivl_find(&s, 16383, NULL, NULL), &tag[1]);
     assert_ptr_equal(ovl_ivl_find(&s, 16384, NULL, NULL), &tag[2]);
     assert_null(ovl_ivl_find(&s, 20480, NULL, NULL));
+    /* next: the range holding the address, else the first above it */
+    assert_ptr_equal(ovl_ivl_next(&s, 100, &lo, &hi), &tag[0]);
+    assert_true(lo == 0 && hi == 4096);
+    assert_ptr_equal(ovl_ivl_next(&s, 4096, &lo, &hi), &tag[1]);
+    assert_true(lo == 8192 && hi == 16384);
+    assert_ptr_equal(ovl_ivl_next(&s, 16383, NULL, NULL), &tag[1]);
+    assert_ptr_equal(ovl_ivl_next(&s, 16384, NULL, NULL), &tag[2]);
+    assert_null(ovl_ivl_next(&s, 20480, NULL, NULL));
+    assert_null(ovl_ivl_next(&s, UINTPTR_MAX, NULL, NULL));
     /* overlaps are refused, the set unchanged */
     assert_int_equal(ovl_ivl_add(&s, 4000, 4100, &tag[3]), -1);
     assert_int_equal(ovl_ivl_add(&s, 12000, 13000, &tag[3]), -1);

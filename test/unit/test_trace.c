@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -337,6 +338,53 @@ static void test_file(void **state)
     rmdir(dir);
 }
 
+/* What is not a regular file is refused at once (a FIFO would block the
+ * reader, every rank in MPI_Init, for good) as "cannot be opened" (-2,
+ * the one line of rank 0), and a link is not followed; the temporary a
+ * trace is written through is never an existing file. */
+static void test_file_special(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_trace.XXXXXX", path[256], err[512], want[300];
+    assert_non_null(mkdtemp(dir));
+    trace_t u = { 0 };
+    snprintf(path, sizeof path, "%s/fifo.0", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(trace_load(&u, path, err, sizeof err), -2);
+    snprintf(want, sizeof want, "%s: not a regular file", path);
+    assert_string_equal(err, want);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/dir.0", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_int_equal(trace_load(&u, path, err, sizeof err), -2);
+    assert_string_equal(err + strlen(path), ": not a regular file");
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/link.0", dir);
+    assert_int_equal(symlink("/etc/passwd", path), 0);
+    assert_int_equal(trace_load(&u, path, err, sizeof err), -2);
+    assert_string_equal(err + strlen(path),
+                        ": is a symbolic link; refusing to follow it");
+    unlink(path);
+    assert_int_equal(u.nsite, 0);
+    /* a FIFO under the temporary name: refused, not opened */
+    trace_t t = { 0 };
+    trace_site_t *s = trace_add(&t, "prog+0x40", TRACE_ALLTOALL, 2, 0);
+    assert_non_null(s);
+    s->calls = 1;
+    char tmp[300];
+    snprintf(path, sizeof path, "%s/tr.0", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(mkfifo(tmp, 0600), 0);
+    assert_int_equal(trace_write(&t, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    struct stat sb;
+    assert_int_equal(lstat(tmp, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    unlink(tmp);
+    trace_free(&t);
+    rmdir(dir);
+}
+
 /* The reductions of ovl_tprio_agree, done here by hand over @p nr ranks'
  * tables: MPI_MAX of the ids, MPI_SUM of the times. */
 static void reduce(trace_t **t, int nr, uint64_t *ids, uint64_t *sums)
@@ -444,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_total_retime),
         cmocka_unit_test(test_agree),
         cmocka_unit_test(test_file),
+        cmocka_unit_test(test_file_special),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
