@@ -17,6 +17,7 @@
 #include "cmp_layout_text.h"
 #include "cmp_mpirun.h"
 #include "cmp_request.h"
+#include "cmp_slurm_conf.h"
 #include "cmp_srun_args.h"
 #include "cmp_step.h"
 

@@ -101,25 +101,6 @@ static int link_topology(topo_t *tp, const named_t *nodes, int nn, int *leaf_of,
     return rc;
 }
 
-/* Debian's Slurm reads /etc/slurm/slurm.conf unless told otherwise. */
-#ifndef CMP_SLURM_CONF_DEFAULT
-#define CMP_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
-#endif
-
-/* The slurm.conf srun itself reads, in Slurm's order; NULL when srun got
- * its configuration from the controller (configless, no slurmd here). */
-static const char *slurm_conf_path(void)
-{
-    const char *env = getenv("SLURM_CONF");
-    if (env && *env)
-        return env;
-    if (access(CMP_SLURM_CONF_DEFAULT, R_OK) == 0)
-        return CMP_SLURM_CONF_DEFAULT;
-    if (access("/run/slurm/conf/slurm.conf", R_OK) == 0)
-        return "/run/slurm/conf/slurm.conf";
-    return NULL;
-}
-
 /* Sockets, cores and threads of every node of @p a, each >= 1: slurm.conf
  * first, the controller (one record each) for what it leaves out. */
 static int node_hardware(const cmp_alloc_t *a, const char *conf, cm_node_hw_t *hw,
@@ -154,15 +135,17 @@ static int node_hardware(const cmp_alloc_t *a, const char *conf, cm_node_hw_t *h
     return 0;
 }
 
-/* The switches: the user's cache while valid, else the controller (whose
- * answer is then kept). */
-static int switches(const char *conf, int ttl, cmp_switch_t **sw, int *n,
-                    cm_error_t *err)
+/* The switches: the user's cache while valid and knowing every node of
+ * @p a, else the controller (whose answer is then kept): one request at
+ * most. */
+static int switches(const char *conf, int ttl, const cmp_alloc_t *a, cmp_switch_t **sw,
+                    int *n, cm_error_t *err)
 {
     cmp_topo_cache_t tc;
     int cached = cmp_topo_cache_open(&tc, conf, ttl) == 0;
     int rc = 0;
-    if (!cached || !cmp_topo_cache_get(&tc, sw, n)) {
+    if (!cached ||
+        !cmp_topo_cache_get(&tc, (const char *const *)a->names, a->nnodes, sw, n)) {
         rc = cmp_slurm_switches(sw, n, err);
         if (rc == 0 && cached)
             cmp_topo_cache_put(&tc, *sw, *n);
@@ -185,11 +168,13 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
     topo_t tp = { 0 };
     cm_tree_t *t = NULL;
     int nn = a->nnodes;
-    const char *conf = slurm_conf_path();
+    /* the file srun itself read (libslurm's rules), NULL when the
+     * controller sent it (no file) */
+    char *conf = cmp_slurm_conf_path();
 
     if (cpus_per_task < 1)
         cpus_per_task = 1;
-    int refused = 0, rc = switches(conf, topo_cache, &sws, &nswitches, err);
+    int refused = 0, rc = switches(conf, topo_cache, a, &sws, &nswitches, err);
     if (rc < 0) {
         refused = rc == CMP_TOPO_REFUSED;
         goto out;
@@ -267,5 +252,6 @@ out:
     free(nd);
     free(sw);
     free(tp.parent);
+    free(conf);
     return t;
 }

@@ -10,7 +10,12 @@
  *     had when the answer was kept: editing any of them (which an admin
  *     does before `scontrol reconfigure`) invalidates it;
  *   - it is younger than topo_cache= seconds (plugstack.conf, default
- *     3600; 0 keeps nothing): a bound for changes the files do not show.
+ *     3600; 0 keeps nothing): a bound for changes the files do not show;
+ *   - it knows every node of the step: a node added since (a dynamic
+ *     node, a new rack) makes that srun ask the controller once and keep
+ *     the new answer, rather than leave steps to Slurm until it expires.
+ * Without slurm.conf (configless srun without slurmd's copy) the one
+ * answer "topology-configless" is kept on the last two rules alone.
  * Where: $XDG_RUNTIME_DIR/clustermap when XDG_RUNTIME_DIR is a directory
  * of the user's, else /tmp/clustermap-<uid> (node-local), made 0700 when
  * missing; the file topology-<hash of slurm.conf's path>.  srun runs as
@@ -89,14 +94,22 @@ int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl)
 {
     memset(tc, 0, sizeof *tc);
     tc->dirfd = -1;
-    if (ttl <= 0 || !slurm_conf || slurm_conf[0] != '/' ||
-        conf_key(slurm_conf, tc->key, sizeof tc->key) < 0)
+    if (ttl <= 0)
         return -1;
+    if (!slurm_conf) {
+        /* no file to watch: the age bound, and the nodes the answer must
+         * know (cmp_topo_cache_get), keep it current */
+        snprintf(tc->key, sizeof tc->key, "configless");
+        snprintf(tc->name, sizeof tc->name, "topology-configless");
+    } else {
+        if (slurm_conf[0] != '/' || conf_key(slurm_conf, tc->key, sizeof tc->key) < 0)
+            return -1;
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *p = slurm_conf; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        snprintf(tc->name, sizeof tc->name, "topology-%016" PRIx64, h);
+    }
     tc->ttl = ttl;
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *p = slurm_conf; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    snprintf(tc->name, sizeof tc->name, "topology-%016" PRIx64, h);
 
     char dir[CMP_PATH_MAX];
     const char *run = getenv("XDG_RUNTIME_DIR");
@@ -130,7 +143,8 @@ static char *read_all(int fd, size_t *len)
     return cm_file_read_fd(fd, "topology cache", CACHE_MAX_BYTES, len, NULL);
 }
 
-int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n)
+int cmp_topo_cache_get(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
+                       cmp_switch_t **sw, int *n)
 {
     *sw = NULL;
     *n = 0;
@@ -159,6 +173,12 @@ int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n)
             t <= (long long)now && (long long)now - t < tc->ttl) {
             cm_error_t e;
             hit = cmp_switches_parse(body, len - (size_t)(body - text), sw, n, &e) == 0;
+            if (hit && !cmp_switches_cover(*sw, *n, nodes, nn)) {
+                cmp_switches_free(*sw, *n);
+                *sw = NULL;
+                *n = 0;
+                hit = 0;
+            }
         }
     }
     free(text);

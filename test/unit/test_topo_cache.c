@@ -104,7 +104,7 @@ static int lookup(const fixture_t *f, int ttl, int *n)
     *n = -1;
     if (cmp_topo_cache_open(&tc, f->conf, ttl) < 0)
         return -1;
-    int hit = cmp_topo_cache_get(&tc, &sw, n);
+    int hit = cmp_topo_cache_get(&tc, NULL, 0, &sw, n);
     cmp_switches_free(sw, hit ? *n : 0);
     cmp_topo_cache_close(&tc);
     return hit;
@@ -141,7 +141,7 @@ static void test_round_trip(void **state)
     cmp_topo_cache_t tc;
     cmp_switch_t *sw;
     assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
-    assert_int_equal(cmp_topo_cache_get(&tc, &sw, &n), 1);
+    assert_int_equal(cmp_topo_cache_get(&tc, NULL, 0, &sw, &n), 1);
     cmp_topo_cache_close(&tc);
     assert_int_equal(n, 3);
     assert_string_equal(sw[1].name, "s2");
@@ -273,6 +273,87 @@ static void test_refusals(void **state)
     teardown(&f);
 }
 
+
+/* Coverage: every step node under a leaf; no switch covers all. */
+static void test_cover(void **state)
+{
+    (void)state;
+    cmp_switch_t *sw;
+    int n;
+    const char *known[] = { "n4", "n1", "n3" }, *added[] = { "n1", "n5" };
+    parse(TOPO, &sw, &n);
+    assert_int_equal(cmp_switches_cover(sw, n, known, 3), 1);
+    assert_int_equal(cmp_switches_cover(sw, n, added, 2), 0);
+    assert_int_equal(cmp_switches_cover(sw, n, NULL, 0), 1);
+    assert_int_equal(cmp_switches_cover(NULL, 0, added, 2), 1); /* topology/default */
+    assert_int_equal(cmp_switches_cover(sw, n, NULL, 2), 0);
+    cmp_switches_free(sw, n);
+    /* a node listed only by a switch above the leaves is not placed */
+    parse("SwitchName=top Level=1 Nodes=n9 Switches=s1\nSwitchName=s1 Level=0 Nodes=n1\n", &sw,
+          &n);
+    const char *n9[] = { "n9" };
+    assert_int_equal(cmp_switches_cover(sw, n, n9, 1), 0);
+    cmp_switches_free(sw, n);
+}
+
+/* A node the kept answer does not know is a miss (the srun asks once and
+ * keeps the new answer), not an hour of steps left to Slurm. */
+static void test_unknown_node(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    keep(&f, 3600);
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw = NULL;
+    int n = -1;
+    const char *known[] = { "n2", "n3" }, *added[] = { "n2", "n5" };
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 3600), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 2, &sw, &n), 1);
+    cmp_switches_free(sw, n);
+    assert_int_equal(cmp_topo_cache_get(&tc, added, 2, &sw, &n), 0);
+    assert_null(sw);
+    assert_int_equal(n, 0);
+    /* the controller's new answer, kept: known from then on */
+    cmp_switch_t *fresh;
+    int nf;
+    parse("SwitchName=s1 Level=0 Nodes=n[1-2]\nSwitchName=s3 Level=0 Nodes=n5\n", &fresh, &nf);
+    cmp_topo_cache_put(&tc, fresh, nf);
+    cmp_switches_free(fresh, nf);
+    assert_int_equal(cmp_topo_cache_get(&tc, added, 2, &sw, &n), 1);
+    assert_int_equal(n, 2);
+    cmp_switches_free(sw, n);
+    cmp_topo_cache_close(&tc);
+    teardown(&f);
+}
+
+/* No slurm.conf (configless srun without slurmd's copy): one answer,
+ * kept on age and known nodes alone. */
+static void test_configless(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw;
+    int n;
+    const char *known[] = { "n1" };
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 0), -1); /* ttl 0: none */
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_string_equal(tc.name, "topology-configless");
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 1, &sw, &n), 0);
+    parse(TOPO, &sw, &n);
+    cmp_topo_cache_put(&tc, sw, n);
+    cmp_switches_free(sw, n);
+    cmp_topo_cache_close(&tc);
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 1, &sw, &n), 1);
+    assert_int_equal(n, 3);
+    cmp_switches_free(sw, n);
+    cmp_topo_cache_close(&tc);
+    teardown(&f);
+}
+
 int main(void)
 {
     cmp_topo_cache_tmp = "/nonexistent";   /* never the node's own /tmp */
@@ -281,6 +362,9 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_invalidation),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_cover),
+        cmocka_unit_test(test_unknown_node),
+        cmocka_unit_test(test_configless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
