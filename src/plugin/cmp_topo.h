@@ -82,6 +82,20 @@ int cmp_topo_cache_get(const cmp_topo_cache_t *tc, const char *const *nodes, int
 /** Keep @p sw as the answer for later sruns (silently nothing on error). */
 void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int n);
 
+/** Fill @p hw[i] of each of the @p nn names of @p nodes that the kept node
+ *  records know (each kept @p tc's ttl seconds from when it was asked);
+ *  leave the others as they are.  Returns how many were filled.  For the
+ *  nodes slurm.conf does not describe -- all of them when srun has no
+ *  slurm.conf -- so that a placed srun asks the controller for a node once
+ *  an hour, not at every step. */
+int cmp_topo_cache_get_nodes(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
+                             cm_node_hw_t *hw);
+
+/** Keep the records of the @p nn nodes whose @p hw has every field >= 1
+ *  with the others still valid (silently nothing on error). */
+void cmp_topo_cache_put_nodes(const cmp_topo_cache_t *tc, const char *const *nodes,
+                              const cm_node_hw_t *hw, int nn);
+
 /** The parent of the cache's fallback directory (clustermap-<euid>), used
  *  when XDG_RUNTIME_DIR has none: the node-local "/tmp".  A unit test
  *  points it at a directory of its own. */

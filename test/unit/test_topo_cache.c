@@ -354,6 +354,52 @@ static void test_configless(void **state)
     teardown(&f);
 }
 
+/* Node records: kept per node, merged, each valid ttl seconds. */
+static void test_nodes(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    cmp_topo_cache_t tc;
+    const char *ab[] = { "a", "b" }, *bc[] = { "b", "c" }, *abc[] = { "a", "b", "c" };
+    cm_node_hw_t hw[3] = { { 2, 4, 1 }, { 1, 8, 2 }, { 0, 0, 0 } }, got[3];
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    memset(got, 0, sizeof got);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, ab, 2, got), 0);
+    cmp_topo_cache_put_nodes(&tc, ab, hw, 2);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, abc, 3, got), 2);
+    assert_int_equal(got[0].cores_per_socket, 4);
+    assert_int_equal(got[1].threads_per_core, 2);
+    assert_int_equal(got[2].sockets, 0); /* not known: left as it was */
+    /* b again with new values, c added (a zero record is not kept) */
+    cm_node_hw_t hw2[2] = { { 4, 4, 1 }, { 1, 2, 1 } };
+    cmp_topo_cache_put_nodes(&tc, bc, hw2, 2);
+    cm_node_hw_t zero[1] = { { 0, 0, 0 } };
+    const char *d[] = { "d" };
+    cmp_topo_cache_put_nodes(&tc, d, zero, 1);
+    memset(got, 0, sizeof got);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, abc, 3, got), 3);
+    assert_int_equal(got[0].sockets, 2);
+    assert_int_equal(got[1].sockets, 4);
+    assert_int_equal(got[2].cores_per_socket, 2);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, d, 1, zero), 0);
+    cmp_topo_cache_close(&tc);
+    /* a record older than the ttl is not used */
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/clustermap", f.run);
+    cm_test_write_file(dir, "nodes-configless",
+                       "clustermap node cache 1\nkey configless\nNodeName=a Sockets=1 "
+                       "CoresPerSocket=1 ThreadsPerCore=1 Written=1000\n");
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, ab, 1, got), 0);
+    cmp_topo_cache_close(&tc);
+    /* the records of a slurm.conf are its own, not the configless ones */
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, abc, 3, got), 0);
+    cmp_topo_cache_close(&tc);
+    teardown(&f);
+}
+
 int main(void)
 {
     cmp_topo_cache_tmp = "/nonexistent";   /* never the node's own /tmp */
@@ -365,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_cover),
         cmocka_unit_test(test_unknown_node),
         cmocka_unit_test(test_configless),
+        cmocka_unit_test(test_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
