@@ -153,10 +153,10 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
     }
     char *tmp = cmp_spank_getenv_all(sp, "TMPDIR", &err);
     const char *base = tmp && tmp[0] == '/' ? tmp : "/tmp";
-    if (snprintf(templ, sizeof templ, "%s/clustermap_mpirun.%u.XXXXXX", base, jobid) >=
-        (int)sizeof templ) {
-        cmp_debug("job %u: TMPDIR is longer than %d bytes: mpirun's rank files go to "
-                  "/tmp", jobid, CMP_PATH_MAX - 40);
+    int tl = snprintf(templ, sizeof templ, "%s/clustermap_mpirun.%u.XXXXXX", base, jobid);
+    if (tl >= (int)sizeof templ) {
+        cmp_debug("job %u: TMPDIR: the rank files' directory under it would be %d "
+                  "bytes, more than %d; it goes to /tmp", jobid, tl, CMP_PATH_MAX - 1);
         snprintf(templ, sizeof templ, "/tmp/clustermap_mpirun.%u.XXXXXX", jobid);
     }
     free(tmp);

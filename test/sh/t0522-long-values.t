@@ -129,6 +129,22 @@ test_expect_success 'a 5000-byte LD_PRELOAD: the profiled step runs the user.s p
     ! grep -i -e preload -e "not profil" out/l.err
 '
 
+# The batch step of a placed job puts mpirun_dir first in PATH; a site
+# that never installed the launcher where the build put it, and names no
+# other, must not get an error in slurmd's log for every batch job.
+test_expect_success 'no mpirun_dir= and nothing installed there: no error per batch job' '
+    def=$(strings "$PLUGIN" | grep -x "/.*/clustermap/bin" | head -n 1) &&
+    test -n "$def" && test ! -e "$def" &&
+    echo "$CM_CLUSTER_PLUGSTACK" | sed "s| mpirun_dir=[^ ]*||" >"$STATE/etc/plugstack.conf" &&
+    test_when_finished "plugstack" &&
+    ! grep -q mpirun_dir= "$STATE/etc/plugstack.conf" &&
+    printf "#!/bin/sh\ntrue\n" >true.sh && chmod 755 true.sh &&
+    before=$(cat "$STATE"/log/slurmd-n*.log | grep -c "mpirun_dir=") &&
+    sbw_user cmtu1 -t 3 -J nodir -N1 --mapping=cluster -o out/d.out true.sh &&
+    sleep 1 &&
+    test "$(cat "$STATE"/log/slurmd-n*.log | grep -c "mpirun_dir=")" -eq "$before"
+'
+
 cluster_finish
 remove_users
 
