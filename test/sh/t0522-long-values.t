@@ -139,10 +139,11 @@ test_expect_success 'no mpirun_dir= and nothing installed there: no error per ba
     test_when_finished "plugstack" &&
     ! grep -q mpirun_dir= "$STATE/etc/plugstack.conf" &&
     printf "#!/bin/sh\ntrue\n" >true.sh && chmod 755 true.sh &&
-    before=$(cat "$STATE"/log/slurmd-n*.log | grep -c "mpirun_dir=") &&
+    before=$(cat "$STATE"/log/slurmd-n*.log | grep -c "mpirun_dir=" || :) &&
     sbw_user cmtu1 -t 3 -J nodir -N1 --mapping=cluster -o out/d.out true.sh &&
     sleep 1 &&
-    test "$(cat "$STATE"/log/slurmd-n*.log | grep -c "mpirun_dir=")" -eq "$before"
+    { test "$(cat "$STATE"/log/slurmd-n*.log | grep -c "mpirun_dir=" || :)" -eq "$before" ||
+      { grep -h "mpirun_dir=" "$STATE"/log/slurmd-n*.log >mpirun_dir.log; diag mpirun_dir.log; }; }
 '
 
 cluster_finish
