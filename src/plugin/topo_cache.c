@@ -14,8 +14,9 @@
  *   - it knows every node of the step: a node added since (a dynamic
  *     node, a new rack) makes that srun ask the controller once and keep
  *     the new answer, rather than leave steps to Slurm until it expires.
- * Without slurm.conf (configless srun without slurmd's copy) the one
- * answer "topology-configless" is kept on the last two rules alone.
+ * Without slurm.conf (configless srun without slurmd's copy) one answer
+ * per cluster, topology-configless-<hash of SLURM_CLUSTER_NAME>, is kept
+ * on the last two rules alone.
  * Where: $XDG_RUNTIME_DIR/clustermap when XDG_RUNTIME_DIR is a directory
  * of the user's, else /tmp/clustermap-<uid> (node-local), made 0700 when
  * missing; the file topology-<hash of slurm.conf's path>.  srun runs as
@@ -97,15 +98,19 @@ int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl)
     tc->dirfd = -1;
     if (ttl <= 0)
         return -1;
+    uint64_t h = 1469598103934665603ULL;
     if (!slurm_conf) {
-        /* no file to watch: the age bound, and the nodes the answer must
-         * know (cmp_topo_cache_get), keep it current */
+        /* No file to watch: the age bound, and the nodes the answer must
+         * know (cmp_topo_cache_get), keep it current; one answer per
+         * cluster the job names (a login node may serve several). */
+        const char *cluster = getenv("SLURM_CLUSTER_NAME");
+        for (const char *p = cluster ? cluster : ""; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
         snprintf(tc->key, sizeof tc->key, "configless");
-        snprintf(tc->name, sizeof tc->name, "topology-configless");
+        snprintf(tc->name, sizeof tc->name, "topology-configless-%016" PRIx64, h);
     } else {
         if (slurm_conf[0] != '/' || conf_key(slurm_conf, tc->key, sizeof tc->key) < 0)
             return -1;
-        uint64_t h = 1469598103934665603ULL;
         for (const char *p = slurm_conf; *p; p++)
             h = (h ^ (unsigned char)*p) * 1099511628211ULL;
         snprintf(tc->name, sizeof tc->name, "topology-%016" PRIx64, h);
