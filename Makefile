@@ -267,10 +267,11 @@ $(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE
 	  -Wl,--whole-archive $(LIBLAUNCH) $(LIBS_STORE_ALL) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
 
-$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) src/plugin/clustermap-place.map
+$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBLAUNCH) $(LIBUTIL) $(LIBCORE) \
+             src/plugin/clustermap-place.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
-	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) $(LIBS_CORE)
+	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBLAUNCH) $(LIBUTIL) $(LIBCORE) $(LIBS_CORE)
 
 # mpiexec is the same launcher under Open MPI's other name.
 $(SHIM): $(call obj,$(SHIM_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)
