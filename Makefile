@@ -60,6 +60,12 @@ CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null || echo -lcmocka)
 HWLOC_SONAME  := $(shell objdump -p "$$($(CC) -print-file-name=libhwloc.so)" 2>/dev/null | \
                    awk '$$1 == "SONAME" {print $$2}')
 SLURM_CFLAGS  := -I/usr/include/slurm
+# The slurm.conf libslurm reads when SLURM_CONF is unset: Slurm's build
+# compiles "$(sysconfdir)/slurm.conf" into it (default_slurm_config_file,
+# src/common/Makefile.am); read from the libslurm built against, else
+# Debian's (src/launch/cmp_slurm_conf.h).
+SLURM_CONF_DEFAULT := $(shell strings -a "$$($(CC) -print-file-name=libslurm.so)" 2>/dev/null | \
+                        grep -x '/.*/slurm\.conf' | grep -v '^/run/slurm/conf/' | head -n 1)
 # cairo draws the pictures of `clustermap render` (the command only).
 CAIRO_CFLAGS  := $(shell $(PKG) --cflags cairo 2>/dev/null)
 CAIRO_LIBS    := $(shell $(PKG) --libs cairo 2>/dev/null || echo -lcairo)
@@ -178,6 +184,8 @@ $(BUILD)/obj/src/launch/config.o: $(LIBDIR_STAMP)
 $(BUILD)/obj/src/launch/config.o: CFLAGS_ALL += \
   -DCMP_DEFAULT_PROF_LIB='"$(LIBDIR)/libclustermap-prof.so"' \
   -DCMP_DEFAULT_MPIRUN_DIR='"$(LIBEXECDIR)/clustermap/bin"'
+$(BUILD)/obj/src/launch/slurm_conf.o: CFLAGS_ALL += \
+  $(if $(SLURM_CONF_DEFAULT),-DCMP_SLURM_CONF_DEFAULT='"$(SLURM_CONF_DEFAULT)"')
 $(BUILD)/obj/src/cli/cmd_calibrate.o: $(LIBDIR_STAMP)
 $(BUILD)/obj/src/cli/cmd_calibrate.o: CFLAGS_ALL += \
   -DCM_DEFAULT_PINGPONG='"$(LIBEXECDIR)/clustermap/pingpong"'
@@ -270,10 +278,11 @@ $(PLUGIN_SO): $(call obj,$(PLUGIN_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE
 	  -Wl,--whole-archive $(LIBLAUNCH) $(LIBS_STORE_ALL) -Wl,--no-whole-archive \
 	  $(LIBCORE) $(LIBS_PROF) $(LIBS_CORE)
 
-$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) src/plugin/clustermap-place.map
+$(PLACE_SO): $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBLAUNCH) $(LIBUTIL) $(LIBCORE) \
+             src/plugin/clustermap-place.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,--as-needed \
 	  -Wl,--version-script=src/plugin/clustermap-place.map \
-	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBUTIL) $(LIBCORE) $(LIBS_CORE)
+	  -o $@ $(call obj,$(PLACE_SRC)) $(LIBTOPO) $(LIBLAUNCH) $(LIBUTIL) $(LIBCORE) $(LIBS_CORE)
 
 # mpiexec is the same launcher under Open MPI's other name.
 $(SHIM): $(call obj,$(SHIM_SRC)) $(LIBLAUNCH) $(LIBS_STORE_ALL) $(LIBCORE)

@@ -87,8 +87,10 @@ int cm_cli_usage_error(const char *cmd, const char *fmt, ...)
 void cm_cli_print_number(FILE *f, double x);
 
 /** The site's configuration: the arguments of the clustermap line of
- *  Slurm's plugstack.conf (next to $SLURM_CONF, else
- *  /etc/slurm/plugstack.conf; `include` lines followed, the first such
+ *  Slurm's plugstack.conf (slurm.conf's PlugStackConfig=, else the file
+ *  beside slurm.conf, which is found as Slurm's clients find it:
+ *  cmp_slurm_conf_path; none in a configless set-up without slurmd's
+ *  copy; `include` lines followed, the first such
  *  line taken) parsed as the plugin parses them (cmp_config_parse: a bad
  *  argument keeps its default); the defaults when there is no such line.
  *  Read at the first call and kept until exit: the pointer is borrowed.

@@ -1,8 +1,10 @@
 /*
  * site_conf.c -- the site's configuration, for `clustermap`: one
  * configuration for every tool.  The plugin's arguments live on its line
- * of Slurm's plugstack.conf (the file next to $SLURM_CONF, else
- * /etc/slurm/plugstack.conf, and the files its `include` lines name); the
+ * of Slurm's plugstack.conf (slurm.conf's PlugStackConfig=, else the
+ * file beside slurm.conf -- $SLURM_CONF, else the file libslurm was built
+ * with, else configless slurmd's copy, src/launch/slurm_conf.c -- and the
+ * files its `include` lines name); the
  * command reads the same line and parses it with the plugin's own parser
  * (cmp_config_parse, src/launch/config.c), so that `clustermap profile`
  * uses the site's store= and judges the guard with the site's settings
@@ -16,6 +18,7 @@
 #include "cli.h"
 #include "cm_env.h"
 #include "cm_store.h"
+#include "launch.h"
 
 /* How deep `include` lines are followed: a file that includes itself
  * stops there. */
@@ -118,15 +121,16 @@ static int scan_file(const char *path, int depth)
 const cmp_config_t *cm_cli_site_config(int *found)
 {
     if (!site.read) {
-        const char *conf = getenv("SLURM_CONF");
-        const char *slash = conf && *conf ? strrchr(conf, '/') : NULL;
-        char *path = NULL;
+        /* slurm.conf and its PlugStackConfig= as Slurm's clients find
+         * them; none when the controller sends them (configless) */
+        char *conf = cmp_slurm_conf_path();
+        char *path = cmp_slurm_plugstack_path(conf);
         site.read = 1;
         cmp_config_init(&site.cfg);
-        if (slash ? asprintf(&path, "%.*s/plugstack.conf", (int)(slash - conf), conf) >= 0
-                  : (path = strdup("/etc/slurm/plugstack.conf")) != NULL)
+        if (path)
             scan_file(path, 0);
         free(path);
+        free(conf);
     }
     if (found)
         *found = site.found;

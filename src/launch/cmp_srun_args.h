@@ -13,28 +13,32 @@
 /* ---- srun's own command line (srun_args.c) ---- */
 
 typedef struct cmp_srun_args {
-    int ntasks;                      /* -n, 0 if absent */
-    int nodes_min, nodes_max;        /* -N min[-max], 0 if absent */
-    int ntasks_per_node;             /* --ntasks-per-node, 0 if absent */
-    int cpus_per_task;               /* -c, 0 if absent */
-    int nodelist;                    /* -w/--nodelist given */
-    int exclude;                     /* -x/--exclude given */
-    int relative;                    /* -r/--relative given */
-    int distribution;                /* -m/--distribution given */
-    int multi_prog;                  /* --multi-prog */
-    int het;                         /* a ':' component separator */
-    int jobid;                       /* --jobid given (outside the allocation's env) */
-    int help;                        /* -h/--help/--usage/-V: srun will not launch */
-    int overcommit;                  /* -O/--overcommit */
-    char job_name[CMP_NAME_MAX + 1]; /* -J, "" if absent */
-    char command[64];                /* the command's file name without its directory */
-    char command_arg[CMP_PATH_MAX];  /* the command as given ("" if none) */
-    char mapping[CMP_SPEC_MAX];      /* the last --mapping value, "" if none */
+    int ntasks;               /* -n, 0 if absent */
+    int nodes_min, nodes_max; /* -N min[-max], 0 if absent */
+    int ntasks_per_node;      /* --ntasks-per-node, 0 if absent */
+    int cpus_per_task;        /* -c, 0 if absent */
+    int nodelist;             /* -w/--nodelist given */
+    int exclude;              /* -x/--exclude given */
+    int relative;             /* -r/--relative given */
+    int distribution;         /* -m/--distribution given */
+    int multi_prog;           /* --multi-prog */
+    int het;                  /* a ':' component separator */
+    int jobid;                /* --jobid given (outside the allocation's env) */
+    int help;                 /* -h/--help/--usage/-V: srun will not launch */
+    int overcommit;           /* -O/--overcommit */
+    /* The strings point into the argv given to cmp_srun_args_parse, whole
+     * (never copied, never cut), or are "" -- never NULL after a parse;
+     * readers here take a NULL, as in a struct zeroed by hand, as "". */
+    const char *job_name;    /* -J, "" if absent */
+    const char *command;     /* the command's file name without its directory */
+    const char *command_arg; /* the command as given ("" if none) */
+    const char *mapping;     /* the last --mapping value, "" if none */
     int has_mapping;
 } cmp_srun_args_t;
 
 /** Parse srun's argv (argv[0] is srun) the way srun's getopt does, up to
- *  the command.  Unknown options are assumed to take no separate argument.
+ *  the command.  @p out's strings point into @p argv, which must outlive
+ *  them.  Unknown options are assumed to take no separate argument.
  *  -1 with @p err on a malformed number (srun will refuse it too), or a
  *  NULL @p out, or a NULL @p argv with @p argc > 0.  @p argv ends at its
  *  first NULL entry, whatever @p argc says. */
@@ -46,9 +50,10 @@ int cmp_srun_is_mpirun(const cmp_srun_args_t *a);
 
 /** The executable a launcher will start for command @p cmd, as its exec
  *  would find it: a name with a '/' from the current directory, else the
- *  first match in $PATH; the text as given when it cannot be resolved
- *  ("" for a NULL @p cmd; a NULL @p out or a 0 @p n: nothing written). */
-void cmp_resolve_command(const char *cmd, char *out, size_t n);
+ *  first match in $PATH; the text as given when it cannot be resolved.
+ *  A malloc'd string of any length, never cut (the caller frees it); NULL
+ *  for a NULL @p cmd or when memory runs out. */
+char *cmp_resolve_command(const char *cmd);
 
 /** Read /proc/self/cmdline into a NULL-terminated argv (free with
  *  cmp_argv_free).  -1 on error (a NULL @p argc or @p argv included). */

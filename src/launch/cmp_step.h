@@ -30,7 +30,10 @@ typedef struct cmp_step_input {
                                  args_err says why, and sa is zeroed) */
     int args_refused; /* srun refuses it (args_err says why) */
     cm_error_t args_err;
-    cmp_srun_args_t sa;        /* srun's own command line */
+    cmp_srun_args_t sa;        /* srun's own command line (its strings
+                                 point into argv) */
+    int argc;                  /* srun's argv as read, owned by whoever */
+    char **argv;               /* filled the snapshot (NULL for a test) */
     const char *mapping_env;   /* --mapping inherited from sbatch/salloc
                                  (CMP_OPTION_ENV); srun's own wins */
     const char *job_id;        /* SLURM_JOB_ID */

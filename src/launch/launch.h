@@ -13,9 +13,11 @@
 #include "cm_env.h"
 #include "cmp_alloc.h"
 #include "cmp_config.h"
+#include "cmp_env_value.h"
 #include "cmp_layout_text.h"
 #include "cmp_mpirun.h"
 #include "cmp_request.h"
+#include "cmp_slurm_conf.h"
 #include "cmp_srun_args.h"
 #include "cmp_step.h"
 

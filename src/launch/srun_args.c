@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,15 +115,6 @@ static int parse_nodes(const char *s, int *lo, int *hi)
     return *hi < *lo ? -1 : 0;
 }
 
-static void copy_str(char *dst, size_t size, const char *v)
-{
-    size_t l = strlen(v);
-    if (l >= size)
-        l = size - 1;
-    memcpy(dst, v, l);
-    dst[l] = '\0';
-}
-
 /* Record option @p id with argument @p v (may be NULL). */
 static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
 {
@@ -152,9 +144,9 @@ static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
     case '#': o->jobid = 1; break;
     case '^': o->het = 1; break;
     case 'h': case 'V': o->help = 1; break;
-    case 'J': copy_str(o->job_name, sizeof o->job_name, v); break;
+    case 'J': o->job_name = v; break;
     case '=':
-        copy_str(o->mapping, sizeof o->mapping, v);
+        o->mapping = v;
         o->has_mapping = 1;
         break;
     default: break;
@@ -184,6 +176,7 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
         return cm_error_set(err, "srun's command line: expected its argv and "
                             "where to put it, got NULL");
     memset(o, 0, sizeof *o);
+    o->job_name = o->command = o->command_arg = o->mapping = "";
     for (int k = 0; k < argc; k++)   /* exec's argv ends at its NULL */
         if (!argv[k])
             argc = k;
@@ -235,8 +228,8 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
     }
     if (i < argc) {
         const char *slash = strrchr(argv[i], '/');
-        copy_str(o->command, sizeof o->command, slash ? slash + 1 : argv[i]);
-        copy_str(o->command_arg, sizeof o->command_arg, argv[i]);
+        o->command = slash ? slash + 1 : argv[i];
+        o->command_arg = argv[i];
     }
     /* A ':' after the command separates the components of a het step. */
     for (int k = i; k < argc; k++)
@@ -253,7 +246,7 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
  * ranks are mpirun's to place. */
 int cmp_srun_is_mpirun(const cmp_srun_args_t *a)
 {
-    return a && a->ntasks_per_node == 1 &&
+    return a && a->ntasks_per_node == 1 && a->command &&
            (!strcmp(a->command, "orted") || !strcmp(a->command, "prted"));
 }
 
@@ -326,28 +319,27 @@ void cmp_argv_free(int argc, char **argv)
 
 /* The executable srun will start, as its exec would find it: a name with
  * a '/' from the current directory, else the first match in $PATH; the
- * text as given when it cannot be resolved. */
-void cmp_resolve_command(const char *cmd, char *out, size_t n)
+ * text as given when it cannot be resolved.  Each candidate is built to
+ * its length: a cut one could name another file. */
+char *cmp_resolve_command(const char *cmd)
 {
-    char cand[2 * CMP_PATH_MAX], *real = NULL;
-    if (!out || !n)
-        return;
-    snprintf(out, n, "%s", cmd ? cmd : "");
+    char *real = NULL;
     if (!cmd)
-        return;
+        return NULL;
     if (strchr(cmd, '/')) {
         real = realpath(cmd, NULL);
-    } else {
+    } else if (cmd[0]) {
         const char *path = getenv("PATH");
         while (path && *path && !real) {
             size_t len = strcspn(path, ":");
-            snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? path : ".", cmd);
+            char *cand = NULL;
+            if (asprintf(&cand, "%.*s/%s", (int)len, len ? path : ".", cmd) < 0)
+                return NULL;
             if (access(cand, X_OK) == 0)
                 real = realpath(cand, NULL);
+            free(cand);
             path += len + (path[len] == ':');
         }
     }
-    if (real && strlen(real) < n)
-        snprintf(out, n, "%s", real);
-    free(real);
+    return real ? real : strdup(cmd);
 }

@@ -46,7 +46,8 @@ static void leave(cmp_step_decision_t *d, int nothing_to_do, char *reason, char 
 static int read_request(const cmp_config_t *c, const cmp_step_input_t *in,
                         cmp_step_decision_t *d)
 {
-    const char *value = in->sa.has_mapping ? in->sa.mapping : in->mapping_env;
+    const char *value =
+        in->sa.has_mapping && in->sa.mapping ? in->sa.mapping : in->mapping_env;
     if (!value)
         d->req.mode = c->default_mode;
     else if (cmp_request_parse(value, &d->req, NULL) < 0)
@@ -251,9 +252,9 @@ static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
         if (!d->req.pack)
             slurm_counts(&d->alloc, d->ntasks);
     }
-    const char *name = d->req.name[0] ? d->req.name
-        : in->sa.job_name[0]          ? in->sa.job_name
-                                      : in->job_name;
+    const char *name = d->req.name[0]           ? d->req.name
+        : in->sa.job_name && in->sa.job_name[0] ? in->sa.job_name
+                                                : in->job_name;
     d->job_name = name && *name ? name : "noname";
     profile_key(in, d);
     if (d->ntasks <= 1) {

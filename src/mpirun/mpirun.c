@@ -157,8 +157,8 @@ static const char *env_refuses(char *buf, size_t size)
  * in front for Open MPI 5 and later, and the ranks' profiling variables. */
 static char **run_argv;
 static char map_by[CMP_PATH_MAX + 32];
-static char x_preload[3 * CMP_PATH_MAX], x_dir[CMP_PATH_MAX + 64],
-            x_control[CMP_PATH_MAX + 64];
+static char *x_preload; /* the user's LD_PRELOAD whole, after the library */
+static char x_dir[CMP_PATH_MAX + 64], x_control[CMP_PATH_MAX + 64];
 
 /* Every rank starts with the profiling library and a control file that
  * the srun of mpirun's daemons fills before any rank starts ("traffic",
@@ -179,8 +179,12 @@ static int stage(int *nextra, char **extra)
         snprintf(dir, sizeof dir, "%s/" CMP_MPIRUN_STAGE_PREFIX "%.20s.XXXXXX", store,
                  job) >= (int)sizeof dir || !mkdtemp(dir))
         return -1;
-    snprintf(x_preload, sizeof x_preload, "LD_PRELOAD=%s%s%s", lib,
-             old && *old ? ":" : "", old && *old ? old : "");
+    if (asprintf(&x_preload, "LD_PRELOAD=%s%s%s", lib, old && *old ? ":" : "",
+                 old && *old ? old : "") < 0) {
+        x_preload = NULL;
+        rmdir(dir);
+        return -1;
+    }
     snprintf(x_dir, sizeof x_dir, CM_ENV_PROFILE_DIR "=%s", dir);
     snprintf(x_control, sizeof x_control, CM_ENV_PROFILE_CONTROL "=%s/control", dir);
     char *add[] = { "-x", x_preload, "-x", x_dir, "-x", x_control };
@@ -225,6 +229,7 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     }
     cmp_alloc_t a;
     int rc = -1, *count = NULL, *node = NULL, *core = NULL, np = 0, most = 0, shared = 0;
+    char *prog = NULL; /* the program, resolved, whatever its length */
     if (cmp_alloc_tasks("SLURM_JOB_NODELIST", "SLURM_TASKS_PER_NODE", &a, &err) < 0) {
         snprintf(buf, size, "%s", err.msg);
         why = buf;
@@ -256,7 +261,7 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     }
     if ((why = cpus_refuse(most, &shared, buf, size)))
         goto out;
-    char file[CMP_PATH_MAX], num[16], pid[16], cores[16], prog[CMP_PATH_MAX] = "";
+    char file[CMP_PATH_MAX], num[16], pid[16], cores[16];
     snprintf(file, sizeof file, "%s/rankfile.%ld", dir, (long)getpid());
     /* measured: Open MPI 5.0.7 takes "file=/a/b-c" for an unknown
      * qualifier of --map-by; ':' and ',' separate its qualifiers */
@@ -272,7 +277,7 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
         goto out;
     }
     if (args.program)
-        cmp_resolve_command(argv[args.program], prog, sizeof prog);
+        prog = cmp_resolve_command(argv[args.program]);
     snprintf(num, sizeof num, "%d", np);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     snprintf(cores, sizeof cores, "%d", shared);
@@ -317,9 +322,10 @@ static const char *steer(int argc, char **argv, const char *real, char *buf,
     setenv(CMP_ENV_MPIRUN_PID, pid, 1);
     setenv(CMP_ENV_MPIRUN_RANKFILE, file, 1);
     setenv(CMP_ENV_MPIRUN_NP, num, 1);
-    setenv(CMP_ENV_MPIRUN_PROGRAM, prog, 1);
+    setenv(CMP_ENV_MPIRUN_PROGRAM, prog ? prog : "", 1);
     rc = 0;
 out:
+    free(prog);
     cmp_alloc_free(&a);
     free(count);
     free(node);
@@ -388,8 +394,8 @@ static int run_and_record(const char *real, char **av, const char *stage)
 static char **with_overlay(int argc, char **args)
 {
     static char x_ovl[64], x_verbose[] = CM_ENV_OVERLAY_VERBOSE "=1",
-                x_from[] = CM_ENV_OVERLAY_FROM "=plugin", x_lib[3 * CMP_PATH_MAX],
-                x_trace[CMP_PATH_MAX + 64];
+                x_from[] = CM_ENV_OVERLAY_FROM "=plugin", x_trace[CMP_PATH_MAX + 64];
+    static char *x_lib; /* the user's LD_PRELOAD whole, after the library */
     const char *m = getenv(CMP_ENV_MPIRUN_OVERLAY), *old = getenv("LD_PRELOAD");
     const char *stage_dir = getenv(CMP_ENV_MPIRUN_STAGE);
     char spec[32], *add[10], **out;
@@ -416,9 +422,10 @@ static char **with_overlay(int argc, char **args)
         add[n++] = "-x";
         add[n++] = x_trace;
     }
-    if (!x_preload[0]) {
-        snprintf(x_lib, sizeof x_lib, "LD_PRELOAD=%s%s%s", m + at,
-                 old && *old ? ":" : "", old && *old ? old : "");
+    if (!x_preload) {
+        if (asprintf(&x_lib, "LD_PRELOAD=%s%s%s", m + at, old && *old ? ":" : "",
+                     old && *old ? old : "") < 0)
+            return args; /* without the overlay, on every rank */
         add[n++] = "-x";
         add[n++] = x_lib;
     }

@@ -47,6 +47,12 @@ int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name, int
 int cmp_switches_parse(char *text, size_t len, cmp_switch_t **out, int *count,
                        cm_error_t *err);
 
+/** 1 when every one of the @p nn names of @p nodes is in the Nodes of a
+ *  leaf record (level 0) of @p sw, or @p sw has no record (no switch:
+ *  every node under one); 0 otherwise, or when a Nodes list does not
+ *  expand.  @p nn 0: 1. */
+int cmp_switches_cover(const cmp_switch_t *sw, int n, const char *const *nodes, int nn);
+
 /** The user's cache of the controller's switches (topo_cache.c: where it
  *  lives, when it is valid, what is checked). */
 typedef struct cmp_topo_cache {
@@ -56,18 +62,39 @@ typedef struct cmp_topo_cache {
     char key[320]; /* what slurm.conf and topology files looked like */
 } cmp_topo_cache_t;
 
-/** Open the cache for @p slurm_conf (absolute path) with answers kept
- *  @p ttl seconds.  -1 (and nothing to close) when there is no usable
- *  cache: ttl 0, no slurm.conf, no private directory. */
+/** Open the cache for @p slurm_conf (absolute path; NULL when srun has no
+ *  slurm.conf, its configuration sent by the controller: then one answer
+ *  for all, kept @p ttl seconds) with answers kept @p ttl seconds.  -1
+ *  (and nothing to close) when there is no usable cache: ttl 0, a
+ *  slurm.conf that cannot be looked at, no private directory. */
 int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl);
 void cmp_topo_cache_close(cmp_topo_cache_t *tc);
 
 /** 1 and the kept switches (free with cmp_switches_free()) while the kept
- *  answer is valid, else 0. */
-int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n);
+ *  answer is valid and knows every one of the @p nn names of @p nodes
+ *  (cmp_switches_cover; NULL and 0: not checked), else 0.  A node the
+ *  answer does not know (added since) is a miss: the caller asks the
+ *  controller once and keeps the new answer, instead of leaving the step
+ *  to Slurm until the answer expires. */
+int cmp_topo_cache_get(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
+                       cmp_switch_t **sw, int *n);
 
 /** Keep @p sw as the answer for later sruns (silently nothing on error). */
 void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int n);
+
+/** Fill @p hw[i] of each of the @p nn names of @p nodes that the kept node
+ *  records know (each kept @p tc's ttl seconds from when it was asked);
+ *  leave the others as they are.  Returns how many were filled.  For the
+ *  nodes slurm.conf does not describe -- all of them when srun has no
+ *  slurm.conf -- so that a placed srun asks the controller for a node once
+ *  an hour, not at every step. */
+int cmp_topo_cache_get_nodes(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
+                             cm_node_hw_t *hw);
+
+/** Keep the records of the @p nn nodes whose @p hw has every field >= 1
+ *  with the others still valid (silently nothing on error). */
+void cmp_topo_cache_put_nodes(const cmp_topo_cache_t *tc, const char *const *nodes,
+                              const cm_node_hw_t *hw, int nn);
 
 /** The parent of the cache's fallback directory (clustermap-<euid>), used
  *  when XDG_RUNTIME_DIR has none: the node-local "/tmp".  A unit test

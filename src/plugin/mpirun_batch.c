@@ -78,17 +78,19 @@ static int make_dir_child(void *p)
 }
 
 /* The request of the job: sbatch's --mapping, else plugstack's default=
- * (mode off when the value does not parse). */
+ * (mode off when the value does not parse, or cannot be read whole). */
 static void job_request(spank_t sp, const cmp_config_t *c, cmp_request_t *r)
 {
-    char value[CMP_SPEC_MAX];
+    cm_error_t err;
+    char *value = cmp_spank_getenv_all(sp, CMP_OPTION_ENV, &err);
     memset(r, 0, sizeof *r);
-    if (spank_getenv(sp, CMP_OPTION_ENV, value, sizeof value) != ESPANK_SUCCESS)
+    if (!value && !err.msg[0])
         r->mode = c->default_mode;
-    else if (cmp_request_parse(value, r, NULL) < 0) {
+    else if (!value || cmp_request_parse(value, r, NULL) < 0) {
         memset(r, 0, sizeof *r);
         r->mode = CMP_MODE_OFF;
     }
+    free(value);
 }
 
 /* The job's overlays for its mpirun runs (overlay_step.c). */
@@ -107,8 +109,7 @@ static void mark_overlay(spank_t sp, const cmp_config_t *c, const cmp_request_t 
 void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
 {
     uint32_t jobid = 0, stepid = 0;
-    char tmp[CMP_PATH_MAX], templ[CMP_PATH_MAX], out[CMP_PATH_MAX + 256];
-    char path[8192], newpath[8192 + CMP_PATH_MAX], why[CMP_PATH_MAX + 64];
+    char templ[CMP_PATH_MAX], out[CMP_PATH_MAX + 256], why[CMP_PATH_MAX + 64];
     cm_error_t err;
     batch.dir[0] = '\0';
     if (!c->mpirun || spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
@@ -125,36 +126,67 @@ void cmp_mpirun_batch_init(spank_t sp, const cmp_config_t *c)
         spank_get_item(sp, S_JOB_GID, &batch.gid) != ESPANK_SUCCESS)
         return;
     if (launcher_safe(c->mpirun_dir, why, sizeof why) < 0) {
-        cmp_log_error("job %u: %s; mpirun is not placed", jobid, why);
+        /* A site that never installed the launcher where the build put it
+         * and named no other: nothing to tell slurmd's log about each
+         * batch job (the srun of mpirun's daemons tells the job).  Any
+         * other problem is the configuration's, or the launcher's safety. */
+        cmp_config_t def;
+        struct stat st;
+        cmp_config_init(&def);
+        if (!strcmp(c->mpirun_dir, def.mpirun_dir) && lstat(c->mpirun_dir, &st) < 0 &&
+            errno == ENOENT)
+            cmp_debug("job %u: %s; mpirun is not placed", jobid, why);
+        else
+            cmp_log_error("job %u: %s; mpirun is not placed", jobid, why);
         return;
     }
-    if (spank_getenv(sp, "TMPDIR", tmp, sizeof tmp) != ESPANK_SUCCESS || tmp[0] != '/')
-        snprintf(tmp, sizeof tmp, "/tmp");
-    if (snprintf(templ, sizeof templ, "%s/clustermap_mpirun.%u.XXXXXX", tmp, jobid) >=
-        (int)sizeof templ)
+    /* PATH whole, or the script keeps its own: never a cut one */
+    char *path = cmp_spank_getenv_all(sp, "PATH", &err), *newpath = NULL;
+    if (!path && err.msg[0]) {
+        cmp_log_error("job %u: %s; mpirun is not placed", jobid, err.msg);
         return;
+    }
+    if (!(newpath = cmp_env_list_prepend(c->mpirun_dir, path, 0))) {
+        cmp_log_error("job %u: PATH: out of memory; mpirun is not placed", jobid);
+        free(path);
+        return;
+    }
+    char *tmp = cmp_spank_getenv_all(sp, "TMPDIR", &err);
+    const char *base = tmp && tmp[0] == '/' ? tmp : "/tmp";
+    int tl = snprintf(templ, sizeof templ, "%s/clustermap_mpirun.%u.XXXXXX", base, jobid);
+    if (tl >= (int)sizeof templ) {
+        cmp_debug("job %u: TMPDIR: the rank files' directory under it would be %d "
+                  "bytes, more than %d; it goes to /tmp", jobid, tl, CMP_PATH_MAX - 1);
+        snprintf(templ, sizeof templ, "/tmp/clustermap_mpirun.%u.XXXXXX", jobid);
+    }
+    free(tmp);
     int rc = cmp_as_user_output(batch.uid, batch.gid, c->ingest_timeout, make_dir_child,
                                 templ, out, sizeof out, &err);
     if (rc != 0) {
         cmp_log_error("job %u: no directory for mpirun's rank files: %s; mpirun is "
                       "not placed", jobid, rc < 0 ? err.msg : out);
-        return;
+        goto out;
     }
-    if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS)
-        path[0] = '\0';
-    snprintf(newpath, sizeof newpath, "%s%s%s", c->mpirun_dir, path[0] ? ":" : "", path);
     if (out[0] != '/' ||
         snprintf(batch.dir, sizeof batch.dir, "%s", out) >= (int)sizeof batch.dir) {
         batch.dir[0] = '\0';
-        return;
+        goto out;
     }
     if (spank_setenv(sp, CMP_ENV_MPIRUN_DIR, batch.dir, 1) != ESPANK_SUCCESS ||
         spank_setenv(sp, "PATH", newpath, 1) != ESPANK_SUCCESS) {
         cmp_log_error("job %u: cannot set the batch script's environment; mpirun is "
                       "not placed", jobid);
         spank_unsetenv(sp, CMP_ENV_MPIRUN_DIR);
-        spank_setenv(sp, "PATH", path, 1);
+        if (path)
+            spank_setenv(sp, "PATH", path, 1);
+        else
+            spank_unsetenv(sp, "PATH");
     }
+out:
+    free(path);
+    free(newpath);
+    if (!batch.dir[0])
+        return;
     cmp_debug("job %u: mpirun's rank files in %s", jobid, batch.dir);
     mark_overlay(sp, c, &req);
     batch.jobid = jobid;

@@ -41,25 +41,11 @@ void cmp_overlay_mark(const cmp_config_t *c, const cmp_request_t *r)
     cmp_debug("overlays %s for this step", spec);
 }
 
-/* @p list (a LD_PRELOAD value) already names @p lib: the profiling set-up
- * of the same step preloaded it. */
-static int preloads(const char *list, const char *lib)
-{
-    size_t n = strlen(lib);
-    for (const char *p = list; p && *p;) {
-        size_t l = strcspn(p, ": ");
-        if (l == n && !strncmp(p, lib, n))
-            return 1;
-        p += l;
-        p += strspn(p, ": ");
-    }
-    return 0;
-}
-
 void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c)
 {
-    char mark[64], spec[32], old[3 * CMP_PATH_MAX], pre[4 * CMP_PATH_MAX];
+    char mark[64], spec[32];
     char prio[2 * CMP_PATH_MAX] = "";
+    cm_error_t err;
     uint32_t jobid = 0, stepid = 0;
     unsigned bits;
     int verbose = 0;
@@ -90,18 +76,24 @@ void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c)
                       errno ? strerror(errno) : "not a file");
         return;
     }
-    int have = spank_getenv(sp, "LD_PRELOAD", old, sizeof old) == ESPANK_SUCCESS &&
-               old[0];
-    if (have && preloads(old, c->prof_lib))
-        snprintf(pre, sizeof pre, "%s", old);
-    else
-        snprintf(pre, sizeof pre, "%s%s%s", c->prof_lib, have ? ":" : "",
-                 have ? old : "");
+    /* The user's preload whole, after the library (the profiling set-up
+     * of the same step may have put it first already), or no overlay:
+     * never a cut one. */
+    char *old = cmp_spank_getenv_all(sp, "LD_PRELOAD", &err), *pre = NULL;
+    if ((!old && err.msg[0]) || !(pre = cmp_env_list_prepend(c->prof_lib, old, 1))) {
+        const char *why = old || !err.msg[0] ? "LD_PRELOAD: out of memory" : err.msg;
+        cmp_log_error("job %u.%u: overlay %s: %s; this node's tasks run without it, "
+                      "and so every rank does", jobid, stepid, spec, why);
+        free(old);
+        return;
+    }
+    free(old);
     if (spank_setenv(sp, CM_ENV_OVERLAY, spec, 1) != ESPANK_SUCCESS ||
         spank_setenv(sp, CM_ENV_OVERLAY_FROM, "plugin", 1) != ESPANK_SUCCESS ||
         (verbose && spank_setenv(sp, CM_ENV_OVERLAY_VERBOSE, "1", 1) !=
                         ESPANK_SUCCESS) ||
         spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
+        free(pre);
         /* without the library's variables the library does nothing */
         spank_unsetenv(sp, CM_ENV_OVERLAY);
         cmp_log_error("job %u.%u: overlay %s: cannot set the tasks' environment; "
@@ -109,6 +101,7 @@ void cmp_overlay_step_init(spank_t sp, const cmp_config_t *c)
                       jobid, stepid, spec);
         return;
     }
+    free(pre);
     cmp_overlay_trace_env(sp, bits, prio);
     slurm_debug("clustermap: job %u.%u: overlay %s preloaded", jobid, stepid, spec);
 }

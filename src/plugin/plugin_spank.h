@@ -12,6 +12,12 @@
 /** Messages go to Slurm's log instead of stderr (slurmstepd). */
 void cmp_log_set_remote(int remote);
 
+/** The value of @p name in the job's environment, whatever its length
+ *  (cmp_env_value_read through spank_getenv): malloc'd, or NULL -- unset
+ *  when @p err's message is empty, else @p err says why (longer than
+ *  CMP_ENV_VALUE_MAX, out of memory, not readable here). */
+char *cmp_spank_getenv_all(spank_t sp, const char *name, cm_error_t *err);
+
 /** slurm_spank_task_init: bind the task to the core srun chose for it
  *  (CLUSTERMAP_CORES).  Keeps Slurm's binding on any problem. */
 void cmp_bind_task(spank_t sp, const cmp_config_t *c);

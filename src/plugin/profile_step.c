@@ -156,16 +156,18 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
     snprintf(step.job_name, sizeof step.job_name, "%s", name);
 
     struct stat st;
-    char pre[4 * CMP_PATH_MAX], old[3 * CMP_PATH_MAX];
+    cm_error_t err;
+    char *old = NULL, *pre = NULL;
     if (stat(c->prof_lib, &st) < 0 || !S_ISREG(st.st_mode)) {
         snprintf(step.why, sizeof step.why, "profiling library %s: %s",
                  c->prof_lib, errno ? strerror(errno) : "not a file");
+    } else if (!(old = cmp_spank_getenv_all(sp, "LD_PRELOAD", &err)) &&
+               err.msg[0]) {
+        /* the user's preload whole, or no profiling: never a cut one */
+        snprintf(step.why, sizeof step.why, "%s", err.msg);
+    } else if (!(pre = cmp_env_list_prepend(c->prof_lib, old, 0))) {
+        snprintf(step.why, sizeof step.why, "LD_PRELOAD: out of memory");
     } else if (make_private(c, step.why, sizeof step.why) == 0) {
-        if (spank_getenv(sp, "LD_PRELOAD", old, sizeof old) == ESPANK_SUCCESS &&
-            old[0])
-            snprintf(pre, sizeof pre, "%s:%s", c->prof_lib, old);
-        else
-            snprintf(pre, sizeof pre, "%s", c->prof_lib);
         if (spank_setenv(sp, CM_ENV_PROFILE_DIR, step.dir, 1) !=
                 ESPANK_SUCCESS ||
             spank_setenv(sp, CM_ENV_PROFILE_TRAFFIC, step.traffic ? "1" : "0",
@@ -177,6 +179,8 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
             step.dir[0] = '\0';
         }
     }
+    free(old);
+    free(pre);
     if (!step.dir[0])
         cmp_log_error("job %u.%u: %s; this node's tasks are not profiled and "
                       "the run will not be recorded", step.jobid, step.stepid,

@@ -1,20 +1,24 @@
 /*
  * slurm_topo.c -- the controller's switches, whatever the Slurm release.
  *
- * Slurm 22.05 returns the switches of topology/tree as an array of
- * topo_info_t.  From 23.02 on the answer belongs to the topology plugin
- * (tree, block, and from 25.05 several topologies of topology.yaml) and the
- * array is no longer filled; the one stable way to read it is the text that
- * slurm_print_topo_info_msg() writes, the same as `scontrol show topology`:
+ * Slurm 22.05 and 23.02 return the switches of topology/tree as an array
+ * of topo_info_t (topo_array, record_count).  From 23.11 on the answer
+ * belongs to the topology plugin (tree, and the new block; from 25.05
+ * several topologies of topology.yaml) and the array is no longer filled;
+ * the one stable way to read it is the text that
+ * slurm_print_topo_info_msg() writes, the same as `scontrol show topology`
+ * (23.11 gave it the node_list argument, 25.05 the unit one):
  * one record a line, "SwitchName=s1 Level=0 LinkSpeed=1 Nodes=n[1-2]
  * Switches=..." for topology/tree, "BlockName=b1 BlockIndex=0 Nodes=...
  * BlockSize=..." for topology/block.  A block is read as a leaf switch
  * without a parent (the tree then hangs the blocks under one "cluster").
- * topology/default (flat) prints nothing: no switch, every node under one.
- * Slurm 26.05 refuses an arbitrary distribution with topology/block, so
- * there a block is an error: the step keeps Slurm's layout, and says why.
- * 26.05 also takes a topology name in slurm_load_topo() (NULL: the default
- * topology) and a unit in the print call (NULL: all).
+ * topology/default (23.11) and topology/flat (25.05) print nothing: no
+ * switch, every node under one.  Slurm 26.05 refuses an arbitrary
+ * distribution with topology/block, so there a block is an error: the
+ * step keeps Slurm's layout, and says why.  From 25.05 slurm_load_topo()
+ * takes a topology name (NULL: the default topology) and the print call a
+ * unit (NULL: all).  (Read in Slurm's slurm.h and src/api/topo_info.c of
+ * tags slurm-23-02-0-1, slurm-23-11-0-1, slurm-25-05-0-1.)
  *
  * The records are read by cmp_switches_parse() (switches.c), which also
  * reads what topo_cache.c keeps between sruns.
@@ -28,7 +32,7 @@
 
 #include "plugin.h"
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
 
 int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
 {
@@ -63,7 +67,7 @@ int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
     return rc;
 }
 
-#else   /* Slurm 22.05: the array of topology/tree records */
+#else /* Slurm 22.05 and 23.02: the array of topology/tree records */
 
 int cmp_slurm_switches(cmp_switch_t **out, int *count, cm_error_t *err)
 {

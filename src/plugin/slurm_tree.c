@@ -6,7 +6,9 @@
  * reads (SLURM_CONF, else Slurm's default file, else configless slurmd's
  * copy): the controller schedules by those values, and Slurm wants the
  * file the same on every host.  Only a node the file does not define (a
- * dynamic node) costs a slurm_load_node_single().  The switches come from
+ * dynamic node; every node when srun has no slurm.conf) costs a
+ * slurm_load_node_single(), whose answer the user's cache keeps
+ * (topo_cache.c): once per node and topo_cache= seconds.  The switches come from
  * the user's cache (topo_cache.c) or one slurm_load_topo() (slurm_topo.c),
  * then kept.  cm_tree_from_switches() builds the tree, as it does for
  * cm_tree_from_slurm_conf() ("cluster" over several top switches,
@@ -101,43 +103,37 @@ static int link_topology(topo_t *tp, const named_t *nodes, int nn, int *leaf_of,
     return rc;
 }
 
-/* Debian's Slurm reads /etc/slurm/slurm.conf unless told otherwise. */
-#ifndef CMP_SLURM_CONF_DEFAULT
-#define CMP_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
-#endif
-
-/* The slurm.conf srun itself reads, in Slurm's order; NULL when srun got
- * its configuration from the controller (configless, no slurmd here). */
-static const char *slurm_conf_path(void)
-{
-    const char *env = getenv("SLURM_CONF");
-    if (env && *env)
-        return env;
-    if (access(CMP_SLURM_CONF_DEFAULT, R_OK) == 0)
-        return CMP_SLURM_CONF_DEFAULT;
-    if (access("/run/slurm/conf/slurm.conf", R_OK) == 0)
-        return "/run/slurm/conf/slurm.conf";
-    return NULL;
-}
-
 /* Sockets, cores and threads of every node of @p a, each >= 1: slurm.conf
- * first, the controller (one record each) for what it leaves out. */
+ * first, then the user's cache @p tc (NULL: none), then the controller
+ * (one record each) for what they leave out, whose answers are kept. */
 static int node_hardware(const cmp_alloc_t *a, const char *conf, cm_node_hw_t *hw,
-                         cm_error_t *err)
+                         const cmp_topo_cache_t *tc, cm_error_t *err)
 {
-    int nn = a->nnodes, found = 0;
+    int nn = a->nnodes, found = 0, asked = 0;
     cm_error_t e;
     if (conf)
         found = cm_slurm_conf_node_hw(conf, (const char *const *)a->names, nn, hw, &e);
     if (!conf || found < 0)
         memset(hw, 0, (size_t)nn * sizeof *hw);
+    if (tc && (!conf || found < nn)) {
+        /* only the nodes slurm.conf left out: the file wins */
+        cm_node_hw_t *kept = calloc((size_t)nn, sizeof *kept);
+        if (kept && cmp_topo_cache_get_nodes(tc, (const char *const *)a->names, nn, kept))
+            for (int i = 0; i < nn; i++)
+                if (hw[i].sockets <= 0 && kept[i].sockets > 0)
+                    hw[i] = kept[i];
+        free(kept);
+    }
+    cm_node_hw_t *fetched = tc ? calloc((size_t)nn, sizeof *fetched) : NULL;
     for (int i = 0; i < nn; i++) {
         if (hw[i].sockets > 0)
             continue;
         node_info_msg_t *ni = NULL;
-        if (slurm_load_node_single(&ni, a->names[i], SHOW_ALL) != SLURM_SUCCESS)
+        if (slurm_load_node_single(&ni, a->names[i], SHOW_ALL) != SLURM_SUCCESS) {
+            free(fetched);
             return cm_error_set(err, "slurm_load_node_single %s: %s", a->names[i],
                                 slurm_strerror(errno));
+        }
         int ok = ni && ni->record_count >= 1 && ni->node_array[0].name &&
                  !strcmp(ni->node_array[0].name, a->names[i]);
         if (ok) {
@@ -145,30 +141,36 @@ static int node_hardware(const cmp_alloc_t *a, const char *conf, cm_node_hw_t *h
             hw[i].sockets = r->sockets > 0 ? r->sockets : 1;
             hw[i].cores_per_socket = r->cores > 0 ? r->cores : 1;
             hw[i].threads_per_core = r->threads > 0 ? r->threads : 1;
+            if (fetched) {
+                fetched[i] = hw[i];
+                asked++;
+            }
         }
         slurm_free_node_info_msg(ni);
-        if (!ok)
+        if (!ok) {
+            free(fetched);
             return cm_error_set(err, "the controller does not describe node %s",
                                 a->names[i]);
+        }
     }
+    if (asked)
+        cmp_topo_cache_put_nodes(tc, (const char *const *)a->names, fetched, nn);
+    free(fetched);
     return 0;
 }
 
-/* The switches: the user's cache while valid, else the controller (whose
- * answer is then kept). */
-static int switches(const char *conf, int ttl, cmp_switch_t **sw, int *n,
-                    cm_error_t *err)
+/* The switches: the user's cache while valid and knowing every node of
+ * @p a, else the controller (whose answer is then kept): one request at
+ * most. */
+static int switches(const cmp_topo_cache_t *tc, const cmp_alloc_t *a, cmp_switch_t **sw,
+                    int *n, cm_error_t *err)
 {
-    cmp_topo_cache_t tc;
-    int cached = cmp_topo_cache_open(&tc, conf, ttl) == 0;
     int rc = 0;
-    if (!cached || !cmp_topo_cache_get(&tc, sw, n)) {
+    if (!tc || !cmp_topo_cache_get(tc, (const char *const *)a->names, a->nnodes, sw, n)) {
         rc = cmp_slurm_switches(sw, n, err);
-        if (rc == 0 && cached)
-            cmp_topo_cache_put(&tc, *sw, *n);
+        if (rc == 0 && tc)
+            cmp_topo_cache_put(tc, *sw, *n);
     }
-    if (cached)
-        cmp_topo_cache_close(&tc);
     return rc;
 }
 
@@ -185,11 +187,16 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
     topo_t tp = { 0 };
     cm_tree_t *t = NULL;
     int nn = a->nnodes;
-    const char *conf = slurm_conf_path();
+    /* the file srun itself read (libslurm's rules), NULL when the
+     * controller sent it (no file) */
+    char *conf = cmp_slurm_conf_path();
+    cmp_topo_cache_t cache;
+    const cmp_topo_cache_t *tc = cmp_topo_cache_open(&cache, conf, topo_cache) == 0 ? &cache
+                                                                                     : NULL;
 
     if (cpus_per_task < 1)
         cpus_per_task = 1;
-    int refused = 0, rc = switches(conf, topo_cache, &sws, &nswitches, err);
+    int refused = 0, rc = switches(tc, a, &sws, &nswitches, err);
     if (rc < 0) {
         refused = rc == CMP_TOPO_REFUSED;
         goto out;
@@ -210,7 +217,7 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
             cm_error_set(err, "node %s appears twice in the allocation", nodes[i].name);
             goto out;
         }
-    if (node_hardware(a, conf, hw, err) < 0)
+    if (node_hardware(a, conf, hw, tc, err) < 0)
         goto out;
 
     tp.ns = nswitches;
@@ -267,5 +274,8 @@ out:
     free(nd);
     free(sw);
     free(tp.parent);
+    if (tc)
+        cmp_topo_cache_close(&cache);
+    free(conf);
     return t;
 }

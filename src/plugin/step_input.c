@@ -16,15 +16,13 @@
 
 void cmp_step_input_read(cmp_step_input_t *in)
 {
-    int argc = 0;
-    char **argv = NULL;
-    char path[CMP_PATH_MAX], parent[32];
+    char parent[32];
     memset(in, 0, sizeof *in);
-    in->args_read = cmp_argv_self(&argc, &argv, &in->args_err) == 0;
-    if (in->args_read) {
-        in->args_refused = cmp_srun_args_parse(argc, argv, &in->sa, &in->args_err) < 0;
-        cmp_argv_free(argc, argv);
-    }
+    /* argv is kept: srun_args' strings point into it, whole */
+    in->args_read = cmp_argv_self(&in->argc, &in->argv, &in->args_err) == 0;
+    if (in->args_read)
+        in->args_refused =
+            cmp_srun_args_parse(in->argc, in->argv, &in->sa, &in->args_err) < 0;
     in->mapping_env = getenv(CMP_OPTION_ENV);
     in->job_id = getenv("SLURM_JOB_ID");
     in->job_name = getenv("SLURM_JOB_NAME");
@@ -47,10 +45,8 @@ void cmp_step_input_read(cmp_step_input_t *in)
     snprintf(parent, sizeof parent, "%ld", (long)getppid());
     in->parent_pid = strdup(parent);
     /* as srun's exec will find it, for the profile's key */
-    if (in->sa.command_arg[0]) {
-        cmp_resolve_command(in->sa.command_arg, path, sizeof path);
-        in->program = strdup(path);
-    }
+    if (in->sa.command_arg && in->sa.command_arg[0])
+        in->program = cmp_resolve_command(in->sa.command_arg);
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
     in->srun_refuses_nodes = 1;
 #endif
@@ -60,6 +56,7 @@ void cmp_step_input_free(cmp_step_input_t *in)
 {
     free((char *)in->parent_pid);
     free((char *)in->program);
+    cmp_argv_free(in->argc, in->argv);
     memset(in, 0, sizeof *in);
 }
 

@@ -136,3 +136,50 @@ out:
     return 0;
 }
 
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int cmp_switches_cover(const cmp_switch_t *sw, int n, const char *const *nodes, int nn)
+{
+    if (nn <= 0 || n <= 0)
+        return 1;
+    if (!sw || !nodes)
+        return 0;
+    /* the step's nodes sorted, each marked when a leaf lists it */
+    const char **want = malloc((size_t)nn * sizeof *want);
+    char *seen = calloc((size_t)nn, 1);
+    int left = nn;
+    if (!want || !seen) {
+        free(want);
+        free(seen);
+        return 0;
+    }
+    memcpy(want, nodes, (size_t)nn * sizeof *want);
+    qsort(want, (size_t)nn, sizeof *want, by_name);
+    for (int s = 0; s < n && left > 0; s++) {
+        char **names = NULL;
+        int count = 0;
+        cm_error_t e;
+        if (sw[s].level != 0 || !sw[s].nodes || !*sw[s].nodes)
+            continue;
+        if (cm_hostlist_expand(sw[s].nodes, &names, &count, &e) < 0) {
+            left = -1;
+            break;
+        }
+        for (int k = 0; k < count; k++) {
+            const char *key = names[k];
+            const char **hit = bsearch(&key, want, (size_t)nn, sizeof *want, by_name);
+            if (hit && !seen[hit - want]) {
+                seen[hit - want] = 1;
+                left--;
+            }
+        }
+        cm_hostlist_free(names, count);
+    }
+    free(want);
+    free(seen);
+    return left == 0;
+}

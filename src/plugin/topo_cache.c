@@ -10,7 +10,13 @@
  *     had when the answer was kept: editing any of them (which an admin
  *     does before `scontrol reconfigure`) invalidates it;
  *   - it is younger than topo_cache= seconds (plugstack.conf, default
- *     3600; 0 keeps nothing): a bound for changes the files do not show.
+ *     3600; 0 keeps nothing): a bound for changes the files do not show;
+ *   - it knows every node of the step: a node added since (a dynamic
+ *     node, a new rack) makes that srun ask the controller once and keep
+ *     the new answer, rather than leave steps to Slurm until it expires.
+ * Without slurm.conf (configless srun without slurmd's copy) one answer
+ * per cluster, topology-configless-<hash of SLURM_CLUSTER_NAME>, is kept
+ * on the last two rules alone.
  * Where: $XDG_RUNTIME_DIR/clustermap when XDG_RUNTIME_DIR is a directory
  * of the user's, else /tmp/clustermap-<uid> (node-local), made 0700 when
  * missing; the file topology-<hash of slurm.conf's path>.  srun runs as
@@ -38,6 +44,7 @@
 #define CACHE_MAX_BYTES (16L << 20)
 const char *cmp_topo_cache_tmp = "/tmp";
 #define CACHE_MAGIC "clustermap topology cache 1"
+#define NODES_MAGIC "clustermap node cache 1"
 
 /* "dev:ino:size:mtime.ns" of @p path, or "-" when it does not exist. */
 static int stat_key(const char *path, char *buf, size_t len)
@@ -89,14 +96,26 @@ int cmp_topo_cache_open(cmp_topo_cache_t *tc, const char *slurm_conf, int ttl)
 {
     memset(tc, 0, sizeof *tc);
     tc->dirfd = -1;
-    if (ttl <= 0 || !slurm_conf || slurm_conf[0] != '/' ||
-        conf_key(slurm_conf, tc->key, sizeof tc->key) < 0)
+    if (ttl <= 0)
         return -1;
-    tc->ttl = ttl;
     uint64_t h = 1469598103934665603ULL;
-    for (const char *p = slurm_conf; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    snprintf(tc->name, sizeof tc->name, "topology-%016" PRIx64, h);
+    if (!slurm_conf) {
+        /* No file to watch: the age bound, and the nodes the answer must
+         * know (cmp_topo_cache_get), keep it current; one answer per
+         * cluster the job names (a login node may serve several). */
+        const char *cluster = getenv("SLURM_CLUSTER_NAME");
+        for (const char *p = cluster ? cluster : ""; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        snprintf(tc->key, sizeof tc->key, "configless");
+        snprintf(tc->name, sizeof tc->name, "topology-configless-%016" PRIx64, h);
+    } else {
+        if (slurm_conf[0] != '/' || conf_key(slurm_conf, tc->key, sizeof tc->key) < 0)
+            return -1;
+        for (const char *p = slurm_conf; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        snprintf(tc->name, sizeof tc->name, "topology-%016" PRIx64, h);
+    }
+    tc->ttl = ttl;
 
     char dir[CMP_PATH_MAX];
     const char *run = getenv("XDG_RUNTIME_DIR");
@@ -130,7 +149,8 @@ static char *read_all(int fd, size_t *len)
     return cm_file_read_fd(fd, "topology cache", CACHE_MAX_BYTES, len, NULL);
 }
 
-int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n)
+int cmp_topo_cache_get(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
+                       cmp_switch_t **sw, int *n)
 {
     *sw = NULL;
     *n = 0;
@@ -159,6 +179,12 @@ int cmp_topo_cache_get(const cmp_topo_cache_t *tc, cmp_switch_t **sw, int *n)
             t <= (long long)now && (long long)now - t < tc->ttl) {
             cm_error_t e;
             hit = cmp_switches_parse(body, len - (size_t)(body - text), sw, n, &e) == 0;
+            if (hit && !cmp_switches_cover(*sw, *n, nodes, nn)) {
+                cmp_switches_free(*sw, *n);
+                *sw = NULL;
+                *n = 0;
+                hit = 0;
+            }
         }
     }
     free(text);
@@ -203,5 +229,152 @@ void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int 
     }
     int bad = ferror(f) != 0;
     if (fclose(f) != 0 || bad || renameat(tc->dirfd, tmp, tc->dirfd, tc->name) < 0)
+        unlinkat(tc->dirfd, tmp, 0);
+}
+
+/* ---- node records ------------------------------------------------------
+ * nodes-<the topology file's suffix>: NODES_MAGIC, "key KEY", then one
+ * line a node, "NodeName=N Sockets=S CoresPerSocket=C ThreadsPerCore=T
+ * Written=TIME", each valid ttl seconds from its own TIME. */
+
+typedef struct node_rec {
+    char *name;
+    cm_node_hw_t hw;
+    long long written;
+} node_rec_t;
+
+static int rec_by_name(const void *a, const void *b)
+{
+    return strcmp(((const node_rec_t *)a)->name, ((const node_rec_t *)b)->name);
+}
+
+static void nodes_name(const cmp_topo_cache_t *tc, char *buf, size_t len)
+{
+    const char *dash = strchr(tc->name, '-');
+    snprintf(buf, len, "nodes%s", dash ? dash : "");
+}
+
+static void recs_free(node_rec_t *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(r[i].name);
+    free(r);
+}
+
+/* The valid records of the kept file, sorted by name; 0 when none. */
+static int recs_read(const cmp_topo_cache_t *tc, node_rec_t **out)
+{
+    char name[sizeof tc->name + 8];
+    node_rec_t *r = NULL;
+    int n = 0, cap = 0;
+    *out = NULL;
+    if (tc->dirfd < 0)
+        return 0;
+    nodes_name(tc, name, sizeof name);
+    int fd = openat(tc->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    size_t len = 0;
+    char *text = read_all(fd, &len);
+    close(fd);
+    if (!text)
+        return 0;
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    int ok = line && !strcmp(line, NODES_MAGIC);
+    line = ok ? strtok_r(NULL, "\n", &save) : NULL;
+    ok = line && !strncmp(line, "key ", 4) && !strcmp(line + 4, tc->key);
+    long long now = (long long)time(NULL);
+    while (ok && (line = strtok_r(NULL, "\n", &save))) {
+        node_rec_t x = { NULL, { 0, 0, 0 }, 0 };
+        int end = 0;
+        if (sscanf(line,
+                   "NodeName=%ms Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d "
+                   "Written=%lld%n",
+                   &x.name, &x.hw.sockets, &x.hw.cores_per_socket, &x.hw.threads_per_core,
+                   &x.written, &end) != 5 ||
+            line[end] || x.hw.sockets < 1 || x.hw.cores_per_socket < 1 ||
+            x.hw.threads_per_core < 1 || x.written > now || now - x.written >= tc->ttl) {
+            free(x.name);
+            continue;
+        }
+        if (n == cap) {
+            node_rec_t *nr = realloc(r, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *r);
+            if (!nr) {
+                free(x.name);
+                break;
+            }
+            r = nr;
+        }
+        r[n++] = x;
+    }
+    free(text);
+    if (n > 1)
+        qsort(r, (size_t)n, sizeof *r, rec_by_name);
+    *out = r;
+    return n;
+}
+
+int cmp_topo_cache_get_nodes(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
+                             cm_node_hw_t *hw)
+{
+    node_rec_t *r;
+    int n = recs_read(tc, &r), filled = 0;
+    for (int i = 0; i < nn && n > 0; i++) {
+        node_rec_t key = { (char *)nodes[i], { 0, 0, 0 }, 0 };
+        const node_rec_t *hit = bsearch(&key, r, (size_t)n, sizeof *r, rec_by_name);
+        if (hit) {
+            hw[i] = hit->hw;
+            filled++;
+        }
+    }
+    recs_free(r, n);
+    return filled;
+}
+
+void cmp_topo_cache_put_nodes(const cmp_topo_cache_t *tc, const char *const *nodes,
+                              const cm_node_hw_t *hw, int nn)
+{
+    if (tc->dirfd < 0)
+        return;
+    node_rec_t *r;
+    int n = recs_read(tc, &r);
+    char name[sizeof tc->name + 8], tmp[sizeof name + 32];
+    nodes_name(tc, name, sizeof name);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", name, (long)getpid());
+    int fd = openat(tc->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            unlinkat(tc->dirfd, tmp, 0);
+        }
+        recs_free(r, n);
+        return;
+    }
+    long long now = (long long)time(NULL);
+    fprintf(f, "%s\nkey %s\n", NODES_MAGIC, tc->key);
+    for (int i = 0; i < nn; i++) /* the new records ... */
+        if (nodes[i] && nodes[i][0] && writable(nodes[i]) && hw[i].sockets > 0 &&
+            hw[i].cores_per_socket > 0 && hw[i].threads_per_core > 0)
+            fprintf(f,
+                    "NodeName=%s Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d "
+                    "Written=%lld\n",
+                    nodes[i], hw[i].sockets, hw[i].cores_per_socket,
+                    hw[i].threads_per_core, now);
+    for (int k = 0; k < n; k++) { /* ... and the kept ones not among them */
+        int again = 0;
+        for (int i = 0; i < nn && !again; i++)
+            again = nodes[i] && !strcmp(nodes[i], r[k].name);
+        if (!again)
+            fprintf(f,
+                    "NodeName=%s Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d "
+                    "Written=%lld\n",
+                    r[k].name, r[k].hw.sockets, r[k].hw.cores_per_socket,
+                    r[k].hw.threads_per_core, r[k].written);
+    }
+    recs_free(r, n);
+    int bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad || renameat(tc->dirfd, tmp, tc->dirfd, name) < 0)
         unlinkat(tc->dirfd, tmp, 0);
 }

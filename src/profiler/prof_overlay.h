@@ -51,9 +51,11 @@ PROF_INLINE uint64_t prof_now(void)
  * write(2), so that the lines of ranks sharing a launcher's stderr never
  * interleave (Open MPI 5's mpirun forwarded a long line in two pieces).
  * @p prefix is a short constant ("clustermap overlay: "); @p fmt should end
- * in a newline.  A line longer than 1023 bytes is cut there and still ends
- * in a newline; a short or failed write is not retried (a lost line is
- * better than a program held up).  Any thread, no MPI call. */
+ * in a newline.  A line longer than 1023 bytes is written whole from the
+ * heap (not from a signal handler, then); only when memory runs out is it
+ * cut there, ending in " [line cut at 1023 bytes]" and a newline.  A short
+ * or failed write is not retried (a lost line is better than a program
+ * held up).  Any thread, no MPI call. */
 PROF_HIDDEN void prof_vsay(const char *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 

@@ -199,16 +199,31 @@ void prof_say(const char *fmt, ...)
 
 void prof_vsay(const char *prefix, const char *fmt, va_list ap)
 {
-    char line[1024];
+    char line[1024], *out = line;
+    va_list again;
+    va_copy(again, ap);
     int n = snprintf(line, sizeof line, "%s", prefix);   /* a short constant */
     int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     size_t len = m < 0 ? (size_t)n : (size_t)n + (size_t)m;
-    if (len >= sizeof line) {   /* truncated: keep the line a line */
-        len = sizeof line - 1;
-        line[len - 1] = '\n';
+    if (len >= sizeof line) {
+        /* a long line (a user's path in it) is written whole, from the
+         * heap; cut only when even that fails, and then said so */
+        char *body = NULL;
+        if (vasprintf(&body, fmt, again) >= 0 && asprintf(&out, "%s%s", prefix, body) >= 0)
+            len = strlen(out);
+        else {
+            static const char cut[] = " [line cut at 1023 bytes]\n";
+            out = line;
+            len = sizeof line - 1;
+            memcpy(line + len - (sizeof cut - 1), cut, sizeof cut - 1);
+        }
+        free(body);
     }
+    va_end(again);
     /* stderr's write may be short or interrupted: a lost line is better
      * than a program held up, so one attempt. */
-    ssize_t w = write(STDERR_FILENO, line, len);
+    ssize_t w = write(STDERR_FILENO, out, len);
     (void)w;
+    if (out != line)
+        free(out);
 }

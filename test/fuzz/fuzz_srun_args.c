@@ -9,8 +9,9 @@
  *  - a refusal carries a message;
  *  - on success the counts are 0 (absent) or in their ranges (-n and
  *    --ntasks-per-node 1..2^24, -N min <= max in 1..2^24, -c 1..65536),
- *    the flags are 0 or 1, and the job name and --mapping value are
- *    terminated inside their buffers, the value present iff has_mapping.
+ *    the flags are 0 or 1, and the job name, command and --mapping value
+ *    are never NULL, each one of argv's strings (or its tail) whole or
+ *    "", the value present iff has_mapping.
  * Build and run: see docs/fuzzing.md and test/sh/t0210-fuzz.t. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,7 +32,20 @@ static int flag(int v)
     return v == 0 || v == 1;
 }
 
-static void check_args(const cmp_srun_args_t *o)
+/* @p s is "" or lies inside one of argv's strings and ends with it */
+static int in_argv(const char *s, int argc, char **argv)
+{
+    if (!s)
+        return 0;
+    if (!s[0])
+        return 1;
+    for (int i = 0; i < argc; i++)
+        if (s >= argv[i] && s < argv[i] + strlen(argv[i]))
+            return 1;
+    return 0;
+}
+
+static void check_args(const cmp_srun_args_t *o, int argc, char **argv)
 {
     if (!in_range(o->ntasks, 1 << 24) || !in_range(o->ntasks_per_node, 1 << 24) ||
         !in_range(o->cpus_per_task, 1 << 16) || !in_range(o->nodes_min, 1 << 24) ||
@@ -42,8 +56,8 @@ static void check_args(const cmp_srun_args_t *o)
         !flag(o->distribution) || !flag(o->multi_prog) || !flag(o->het) ||
         !flag(o->jobid) || !flag(o->help) || !flag(o->has_mapping))
         abort();
-    if (!memchr(o->job_name, '\0', sizeof o->job_name) ||
-        !memchr(o->mapping, '\0', sizeof o->mapping) ||
+    if (!in_argv(o->job_name, argc, argv) || !in_argv(o->mapping, argc, argv) ||
+        !in_argv(o->command, argc, argv) || !in_argv(o->command_arg, argc, argv) ||
         (!o->has_mapping && o->mapping[0]))
         abort();
 }
@@ -62,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!err.msg[0])
             abort();
     } else {
-        check_args(&o);
+        check_args(&o, argc, argv);
     }
     fuzz_argv_done(&a);
     return 0;

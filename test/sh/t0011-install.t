@@ -35,6 +35,16 @@ test_expect_success 'every part is installed' '
     test "$(readlink "$P/libexec/clustermap/bin/mpiexec")" = mpirun
 '
 
+# srun dlopen()s the placement module: a clustermap function it calls but
+# does not hold (the plugin exports only the SPANK symbols) fails every
+# placement with "undefined symbol", which only a placed step would show.
+test_expect_success 'the plugin and its placement module leave no clustermap symbol undefined' '
+    for so in clustermap.so clustermap-place.so; do
+        nm -u "$P/lib/slurm/$so" | grep -E " (cm|cmp)_" >undef.$so
+        test_must_be_empty undef.$so || return 1
+    done
+'
+
 test_expect_success 'the shared engine: SONAME libclustermap.so.0' '
     readelf -d "$P/lib/libclustermap.so.$VERSION" >dyn &&
     grep "(SONAME) *Library soname: \[libclustermap.so.0\]" dyn

@@ -99,6 +99,14 @@ test_expect_success 'profile show: guard=no in plugstack.conf is said' '
     grep "^guard.rule=window 5, .*; guard=no there: jobs are placed without it)$" show.off
 '
 
+test_expect_success 'profile show: slurm.conf.s PlugStackConfig= names the plugstack.conf' '
+    mkdir -p other &&
+    printf "required /usr/lib/x/clustermap.so guard_window=4\n" >other/ps.conf &&
+    printf "ClusterName=c\n  plugstackconfig = \"$PWD/other/ps.conf\"  # here\n" >site/ps-slurm.conf &&
+    SLURM_CONF=$PWD/site/ps-slurm.conf cm_run profile show g --ntasks 16 --store "$PWD/st" >show.ps &&
+    grep "^guard.rule=window 4, " show.ps
+'
+
 test_expect_success 'profile show: the defaults without a clustermap line' '
     SLURM_CONF=$PWD/nowhere/slurm.conf cm_run profile show g --ntasks 16 --store "$PWD/st" >show.def &&
     grep "^guard.rule=window 5, min_placed 2, min_default 2, probe after 5, recheck after 20, .*(the defaults: no clustermap line in plugstack.conf)$" show.def

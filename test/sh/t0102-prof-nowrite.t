@@ -33,6 +33,13 @@ test_expect_success 'unwritable directory: one clustermap-prof line per rank, pr
     test "$(grep -c clustermap-prof err)" -eq 2
 '
 
+test_expect_success 'a line longer than 1023 bytes is written whole' '
+    long="$PWD/$(printf "%01500d" 0 | tr 0 d)" &&
+    prof_run 2 "$long" ./ring "$PWD/exp6" 2>err.long &&
+    test -s exp6 &&
+    test "$(grep -c "^clustermap-prof: cannot create a file in $long: " err.long)" -eq 2
+'
+
 test_expect_success 'no rank waits for another: ranks without the library finish too' '
     mkdir out.mixed &&
     cat >mixed.sh <<-\EOF &&

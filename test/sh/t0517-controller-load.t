@@ -101,6 +101,14 @@ test_expect_success 'a slurm.conf clustermap cannot read costs one record per no
     expect 0 4 1
 '
 
+# The records the controller gave are kept in the user's cache as the
+# switches are: the next sruns with that file ask nothing.
+test_expect_success 'those node records are kept: two more sruns ask nothing' '
+    JOB_ENV="export SLURM_CONF=$STATE/etc/slurm-n4.conf" job 2 &&
+    expect 0 0 0 &&
+    ls "$CACHE" | grep -E "^nodes-[0-9a-f]{16}$"
+'
+
 test_expect_success 'a link in place of the cache file is replaced, not followed' '
     rm -rf "$CACHE" &&
     job 1 &&

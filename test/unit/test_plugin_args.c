@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -273,6 +274,106 @@ static void test_srun_args(void **state)
     assert_int_equal(cmp_srun_args_parse(4, a7, &o, &err), -1);
 }
 
+
+/* Values longer than any former buffer (--mapping 511, -J 255, the
+ * command 1023, its file name 63) are read whole: a 600-byte --mapping is
+ * never taken for its first 511 bytes. */
+static char *filled(size_t n, char c)
+{
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memset(s, c, n);
+    s[n] = '\0';
+    return s;
+}
+
+static void test_srun_args_long(void **state)
+{
+    (void)state;
+    cmp_srun_args_t o;
+    char *map = filled(600, 'v'), *name = filled(300, 'j'), *cmd = filled(2000, 'c');
+    memcpy(map, "cluster,", 8);
+    cmd[0] = '/';
+    cmd[1500] = '/'; /* a file name of 499 bytes */
+    char *a[] = { "srun", "-n4", "--mapping", map, "-J", name, cmd, "arg" };
+    parse(&o, 8, a);
+    assert_int_equal(o.has_mapping, 1);
+    assert_int_equal(strlen(o.mapping), 600);
+    assert_string_equal(o.mapping, map);
+    assert_int_equal(strlen(o.job_name), 300);
+    assert_string_equal(o.command_arg, cmd);
+    assert_string_equal(o.command, cmd + 1501);
+    /* the whole value is what the option callback parses too: refused as
+     * a whole, never planned from a cut one */
+    cmp_request_t r;
+    cm_error_t err;
+    assert_int_equal(cmp_request_parse(o.mapping, &r, &err), -1);
+    char eq[700];
+    snprintf(eq, sizeof eq, "--mapping=%s", map);
+    char *b[] = { "srun", eq, "x" };
+    parse(&o, 3, b);
+    assert_string_equal(o.mapping, map);
+    /* nothing given: "", never NULL */
+    char *c[] = { "srun", "-n2" };
+    parse(&o, 2, c);
+    assert_string_equal(o.mapping, "");
+    assert_string_equal(o.job_name, "");
+    assert_string_equal(o.command, "");
+    assert_string_equal(o.command_arg, "");
+    /* a struct zeroed by hand (NULL strings) is no daemon launch */
+    memset(&o, 0, sizeof o);
+    o.ntasks_per_node = 1;
+    assert_int_equal(cmp_srun_is_mpirun(&o), 0);
+    free(map);
+    free(name);
+    free(cmd);
+}
+
+/* The command as srun's exec finds it, from a PATH entry longer than the
+ * 2048 bytes the candidate buffer had: the file itself, never a cut
+ * candidate, and a name that resolves to nothing comes back whole. */
+static void test_resolve_long(void **state)
+{
+    (void)state;
+    char dir[4096] = "/tmp/cm-resolve.XXXXXX", *got;
+    assert_non_null(mkdtemp(dir));
+    char top[64];
+    snprintf(top, sizeof top, "%s", dir);
+    char comp[201];
+    memset(comp, 'd', 200);
+    comp[200] = '\0';
+    for (int i = 0; i < 12; i++) { /* 12 x 201 bytes: over 2048 */
+        strcat(dir, "/");
+        strcat(dir, comp);
+        assert_int_equal(mkdir(dir, 0700), 0);
+    }
+    char prog[4200];
+    snprintf(prog, sizeof prog, "%s/cmtool", dir);
+    FILE *f = fopen(prog, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(chmod(prog, 0700), 0);
+    char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", dir, 1);
+    got = cmp_resolve_command("cmtool");
+    assert_string_equal(got, prog);
+    free(got);
+    char *name = filled(3000, 'n');
+    got = cmp_resolve_command(name); /* not found: as given, whole */
+    assert_string_equal(got, name);
+    free(got);
+    free(name);
+    if (old)
+        setenv("PATH", old, 1);
+    free(old);
+    unlink(prog);
+    for (int i = 0; i < 12; i++) {
+        rmdir(dir);
+        *strrchr(dir, '/') = '\0';
+    }
+    assert_int_equal(rmdir(top), 0);
+}
+
 /* mpirun's daemon launches, as Open MPI 4.1, 5.0 and 6.0 write them. */
 static void test_mpirun_launch(void **state)
 {
@@ -499,6 +600,8 @@ int main(void)
         cmocka_unit_test(test_config_guard_rule),
         cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_srun_args),
+        cmocka_unit_test(test_srun_args_long),
+        cmocka_unit_test(test_resolve_long),
         cmocka_unit_test(test_mpirun_launch),
         cmocka_unit_test(test_het_step),
         cmocka_unit_test(test_cpus_per_node),

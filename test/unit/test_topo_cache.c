@@ -104,7 +104,7 @@ static int lookup(const fixture_t *f, int ttl, int *n)
     *n = -1;
     if (cmp_topo_cache_open(&tc, f->conf, ttl) < 0)
         return -1;
-    int hit = cmp_topo_cache_get(&tc, &sw, n);
+    int hit = cmp_topo_cache_get(&tc, NULL, 0, &sw, n);
     cmp_switches_free(sw, hit ? *n : 0);
     cmp_topo_cache_close(&tc);
     return hit;
@@ -141,7 +141,7 @@ static void test_round_trip(void **state)
     cmp_topo_cache_t tc;
     cmp_switch_t *sw;
     assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
-    assert_int_equal(cmp_topo_cache_get(&tc, &sw, &n), 1);
+    assert_int_equal(cmp_topo_cache_get(&tc, NULL, 0, &sw, &n), 1);
     cmp_topo_cache_close(&tc);
     assert_int_equal(n, 3);
     assert_string_equal(sw[1].name, "s2");
@@ -273,6 +273,142 @@ static void test_refusals(void **state)
     teardown(&f);
 }
 
+
+/* Coverage: every step node under a leaf; no switch covers all. */
+static void test_cover(void **state)
+{
+    (void)state;
+    cmp_switch_t *sw;
+    int n;
+    const char *known[] = { "n4", "n1", "n3" }, *added[] = { "n1", "n5" };
+    parse(TOPO, &sw, &n);
+    assert_int_equal(cmp_switches_cover(sw, n, known, 3), 1);
+    assert_int_equal(cmp_switches_cover(sw, n, added, 2), 0);
+    assert_int_equal(cmp_switches_cover(sw, n, NULL, 0), 1);
+    assert_int_equal(cmp_switches_cover(NULL, 0, added, 2), 1); /* topology/default */
+    assert_int_equal(cmp_switches_cover(sw, n, NULL, 2), 0);
+    cmp_switches_free(sw, n);
+    /* a node listed only by a switch above the leaves is not placed */
+    parse("SwitchName=top Level=1 Nodes=n9 Switches=s1\nSwitchName=s1 Level=0 Nodes=n1\n", &sw,
+          &n);
+    const char *n9[] = { "n9" };
+    assert_int_equal(cmp_switches_cover(sw, n, n9, 1), 0);
+    cmp_switches_free(sw, n);
+}
+
+/* A node the kept answer does not know is a miss (the srun asks once and
+ * keeps the new answer), not an hour of steps left to Slurm. */
+static void test_unknown_node(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    keep(&f, 3600);
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw = NULL;
+    int n = -1;
+    const char *known[] = { "n2", "n3" }, *added[] = { "n2", "n5" };
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 3600), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 2, &sw, &n), 1);
+    cmp_switches_free(sw, n);
+    assert_int_equal(cmp_topo_cache_get(&tc, added, 2, &sw, &n), 0);
+    assert_null(sw);
+    assert_int_equal(n, 0);
+    /* the controller's new answer, kept: known from then on */
+    cmp_switch_t *fresh;
+    int nf;
+    parse("SwitchName=s1 Level=0 Nodes=n[1-2]\nSwitchName=s3 Level=0 Nodes=n5\n", &fresh, &nf);
+    cmp_topo_cache_put(&tc, fresh, nf);
+    cmp_switches_free(fresh, nf);
+    assert_int_equal(cmp_topo_cache_get(&tc, added, 2, &sw, &n), 1);
+    assert_int_equal(n, 2);
+    cmp_switches_free(sw, n);
+    cmp_topo_cache_close(&tc);
+    teardown(&f);
+}
+
+/* No slurm.conf (configless srun without slurmd's copy): one answer,
+ * kept on age and known nodes alone. */
+static void test_configless(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    cmp_topo_cache_t tc;
+    cmp_switch_t *sw;
+    int n;
+    const char *known[] = { "n1" };
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 0), -1); /* ttl 0: none */
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_int_equal(strncmp(tc.name, "topology-configless-", 20), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 1, &sw, &n), 0);
+    parse(TOPO, &sw, &n);
+    cmp_topo_cache_put(&tc, sw, n);
+    cmp_switches_free(sw, n);
+    cmp_topo_cache_close(&tc);
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 1, &sw, &n), 1);
+    assert_int_equal(n, 3);
+    cmp_switches_free(sw, n);
+    cmp_topo_cache_close(&tc);
+    /* another cluster's answer is another file */
+    setenv("SLURM_CLUSTER_NAME", "other", 1);
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_int_equal(cmp_topo_cache_get(&tc, known, 1, &sw, &n), 0);
+    cmp_topo_cache_close(&tc);
+    unsetenv("SLURM_CLUSTER_NAME");
+    teardown(&f);
+}
+
+/* Node records: kept per node, merged, each valid ttl seconds. */
+static void test_nodes(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setup(&f);
+    cmp_topo_cache_t tc;
+    const char *ab[] = { "a", "b" }, *bc[] = { "b", "c" }, *abc[] = { "a", "b", "c" };
+    cm_node_hw_t hw[3] = { { 2, 4, 1 }, { 1, 8, 2 }, { 0, 0, 0 } }, got[3];
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    memset(got, 0, sizeof got);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, ab, 2, got), 0);
+    cmp_topo_cache_put_nodes(&tc, ab, hw, 2);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, abc, 3, got), 2);
+    assert_int_equal(got[0].cores_per_socket, 4);
+    assert_int_equal(got[1].threads_per_core, 2);
+    assert_int_equal(got[2].sockets, 0); /* not known: left as it was */
+    /* b again with new values, c added (a zero record is not kept) */
+    cm_node_hw_t hw2[2] = { { 4, 4, 1 }, { 1, 2, 1 } };
+    cmp_topo_cache_put_nodes(&tc, bc, hw2, 2);
+    cm_node_hw_t zero[1] = { { 0, 0, 0 } };
+    const char *d[] = { "d" };
+    cmp_topo_cache_put_nodes(&tc, d, zero, 1);
+    memset(got, 0, sizeof got);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, abc, 3, got), 3);
+    assert_int_equal(got[0].sockets, 2);
+    assert_int_equal(got[1].sockets, 4);
+    assert_int_equal(got[2].cores_per_socket, 2);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, d, 1, zero), 0);
+    cmp_topo_cache_close(&tc);
+    /* a record older than the ttl is not used */
+    char dir[600], old[80];
+    snprintf(dir, sizeof dir, "%s/clustermap", f.run);
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    snprintf(old, sizeof old, "nodes%s", strchr(tc.name, '-'));
+    cmp_topo_cache_close(&tc);
+    cm_test_write_file(dir, old,
+                       "clustermap node cache 1\nkey configless\nNodeName=a Sockets=1 "
+                       "CoresPerSocket=1 ThreadsPerCore=1 Written=1000\n");
+    assert_int_equal(cmp_topo_cache_open(&tc, NULL, 60), 0);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, ab, 1, got), 0);
+    cmp_topo_cache_close(&tc);
+    /* the records of a slurm.conf are its own, not the configless ones */
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
+    assert_int_equal(cmp_topo_cache_get_nodes(&tc, abc, 3, got), 0);
+    cmp_topo_cache_close(&tc);
+    teardown(&f);
+}
+
 int main(void)
 {
     cmp_topo_cache_tmp = "/nonexistent";   /* never the node's own /tmp */
@@ -281,6 +417,10 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_invalidation),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_cover),
+        cmocka_unit_test(test_unknown_node),
+        cmocka_unit_test(test_configless),
+        cmocka_unit_test(test_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
