@@ -23,7 +23,8 @@ enum {
     O_STORE = 1 << 0, O_USER = 1 << 1, O_JOB = 1 << 2, O_NTASKS = 1 << 3,
     O_FORMAT = 1 << 4, O_PART = 1 << 5, O_OUTPUT = 1 << 6, O_WEIGHT = 1 << 7,
     O_FORCE = 1 << 8, O_MAXB = 1 << 9, O_TOP = 1 << 10, O_OLDER = 1 << 11,
-    O_UNUSED = 1 << 12, O_DRY = 1 << 13, O_NOW = 1 << 14, O_ALL = 1 << 15
+    O_UNUSED = 1 << 12, O_DRY = 1 << 13, O_NOW = 1 << 14, O_ALL = 1 << 15,
+    O_PARTIAL = 1 << 16
 };
 
 /* Longest --older-than / --unused-for, in days. */
@@ -41,6 +42,7 @@ typedef struct popts {
     int64_t older_than, unused_for;  /* prune: seconds, -1 when not given */
     int64_t now;              /* prune: --now, -1 when not given */
     int dry_run, all_users;
+    int partial;              /* import/merge: a run with ranks missing */
     size_t max_bytes;
     uid_t uid;                /* --user, or the caller */
     char uname[CM_PROFILE_MAX_NAME + 1];
@@ -245,12 +247,26 @@ static int read_input(popts_t *o, cm_profile_t **out)
         return rc;
     } else if (kind == IN_RAW) {
         cm_raw_profile_t raw;
+        char ranks[160];
         memset(&raw, 0, sizeof raw);
-        if (cm_raw_read(o->arg, o->max_bytes, &raw, &err) == 0) {
-            p = cm_profile_from_raw(&raw, o->uid, o->uname, o->job_name, now,
-                                    &err);
+        if (cm_raw_read_flags(o->arg, o->max_bytes, o->partial ? CM_RAW_PARTIAL : 0,
+                              &raw, &err) < 0)
+            return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s%s", err.msg,
+                               strstr(err.msg, "refusing an incomplete profile")
+                                   ? "; --partial imports it all the same" : "");
+        /* One rank's part is one row of the run's matrix: stored as the
+         * whole run, it would place the other ranks as if they were idle. */
+        if (raw.rank >= 0 && raw.nmissing && !o->partial) {
+            cm_raw_ranks_text(NULL, raw.rank, raw.nranks, ranks, sizeof ranks);
+            rc = cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s: the part of rank %d of a run "
+                             "of %d ranks, ranks %s missing; give the directory "
+                             "of all its parts, or --partial to import this one "
+                             "alone", o->arg, raw.rank, raw.nranks, ranks);
             cm_raw_release(&raw);
+            return rc;
         }
+        p = cm_profile_from_raw(&raw, o->uid, o->uname, o->job_name, now, &err);
+        cm_raw_release(&raw);
     } else {
         struct stat st;
         cm_matrix_t *m;
@@ -757,18 +773,23 @@ static const action_t actions[] = {
       "export NAME --ntasks N [--output FILE] [--user U]",
       "Write the stored JSON document (to standard output by default).\n" },
     { "import", do_import, O_STORE | O_USER | O_JOB | O_NTASKS | O_FORMAT |
-      O_FORCE | O_MAXB, 1,
+      O_FORCE | O_MAXB | O_PARTIAL, 1,
       "import FILE --job-name NAME [--format auto|mtx|metis|triplets|raw|json]\n"
-      "           [--ntasks N] [--force] [--user U]",
+      "           [--ntasks N] [--force] [--partial] [--user U]",
       "Store FILE as the profile of NAME (task count = its rank count).\n"
       "auto: 'clustermap-raw' first line -> raw, '{' -> json, else as\n"
       "'clustermap plan --matrix' reads it (Matrix Market, METIS, triplets).\n"
       "Matrix files become the p2p part of a one-run profile.  A json file\n"
       "keeps its runs, dates and jobs; --job-name defaults to its own.  An\n"
-      "existing profile is only replaced with --force.\n" },
+      "existing profile is only replaced with --force.  Raw input is a\n"
+      "whole run: a directory with the part of every rank, which the\n"
+      "profiling library writes there (part.<rank>.txt); one part file, or\n"
+      "a directory lacking ranks, is refused with the missing ranks named,\n"
+      "unless --partial.\n" },
     { "merge", do_merge, O_STORE | O_USER | O_JOB | O_NTASKS | O_FORMAT |
-      O_WEIGHT | O_MAXB, 1,
-      "merge FILE --job-name NAME [--weight W] [--format F] [--user U]",
+      O_WEIGHT | O_MAXB | O_PARTIAL, 1,
+      "merge FILE --job-name NAME [--weight W] [--format F] [--partial]\n"
+      "           [--user U]",
       "Merge FILE (read as by import) into the existing profile of NAME:\n"
       "every entry becomes (1 - W) * old + W * new; runs add up.\n" },
     { "ingest", do_ingest, O_STORE | O_USER | O_JOB | O_WEIGHT | O_MAXB, 1,
@@ -838,6 +859,10 @@ static void common_help(FILE *f, int accepts)
     if (accepts & O_MAXB)
         fprintf(f, "  --max-bytes N      refuse input files larger than N bytes "
                 "(default %zu)\n", CM_PROFILE_DEFAULT_MAX_BYTES);
+    if (accepts & O_PARTIAL)
+        fputs("  --partial          take raw input that lacks ranks (one part\n"
+              "                     file, or a directory missing some): their\n"
+              "                     rows stay empty\n", f);
     fputs("  -h, --help         this text\n", f);
 }
 
@@ -862,7 +887,7 @@ static void action_usage(FILE *f, const action_t *a)
 
 enum { OPT_STORE = 256, OPT_USER, OPT_JOB, OPT_NTASKS, OPT_FORMAT, OPT_PART,
        OPT_OUTPUT, OPT_WEIGHT, OPT_FORCE, OPT_MAXB, OPT_TOP, OPT_OLDER,
-       OPT_UNUSED, OPT_DRY, OPT_NOW, OPT_ALL };
+       OPT_UNUSED, OPT_DRY, OPT_NOW, OPT_ALL, OPT_PARTIAL };
 
 static const struct option longopts[] = {
     { "store", required_argument, NULL, OPT_STORE },
@@ -881,6 +906,7 @@ static const struct option longopts[] = {
     { "dry-run", no_argument, NULL, OPT_DRY },
     { "now", required_argument, NULL, OPT_NOW },
     { "all-users", no_argument, NULL, OPT_ALL },
+    { "partial", no_argument, NULL, OPT_PARTIAL },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
 };
@@ -889,7 +915,8 @@ static int parse(const action_t *a, popts_t *o, int argc, char **argv)
 {
     static const int bit[] = { O_STORE, O_USER, O_JOB, O_NTASKS, O_FORMAT,
                                O_PART, O_OUTPUT, O_WEIGHT, O_FORCE, O_MAXB,
-                               O_TOP, O_OLDER, O_UNUSED, O_DRY, O_NOW, O_ALL };
+                               O_TOP, O_OLDER, O_UNUSED, O_DRY, O_NOW, O_ALL,
+                               O_PARTIAL };
     uint64_t v;
     int c;
 
@@ -919,6 +946,7 @@ static int parse(const action_t *a, popts_t *o, int argc, char **argv)
         case OPT_FORCE: o->force = 1; break;
         case OPT_DRY: o->dry_run = 1; break;
         case OPT_ALL: o->all_users = 1; break;
+        case OPT_PARTIAL: o->partial = 1; break;
         case OPT_OLDER:
         case OPT_UNUSED:
             if (cm_cli_parse_u64(optarg, MAX_DAYS, &v) < 0)

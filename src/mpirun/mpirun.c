@@ -16,7 +16,14 @@
  * the default.  The daemons' srun knows, from its parent's pid
  * (CLUSTERMAP_MPIRUN_PID), that the file is its mpirun's.  mpirun runs in
  * this process (exec) -- or, when its run may be profiled, as its child,
- * so that the run is recorded once mpirun has returned (mpirun_record.c).
+ * so that the run is recorded once mpirun has returned (mpirun_record.c):
+ * only this process knows mpirun's exit code (a failed run is never
+ * recorded), can still print the run's line on the job's stderr, and
+ * records the run before the script's next mpirun looks for its profile.
+ * That child ends with this process: the signals it can catch go on to
+ * mpirun, and its death however caused (kill -9) sends mpirun SIGTERM
+ * (PR_SET_PDEATHSIG), on which mpirun ends its ranks; the run's stage is
+ * then left to the batch step's end (src/plugin/mpirun_batch.c).
  *
  * Any doubt leaves mpirun as the user wrote it: its own mapping, binding
  * or host options, an MPMD line, an option not known, an MCA parameter of
@@ -34,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -334,7 +342,8 @@ out:
 }
 
 /* mpirun in a child, for as long as it runs: the signals this process
- * gets go on to it (Slurm signals the whole job anyway). */
+ * can catch go on to it (Slurm signals the whole job anyway); its death
+ * by SIGKILL reaches it as SIGTERM (run_and_record). */
 static pid_t child;
 
 static void forward(int sig)
@@ -351,11 +360,18 @@ static int run_and_record(const char *real, char **av, const char *stage)
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
     char pid[16], msg[1024];
     int status = 0, verbose;
+    pid_t self = getpid();
     if ((child = fork()) < 0) {
         execv(real, av);   /* cannot fork: mpirun runs, unrecorded */
         return 126;
     }
     if (child == 0) {
+        /* SIGTERM, not SIGKILL: mpirun then ends its ranks and daemons
+         * itself, as on the user's Ctrl-C; the setting survives execv.
+         * A parent already gone before prctl never sends it: as killed. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != self)
+            _exit(128 + SIGTERM);
         snprintf(pid, sizeof pid, "%ld", (long)getpid());
         setenv(CMP_ENV_MPIRUN_PID, pid, 1);
         execv(real, av);

@@ -223,6 +223,7 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
                        "a rank below the rank count", &v) < 0)
             goto out;
         out->rank = (int)v;
+        out->nmissing = out->nranks - 1;
     }
     NEXT_LINE(l);
     if (header(p, l, "job", 2, "\"job JOBID STEPID\"") < 0 ||
@@ -307,8 +308,10 @@ static int parse(parser_t *p, char *buf, size_t len, cm_raw_profile_t *out,
             fail(p, "rows of the part's own rank only", p->f[1]);
             goto out;
         }
-        if (cm_builder_add(into[kind], (int)s, (int)d, (double)by, (double)ms,
-                           p->err) < 0)
+        /* a rank's traffic to itself (libraries before it was left out)
+         * is checked and counted, not kept: docs/profile-format.md */
+        if (s != d && cm_builder_add(into[kind], (int)s, (int)d, (double)by,
+                                     (double)ms, p->err) < 0)
             goto out;
         nentries++;
         NEXT_LINE(l);
@@ -482,15 +485,69 @@ int cm_raw_assembly_missing(const cm_raw_assembly_t *a)
     return a->missing;
 }
 
+void cm_raw_ranks_text(const char *seen, int only, int nranks, char *buf, size_t size)
+{
+    /* what is left for the summary: ",... and 16777215 more ranks" */
+    enum { TAIL = 48 };
+    size_t used = 0;
+    int rest = 0;
+    if (!buf || !size)
+        return;
+    buf[0] = '\0';
+#define HAS(i) (seen ? seen[i] != 0 : (i) == only)
+    int i = 0;
+    while (i < nranks && HAS(i))
+        i++;
+    while (i < nranks) {
+        int j = i, next;
+        while (j + 1 < nranks && !HAS(j + 1))
+            j++;
+        for (next = j + 1; next < nranks && HAS(next); next++)
+            ;
+        char range[32];
+        int w = j > i ? snprintf(range, sizeof range, "%s%d-%d", used ? "," : "", i, j)
+                      : snprintf(range, sizeof range, "%s%d", used ? "," : "", i);
+        /* the last range may use the room kept for the summary */
+        size_t room = next < nranks ? (size > TAIL ? size - TAIL : 0) : size;
+        if (!rest && used + (size_t)w < room) {
+            memcpy(buf + used, range, (size_t)w + 1);
+            used += (size_t)w;
+        } else {
+            rest += j - i + 1;
+        }
+        i = next;
+    }
+#undef HAS
+    if (rest) {
+        int w = snprintf(buf + used, size - used, "%s%d %s rank%s",
+                         used ? ",... and " : "", rest, used ? "more" : "missing",
+                         rest > 1 ? "s" : "");
+        if (w < 0 || (size_t)w >= size - used)
+            buf[used] = '\0';   /* a cut count would be a wrong one */
+    }
+}
+
+void cm_raw_assembly_missing_text(const cm_raw_assembly_t *a, char *buf, size_t size)
+{
+    cm_raw_ranks_text(a ? a->seen : NULL, -1, a ? a->nranks : 0, buf, size);
+}
+
 int cm_raw_assembly_finish(cm_raw_assembly_t *a, cm_raw_profile_t *out,
                            cm_error_t *err)
 {
+    return cm_raw_assembly_finish_flags(a, 0, out, err);
+}
+
+int cm_raw_assembly_finish_flags(cm_raw_assembly_t *a, int flags, cm_raw_profile_t *out,
+                                 cm_error_t *err)
+{
     memset(out, 0, sizeof *out);
-    if (a->missing)
+    if (a->missing && !(flags & CM_RAW_PARTIAL))
         return cm_error_set(err, "%d of %d ranks sent no profile",
                             a->missing, a->nranks);
     *out = a->whole;
     out->rank = -1;
+    out->nmissing = a->missing;
     out->p2p = out->coll = NULL;
     if (!(out->p2p = cm_builder_finish(a->b[0], err)) ||
         !(out->coll = cm_builder_finish(a->b[1], err))) {
@@ -513,7 +570,7 @@ void cm_raw_assembly_free(cm_raw_assembly_t *a)
 /* A directory of parts "part.<task>.txt" (what the profiling library
  * leaves when run by hand, e.g. under mpirun): assembled, every rank
  * exactly once. */
-static int read_dir(int dfd, const char *path, size_t max_bytes,
+static int read_dir(int dfd, const char *path, size_t max_bytes, int flags,
                     cm_raw_profile_t *out, cm_error_t *err)
 {
     int fd = dup(dfd);
@@ -560,18 +617,27 @@ static int read_dir(int dfd, const char *path, size_t max_bytes,
     if (rc == 0 && !nparts)
         rc = cm_error_set(err, "%s: expected part.<rank>.txt files, found none",
                           path);
-    if (rc == 0 && cm_raw_assembly_missing(a))
+    if (rc == 0 && cm_raw_assembly_missing(a) && !(flags & CM_RAW_PARTIAL)) {
+        char ranks[160];
+        cm_raw_assembly_missing_text(a, ranks, sizeof ranks);
         rc = cm_error_set(err, "%s: %d of %d ranks have no part; refusing an "
-                          "incomplete profile", path, cm_raw_assembly_missing(a),
-                          a->nranks);
+                          "incomplete profile (missing: %s)", path,
+                          cm_raw_assembly_missing(a), a->nranks, ranks);
+    }
     if (rc == 0)
-        rc = cm_raw_assembly_finish(a, out, err);
+        rc = cm_raw_assembly_finish_flags(a, flags, out, err);
     cm_raw_assembly_free(a);
     return rc;
 }
 
 int cm_raw_read(const char *path, size_t max_bytes, cm_raw_profile_t *out,
                 cm_error_t *err)
+{
+    return cm_raw_read_flags(path, max_bytes, 0, out, err);
+}
+
+int cm_raw_read_flags(const char *path, size_t max_bytes, int flags,
+                      cm_raw_profile_t *out, cm_error_t *err)
 {
     memset(out, 0, sizeof *out);
     /* O_NONBLOCK: a FIFO planted in place of the file must not hang us;
@@ -585,7 +651,7 @@ int cm_raw_read(const char *path, size_t max_bytes, cm_raw_profile_t *out,
     }
     struct stat st;
     int rc = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)
-           ? read_dir(fd, path, max_bytes, out, err)
+           ? read_dir(fd, path, max_bytes, flags, out, err)
            : cm_raw_read_fd(fd, path, max_bytes, out, err);
     close(fd);
     return rc;

@@ -42,7 +42,14 @@ typedef struct cm_raw_profile {
     int ntimed;         /**< parts (ranks) that had a "time" line */
     double elapsed_max, elapsed_sum;  /**< over the timed parts, seconds */
     double mpi_max, mpi_sum;
+    int nmissing;       /**< ranks of the run without a part here: nranks - 1
+                             for one rank's part, the parts an assembly read
+                             with CM_RAW_PARTIAL lacked, else 0 */
 } cm_raw_profile_t;
+
+/** cm_raw_read_flags(): a directory of parts that lacks some ranks is
+ *  assembled all the same (their rows stay empty), not refused. */
+#define CM_RAW_PARTIAL 1
 
 /** Read the raw profile @p path into @p out -- a file, or a directory of
  *  one-rank parts "part.<task>.txt", assembled (every rank exactly once).
@@ -52,6 +59,21 @@ typedef struct cm_raw_profile {
  *  zeroed. */
 int cm_raw_read(const char *path, size_t max_bytes, cm_raw_profile_t *out,
                 cm_error_t *err);
+
+/** As cm_raw_read(), with @p flags (0 or CM_RAW_PARTIAL).  A directory
+ *  missing ranks is refused, without CM_RAW_PARTIAL, with the missing
+ *  ranks named as cm_raw_ranks_text() names them. */
+int cm_raw_read_flags(const char *path, size_t max_bytes, int flags,
+                      cm_raw_profile_t *out, cm_error_t *err);
+
+/** The ranks 0..@p nranks-1 that have no part, as ranges ("0-1,3-7"), into
+ *  @p buf of @p size bytes: those of @p seen[i] == 0, or, for a NULL
+ *  @p seen, every rank but @p only.  A range is written while it leaves
+ *  48 bytes for the summary of those that do not fit (",... and 12 more
+ *  ranks", or "12 missing ranks" when none fits); the last range may use
+ *  them.  "" when none is missing, or when even the summary does not fit
+ *  (never a cut number). */
+void cm_raw_ranks_text(const char *seen, int only, int nranks, char *buf, size_t size);
 
 /** As cm_raw_read() on a descriptor the caller opened (for instance after
  *  dropping privileges); @p name is used in messages.  The descriptor is
@@ -81,11 +103,18 @@ int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
 /** Ranks not added yet. */
 int cm_raw_assembly_missing(const cm_raw_assembly_t *a);
 
+/** The ranks not added yet, as cm_raw_ranks_text() writes them. */
+void cm_raw_assembly_missing_text(const cm_raw_assembly_t *a, char *buf, size_t size);
+
 /** The whole profile (rank = -1) into @p out (release with cm_raw_release):
  *  the parts' rows, their traffic flag, and the maxima and sums of the
- *  timed parts' times.  -1 with @p err when ranks are missing. */
+ *  timed parts' times.  -1 with @p err when ranks are missing -- unless
+ *  @p flags has CM_RAW_PARTIAL: then their rows are empty and
+ *  out->nmissing counts them. */
 int cm_raw_assembly_finish(cm_raw_assembly_t *a, cm_raw_profile_t *out,
                            cm_error_t *err);
+int cm_raw_assembly_finish_flags(cm_raw_assembly_t *a, int flags, cm_raw_profile_t *out,
+                                 cm_error_t *err);
 
 /** Free @p a (NULL is a no-op). */
 void cm_raw_assembly_free(cm_raw_assembly_t *a);

@@ -150,6 +150,46 @@ test_expect_success 'time only: every send flavour and collective records nothin
         check_off out.$p.off 4 $p || return 1
     done
 '
+# A rank's sends to itself cost the same wherever it runs: the part has no
+# diagonal line (docs/profile-format.md, "What is counted"), whichever way
+# they are sent, dense rows or hashed.
+test_expect_success 'sends to oneself are not recorded (3 ranks, dense and hashed rows)' '
+    cat >selfsend.c <<-\EOF &&
+	#include <mpi.h>
+	int main(int argc, char **argv)
+	{
+	    int r, n;
+	    char in[64], out[64] = "";
+	    MPI_Request q[2];
+	    MPI_Init(&argc, &argv);
+	    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	    MPI_Comm_size(MPI_COMM_WORLD, &n);
+	    MPI_Sendrecv(out, 64, MPI_CHAR, r, 1, in, 64, MPI_CHAR, r, 1, MPI_COMM_WORLD,
+	                 MPI_STATUS_IGNORE);
+	    MPI_Isend(out, 32, MPI_CHAR, r, 2, MPI_COMM_WORLD, &q[0]);
+	    MPI_Recv(in, 32, MPI_CHAR, r, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+	    MPI_Send_init(out, 16, MPI_CHAR, r, 3, MPI_COMM_WORLD, &q[0]);
+	    MPI_Start(&q[0]);
+	    MPI_Recv(in, 16, MPI_CHAR, r, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+	    MPI_Request_free(&q[0]);
+	    MPI_Irecv(in, 8, MPI_CHAR, (r + n - 1) % n, 4, MPI_COMM_WORLD, &q[1]);
+	    MPI_Send(out, 8, MPI_CHAR, (r + 1) % n, 4, MPI_COMM_WORLD);
+	    MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+	    MPI_Finalize();
+	    return 0;
+	}
+	EOF
+    mpicc -O -o selfsend selfsend.c &&
+    printf "p2p 0 1 8 1\np2p 1 2 8 1\np2p 2 0 8 1\n" >exp.selfsend &&
+    mkdir out.self out.self.hash &&
+    prof_run 3 "$PWD/out.self" ./selfsend &&
+    prof_check out.self exp.selfsend &&
+    prof_run 3 "$PWD/out.self.hash" -x CLUSTERMAP_PROF_DENSE_MAX=0 ./selfsend &&
+    prof_check out.self.hash exp.selfsend
+'
+
 test_expect_success 'a comparison that must fail does fail' '
     sed "1s/ [0-9]* \([0-9]*\)$/ 1 \1/" exp.ring.3 >exp.wrong &&
     ! test_cmp exp.ring.3 exp.wrong &&

@@ -83,4 +83,43 @@ test_expect_success 'p2p and coll parts stay separate through the round trip' '
     test_cmp expect actual
 '
 
+# A part is one row of the run's matrix: stored alone, the other ranks
+# would look idle.  Import names what is missing, and takes it only when
+# told (--partial); merge reads its input the same way.
+test_expect_success 'import of one part of 6 is refused, naming the ranks missing' '
+    test_must_fail cm_run profile import halo.d/part.2.txt --job-name one 2>err &&
+    grep -x "clustermap profile import: halo.d/part.2.txt: the part of rank 2 of a run of 6 ranks, ranks 0-1,3-5 missing; give the directory of all its parts, or --partial to import this one alone" err &&
+    test_must_fail cm_run profile import halo.d/part.0.txt --job-name one 2>err &&
+    grep "rank 0 of a run of 6 ranks, ranks 1-5 missing" err &&
+    test_must_fail cm_run profile merge halo.d/part.5.txt --job-name halo 2>err &&
+    grep "rank 5 of a run of 6 ranks, ranks 0-4 missing" err &&
+    cm_run profile list >list &&
+    ! grep "^one " list
+'
+
+test_expect_success 'import --partial of one part: its row only, the other ranks empty' '
+    cm_run profile import halo.d/part.2.txt --job-name one --partial >out &&
+    grep -x "imported halo.d/part.2.txt as .one. with 6 tasks for .*" out &&
+    cm_run profile show one --ntasks 6 --format triplets >one.trip &&
+    grep -v "^#" one.trip | awk "{ print \$1 }" | sort -u >srcs &&
+    echo 2 >want && test_cmp want srcs
+'
+
+test_expect_success 'a directory lacking parts is refused with them named; --partial takes it' '
+    mkdir halo.part && cp halo.d/part.1.txt halo.d/part.4.txt halo.part/ &&
+    test_must_fail cm_run profile import halo.part --job-name some 2>err &&
+    grep -x "clustermap profile import: halo.part: 4 of 6 ranks have no part; refusing an incomplete profile (missing: 0,2-3,5); --partial imports it all the same" err &&
+    cm_run profile import halo.part --job-name some --partial &&
+    cm_run profile show some --ntasks 6 --format triplets >some.trip &&
+    grep -v "^#" some.trip | awk "{ print \$1 }" | sort -u >srcs &&
+    printf "1\n4\n" >want && test_cmp want srcs
+'
+
+test_expect_success '--partial is documented, and refused by actions that read no input' '
+    cm_run profile import --help >help &&
+    grep -- "--partial" help &&
+    test_must_fail cm_run profile show halo --ntasks 6 --partial 2>err &&
+    grep "option .--partial. does not apply to .show." err
+'
+
 test_done

@@ -322,6 +322,98 @@ static void test_parts_directory(void **state)
     cm_test_rmtree(dir);
 }
 
+/* A run with ranks missing: refused with them named, unless CM_RAW_PARTIAL;
+ * one rank's part says how many it lacks. */
+static void test_partial(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    char path[4200];
+    write_part(dir, 2, 8, "7");
+    write_part(dir, 5, 8, "7");
+    assert_int_equal(cm_raw_read(dir, MAXB, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "6 of 8 ranks have no part; refusing an "
+                           "incomplete profile (missing: 0-1,3-4,6-7)"));
+    assert_int_equal(cm_raw_read_flags(dir, MAXB, 0, &p, &err), -1);
+    assert_int_equal(cm_raw_read_flags(dir, MAXB, CM_RAW_PARTIAL, &p, &err), 0);
+    assert_int_equal(p.rank, -1);
+    assert_int_equal(p.nranks, 8);
+    assert_int_equal(p.nmissing, 6);
+    assert_int_equal(cm_matrix_nnz(p.p2p), 2);
+    check_entry(p.p2p, 2, 0, 3, 300, 1);
+    check_entry(p.p2p, 5, 0, 6, 600, 1);
+    assert_int_equal(row_len(p.p2p, 0), 0);
+    cm_raw_release(&p);
+    snprintf(path, sizeof path, "%s/part.2.txt", dir);
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(p.rank, 2);
+    assert_int_equal(p.nmissing, 7);
+    cm_raw_release(&p);
+    write_part(dir, 0, 1, "7");   /* a run of one rank lacks nothing */
+    snprintf(path, sizeof path, "%s/part.0.txt", dir);
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(p.nmissing, 0);
+    cm_raw_release(&p);
+    cm_test_rmtree(dir);
+}
+
+/* The missing ranks as ranges, the ones that do not fit summed up. */
+static void test_ranks_text(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *seen;   /* '1' present; NULL: every rank but `only` */
+        int only, n;
+        size_t size;
+        const char *want;
+    } rows[] = {
+        { NULL, 2, 8, 64, "0-1,3-7" },
+        { NULL, 0, 8, 64, "1-7" },
+        { NULL, 7, 8, 64, "0-6" },
+        { NULL, 1, 3, 64, "0,2" },
+        { NULL, 0, 1, 64, "" },
+        { "10101", -1, 5, 64, "1,3" },
+        { "11111", -1, 5, 64, "" },
+        { "00000", -1, 5, 64, "0-4" },
+        { "0101010101010101", -1, 16, 64, "0,2,4,6,8,10,12,14" },
+        { "0101010101010101", -1, 16, 60, "0,2,4,6,8,... and 3 more ranks" },
+        { "0101010101010101", -1, 16, 40, "8 missing ranks" },
+        { "0101010101010101", -1, 16, 10, "" },
+        { "0101010101010101", -1, 16, 1, "" },
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        char seen[32], buf[64];
+        for (int i = 0; rows[k].seen && i < rows[k].n; i++)
+            seen[i] = rows[k].seen[i] == '1';
+        memset(buf, 'x', sizeof buf);
+        cm_raw_ranks_text(rows[k].seen ? seen : NULL, rows[k].only, rows[k].n, buf,
+                          rows[k].size);
+        assert_string_equal(buf, rows[k].want);
+    }
+    cm_raw_ranks_text(NULL, 0, 4, NULL, 8);   /* no buffer: nothing written */
+}
+
+/* A rank's traffic to itself is read (and counted by "end") but not kept. */
+static void test_self_traffic_dropped(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *path = cm_test_write_file(dir, "self.txt",
+                                          "clustermap-raw 2\nranks 3\nrank 1\n"
+                                          "job 1 0\nprogram a\np2p 1 1 64 2\n"
+                                          "p2p 1 2 8 1\ncoll 1 1 16 1\nend 3\n");
+    cm_raw_profile_t p;
+    cm_error_t err = { "" };
+    assert_int_equal(cm_raw_read(path, MAXB, &p, &err), 0);
+    assert_int_equal(cm_matrix_nnz(p.p2p), 1);
+    check_entry(p.p2p, 1, 0, 2, 8, 1);
+    assert_int_equal(cm_matrix_nnz(p.coll), 0);
+    cm_raw_release(&p);
+    cm_test_rmtree(dir);
+}
+
 /* The assembly refuses a rank twice and a whole profile, unchanged after. */
 static void test_assembly_refusals(void **state)
 {
@@ -558,6 +650,9 @@ int main(void)
         cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_parts_directory),
         cmocka_unit_test(test_assembly_refusals),
+        cmocka_unit_test(test_partial),
+        cmocka_unit_test(test_ranks_text),
+        cmocka_unit_test(test_self_traffic_dropped),
         cmocka_unit_test(test_part_timing),
         cmocka_unit_test(test_assembly_timing),
         cmocka_unit_test(test_assembly_mixed_traffic),
