@@ -51,6 +51,7 @@
 #include "cm_file.h"
 #include "cm_store.h"
 #include "cmp_dirwalk.h"
+#include "cmp_leftovers.h"
 #include "plugin_spank.h"
 
 #define MSG_MAX 768
@@ -465,6 +466,18 @@ void cmp_profile_epilog(spank_t sp, const cmp_config_t *c)
         else if (fd >= 0)
             close(fd);
         close(base);
+    }
+    /* the hostfiles of the job's sruns killed on this node (srun's own
+     * sweep covers TMPDIR elsewhere, at the user's next placed step) */
+    int tmp = open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (tmp >= 0) {
+        char job[16];
+        snprintf(job, sizeof job, "%u", jobid);
+        int n = cmp_hostfile_sweep(tmp, uid, job, NULL);
+        if (n > 0)
+            slurm_debug("clustermap: epilog removed %d hostfile(s) of job %u "
+                        "from /tmp", n, jobid);
+        close(tmp);
     }
     drop_arg_t a = { c, uid, jobid };
     char out[MSG_MAX] = "";

@@ -32,6 +32,7 @@
 
 #include "cm_store.h"
 #include "cm_store_step.h"
+#include "cmp_leftovers.h"
 #include "plugin.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */
@@ -207,10 +208,19 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
     size_t len = 0;
     if (!tmp || tmp[0] != '/' || access(tmp, W_OK) != 0)
         tmp = "/tmp";
-    /* TMPDIR is the user's: sized to it, never cut */
-    char *path = NULL;
-    if (asprintf(&path, "%s/clustermap-hosts.%s.XXXXXX", tmp,
-                 in->job_id ? in->job_id : "x") < 0) {
+    /* TMPDIR is the user's: sized to it, never cut.  The name says which
+     * srun on which host wrote it, so that the next step can tell the
+     * files of a killed srun from those of sruns still running. */
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int tfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int swept = tfd >= 0 ? cmp_hostfile_sweep(tfd, getuid(), NULL, host) : 0;
+    if (tfd >= 0)
+        close(tfd);
+    if (swept)
+        cmp_debug("removed %d hostfile(s) of killed sruns from %s", swept, tmp);
+    char *path = cmp_hostfile_template(tmp, in->job_id, (long)getpid(), host);
+    if (!path) {
         cmp_fallback(CMP_FALLBACK, NULL, "cannot name a hostfile in %s: out of memory",
                      tmp);
         return -1;
