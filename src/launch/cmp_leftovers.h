@@ -21,7 +21,8 @@
 #define CMP_SWEEP_MAX_ENTRIES 100000L
 
 /** A mkstemp() template for the hostfile of srun @p pid of job @p job_id
- *  on host @p host in directory @p dir, malloc'd (NULL: out of memory).
+ *  on host @p host in directory @p dir, malloc'd (NULL: out of memory, or
+ *  a NULL @p dir).
  *  Bytes of @p host other than [A-Za-z0-9_-] become '_'. */
 char *cmp_hostfile_template(const char *dir, const char *job_id, long pid,
                             const char *host);

@@ -16,6 +16,8 @@
 char *cmp_hostfile_template(const char *dir, const char *job_id, long pid,
                             const char *host)
 {
+    if (!dir)
+        return NULL;
     char *h = strdup(host && *host ? host : "localhost"), *path = NULL;
     if (!h)
         return NULL;

@@ -66,6 +66,7 @@ static struct {
     char dir[CMP_PATH_MAX + 64];     /* "" when set-up failed here */
     char why[CMP_PATH_MAX + 1024];   /* ... and why */
     char job_name[CMP_NAME_MAX + 1];
+    char nompi_key[CMP_NAME_MAX + 1]; /* "" : job_name's */
     int has_run;             /* srun said how the step was placed */
     cm_run_t run;            /* ... (placed, how, J's) for the history */
     int traffic;             /* 0: the run is only timed */
@@ -190,9 +191,14 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
         !name[0])
         return;
     spank_unsetenv(sp, CMP_ENV_PROFILE);
-    char run[256] = "";
+    char run[256] = "", nompi_key[CMP_NAME_MAX + 1] = "";
     if (spank_getenv(sp, CMP_ENV_RUN, run, sizeof run) == ESPANK_SUCCESS)
         spank_unsetenv(sp, CMP_ENV_RUN);
+    /* too long for a key: no key of ours, the job name's mark then */
+    if (spank_getenv(sp, CMP_ENV_NOMPI_KEY, nompi_key, sizeof nompi_key) !=
+        ESPANK_SUCCESS)
+        nompi_key[0] = '\0';
+    spank_unsetenv(sp, CMP_ENV_NOMPI_KEY);
     if (spank_get_item(sp, S_JOB_ID, &step.jobid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_STEPID, &step.stepid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &step.uid) != ESPANK_SUCCESS ||
@@ -206,6 +212,7 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
     step.ntasks = (int)ntasks;
     read_run(run);
     snprintf(step.job_name, sizeof step.job_name, "%s", name);
+    snprintf(step.nompi_key, sizeof step.nompi_key, "%s", nompi_key);
 
     struct stat st;
     char pre[4 * CMP_PATH_MAX], old[3 * CMP_PATH_MAX];
@@ -320,6 +327,8 @@ static int deliver_child(void *p)
         return 2;
     }
     int dir = -1, rc = 0;
+    if (step.nompi_key[0] && cm_store_set_nompi_key(s, step.nompi_key, &err) < 0)
+        fprintf(stderr, "%s\n", err.msg);
     if (step.dir[0] && !step.over) {
         dir = open(step.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
