@@ -129,11 +129,14 @@ static void check_budget(const cmp_config_t *c)
         snprintf(step.why, sizeof step.why, "the step left %.1f MiB in prof_dir on this "
                  "node, over step_budget=%.1f MiB: profiling ended for this step",
                  st.bytes / 1048576.0, c->step_budget / 1048576.0);
+    else if (st.entries > CMP_STEP_MAX_ENTRIES)
+        snprintf(step.why, sizeof step.why, "the step left more than %ld files in "
+                 "prof_dir on this node: profiling ended for this step",
+                 CMP_STEP_MAX_ENTRIES);
     else
-        snprintf(step.why, sizeof step.why, "the step left %s in prof_dir on this "
-                 "node, over the budget of %ld entries %d levels deep: profiling "
-                 "ended for this step", st.too_deep ? "too deep a tree"
-                 : "too many files", CMP_STEP_MAX_ENTRIES, CMP_DIRWALK_MAX_DEPTH);
+        snprintf(step.why, sizeof step.why, "the step left a tree deeper than %d "
+                 "levels in prof_dir on this node: profiling ended for this step",
+                 CMP_DIRWALK_MAX_DEPTH);
     cmp_log_info("job %u.%u: %s: %s (%llu bytes, %ld%s entries)", step.jobid,
                  step.stepid, step.dir, step.why, st.bytes, st.entries,
                  st.entries > CMP_STEP_MAX_ENTRIES ? "+" : "");
