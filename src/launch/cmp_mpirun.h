@@ -106,7 +106,10 @@ int cmp_private_file(int dir, const char *name);
 /** The part task @p task left in directory @p dir (part.<task>.txt, or the
  *  "no MPI" mark part.<task>.nompi): CM_PART_OK with the part open in
  *  *@p fd, CM_PART_NOMPI, or CM_PART_MISSING with why in @p detail (@p fd
- *  and @p detail may be NULL, a bad @p dir is a missing part). */
+ *  and @p detail may be NULL, a bad @p dir is a missing part).  A part the
+ *  profiler could not write for want of space (its mark part.<task>.nospace,
+ *  or the directory's file system full now) is missing with "no space left
+ *  in <dir>", not blamed on the program. */
 cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t n);
 
 /** As the user: the tnbc trace task @p task left in directory @p dir

@@ -95,17 +95,20 @@ typedef struct cmp_step_decision {
     /* the step */
     int cpus_per_task;
     int ntasks;
-    cmp_alloc_t alloc;          /* owned: the nodes and slots to place on */
-    const char *rankfile;       /* mpirun's rank file to write, NULL: srun's
+    cmp_alloc_t alloc;                /* owned: the nodes and slots to place on */
+    const char *rankfile;             /* mpirun's rank file to write, NULL: srun's
                                  own hostfile */
-    const char *job_name;       /* what the user calls it (messages), in
+    const char *job_name;             /* what the user calls it (messages), in
                                  full: into req.name (so @p d is not to
                                  be copied), the input, or "noname" */
-    char key[CMP_NAME_MAX + 1]; /* its profile: the job name and program
+    char key[CMP_NAME_MAX + 1];       /* its profile: the job name and program
                                  (cm_profile_program_key), the name cut
                                  to CMP_NAME_MAX as profiles are named */
-    const char *key_program;    /* the program in the key, NULL: none */
-    unsigned ask;               /* CM_STEP_ASK_* the store is asked */
+    const char *key_program;          /* the program in the key, NULL: none */
+    char nompi_key[CMP_NAME_MAX + 1]; /* the program's key of a name= step
+                                 ("" otherwise: the key): a "no MPI"
+                                 mark is the program's, not the name's */
+    unsigned ask;                     /* CM_STEP_ASK_* the store is asked */
     /* after the store's answer */
     int set_verbose;     /* CMP_ENV_VERBOSE=1 for the tasks */
     unsigned overlays;   /* the overlays the ranks run */

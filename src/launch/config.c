@@ -144,6 +144,11 @@ static const cfg_key_t keys[] = {
     /* root-owned, made by root (0711) when missing: see profile_step.c */
     { "prof_dir", CFG_PATH, .def_text = "/run/clustermap", FIELD(prof_dir),
       .doc = "the node-local directory of the runs being profiled" },
+    /* prof_dir is RAM on most nodes: what one step may fill of it before
+     * its run is dropped (the directory always goes at the step's end) */
+    { "step_budget", CFG_BYTES, 4096, 1e12, .def = CMP_DEFAULT_STEP_BUDGET,
+      FIELD(step_budget), .expected = "bytes in [4096, 1e12]",
+      .doc = "bytes a profiled step may leave in prof_dir on a node" },
     { "profile", CFG_CHOICE, .def = CMP_PROFILE_MISSING, FIELD(profiling),
       .choices = profilings, .doc = "which runs are profiled" },
     { "ingest_timeout", CFG_SECONDS, 0.1, 600, .def = 10.0, FIELD(ingest_timeout),

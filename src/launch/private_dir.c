@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cm_store.h"
@@ -62,6 +63,29 @@ int cmp_private_file(int dir, const char *name)
     return fd;
 }
 
+/* Whether the file system of @p dir has no block or no inode left for a
+ * user (what made a part fail to be written, when it is so). */
+static int dir_full(int dir)
+{
+    struct statvfs vs;
+    return fstatvfs(dir, &vs) == 0 && vs.f_blocks > 0 &&
+           (vs.f_bavail == 0 || (vs.f_files > 0 && vs.f_favail == 0));
+}
+
+/* "no space left in <dir>" into @p detail: the directory's path as the
+ * kernel knows it, cut only by @p n (the caller's message buffer). */
+static void no_space(int dir, char *detail, size_t n)
+{
+    char link[64], path[CMP_PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dir);
+    ssize_t k = readlink(link, path, sizeof path - 1);
+    if (k <= 0 || (size_t)k >= sizeof path - 1)
+        snprintf(path, sizeof path, "%s", "its profiling directory");
+    else
+        path[k] = '\0';
+    snprintf(detail, n, "no part written: no space left in %s", path);
+}
+
 cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t n)
 {
     char name[64], why[8];
@@ -83,9 +107,17 @@ cm_part_status_t cmp_part_find(int dir, int task, int *fd, char *detail, size_t 
         snprintf(detail, n, "its part is not a regular file");
         return CM_PART_MISSING;
     }
+    /* A full file system is named as the cause: the profiler's own mark
+     * of a failed write, else the file system seen full now. */
+    snprintf(name, sizeof name, "part.%d.nospace", task);
+    int nospace = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
     snprintf(name, sizeof name, "part.%d.nompi", task);
-    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    if (!nospace && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
         return CM_PART_NOMPI;
+    if (nospace || dir_full(dir)) {
+        no_space(dir, detail, n);
+        return CM_PART_MISSING;
+    }
     snprintf(detail, n, "no part written (the task did not reach "
              "MPI_Finalize with the profiler)");
     return CM_PART_MISSING;

@@ -190,7 +190,10 @@ static void slurm_counts(cmp_alloc_t *a, int ntasks)
 /* The step's profile: name=NAME is the user's explicit choice; otherwise
  * the job name and the program srun (or mpirun, as clustermap's mpirun
  * resolved it) launches (cm_profile_program_key).  The key is cut to its
- * bound as it always was: the profiles already kept keep their names. */
+ * bound as it always was: the profiles already kept keep their names.
+ * Whether a program calls MPI_Init is a property of the program, not of
+ * the name: with name=, the "no MPI" mark has the program's key
+ * (d->nompi_key), so a non-MPI step never disables the name's profile. */
 static void profile_key(const cmp_step_input_t *in, cmp_step_decision_t *d)
 {
     char name[CMP_NAME_MAX + 1];
@@ -198,8 +201,14 @@ static void profile_key(const cmp_step_input_t *in, cmp_step_decision_t *d)
         d->mpirun && in->mpirun_program ? in->mpirun_program : in->program;
     snprintf(name, sizeof name, "%s", d->job_name);
     snprintf(d->key, sizeof d->key, "%s", name);
-    if (d->req.name[0] || !program || !program[0])
+    if (!program || !program[0])
         return;
+    if (d->req.name[0]) {
+        if (cm_profile_program_key(name, program, d->nompi_key, sizeof d->nompi_key,
+                                   NULL) < 0)
+            d->nompi_key[0] = '\0';
+        return;
+    }
     if (cm_profile_program_key(name, program, d->key, sizeof d->key, NULL) < 0)
         snprintf(d->key, sizeof d->key, "%s", name);
     else

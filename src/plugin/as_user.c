@@ -6,11 +6,13 @@
  * a child that hangs on a dead file system is killed instead of holding up
  * the end of the job.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +32,36 @@ static int drop_to(uid_t uid, gid_t gid)
         return -1;
     if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
         return -1;   /* privileges not really gone */
+    return 0;
+}
+
+/* In the child, before it becomes the user: keep standard input, output
+ * and error only -- the pipe to the parent when @p captured, else
+ * /dev/null -- and close every other descriptor slurmstepd had open (its
+ * log, its sockets to slurmd and srun, its pipes): the code that runs as
+ * the user reads the user's files and must reach nothing of root's.
+ * 0, or -1 when that cannot be made sure. */
+static int keep_std_only(int captured)
+{
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0 || (!captured && (dup2(null, 1) < 0 ||
+                                                      dup2(null, 2) < 0)))
+        return -1;
+    if (close_range(3, ~0U, 0) == 0)
+        return 0;
+    /* a kernel before 5.9: the descriptors /proc lists */
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int mine = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (*end == '\0' && end != e->d_name && fd > 2 && fd != mine)
+            close((int)fd);
+    }
+    closedir(d);
     return 0;
 }
 
@@ -70,6 +102,8 @@ int cmp_as_user_output(uid_t uid, gid_t gid, double timeout, int (*fn)(void *),
     }
     if (pid == 0) {
         if (out && (dup2(pfd[1], 1) < 0 || dup2(pfd[1], 2) < 0))
+            _exit(125);
+        if (keep_std_only(out != NULL) < 0)
             _exit(125);
         if (drop_to(uid, gid) < 0)
             _exit(126);

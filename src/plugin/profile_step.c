@@ -23,11 +23,16 @@
  *  status (ok / nompi / failed / missing) into the store and closes the set
  *  (cm_store_part_put / _close, store_parts.c, store_trace.c): the node
  *  that completes it records the run, or refuses a failed or incomplete
- *  one, with one line in slurmd's log.  The child
- *  then empties the private directory and root removes it.
+ *  one, with one line in slurmd's log.  Before that, root measures what
+ *  the step left in its directory: over step_budget (or CMP_STEP_MAX_ENTRIES
+ *  entries) the run is not recorded, every task's part counts as missing
+ *  for that reason, and the job is not touched.  Then root removes the
+ *  directory with its own walk (cmp_dirwalk.h), whatever the user did to
+ *  it: links are not followed, modes are reset, depth and entries are
+ *  bounded.
  *
  *  job epilog (root): private directories and staging sets that killed
- *  steps left behind.
+ *  steps, or a walk that hit its bound, left behind.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,6 +51,8 @@
 #include "cm_file.h"
 #include "cm_store.h"
 #include "cm_text.h"
+#include "cmp_dirwalk.h"
+#include "cmp_leftovers.h"
 #include "plugin_spank.h"
 
 #define MSG_MAX 768
@@ -60,9 +67,11 @@ static struct {
     char dir[CMP_PATH_MAX + 64];     /* "" when set-up failed here */
     char why[CMP_PATH_MAX + 1024];   /* ... and why */
     char job_name[CMP_NAME_MAX + 1];
+    char nompi_key[CMP_NAME_MAX + 1]; /* "" : job_name's */
     int has_run;             /* srun said how the step was placed */
     cm_run_t run;            /* ... (placed, how, J's) for the history */
     int traffic;             /* 0: the run is only timed */
+    int over;                /* the step left more than its budget */
     int nlocal, cap;
     struct { int task; int status; } *tasks;
 } step;
@@ -74,16 +83,64 @@ typedef struct deliver_arg {
 
 /* ---- the node's private directory -------------------------------------- */
 
-/* Root: the user empties @p dir, then root removes the (root-made) entry
- * from prof_dir, which only root can write. */
-static void remove_private(const char *dir, uid_t uid, gid_t gid, double timeout)
+/* Root: remove directory @p name of prof_dir and whatever the user left
+ * in it, with root's bounded walk that follows no link (cmp_dirwalk.h):
+ * a directory the user made unwritable, or filled with a deep tree,
+ * cannot keep its data in prof_dir (RAM on most nodes) after the job.
+ * At most @p walks walks.  0, or -1 with @p err. */
+static int remove_private(const cmp_config_t *c, const char *name, int walks,
+                          cm_error_t *err)
+{
+    int base = cm_file_open_dir_safe(c->prof_dir, 0, "store", err);
+    if (base < 0)
+        return -1;
+    int rc = -1;
+    for (int k = 0; rc < 0 && k < walks; k++)
+        rc = cmp_dirwalk_remove(base, name, CMP_REMOVE_MAX_ENTRIES, NULL, err);
+    close(base);
+    return rc;
+}
+
+/* The step's own directory, at its end or when its set-up failed. */
+static void remove_step_dir(const cmp_config_t *c)
 {
     cm_error_t err;
-    if (cmp_as_user(uid, gid, timeout, cmp_empty_private, (void *)dir, &err) < 0)
-        cmp_log_error("removing %s: %s", dir, err.msg);
-    if (rmdir(dir) < 0 && errno != ENOENT)
-        cmp_log_error("removing %s: %s (left for the job epilog)", dir,
-                      strerror(errno));
+    const char *name = strrchr(step.dir, '/');
+    if (remove_private(c, name ? name + 1 : step.dir, 1, &err) < 0)
+        cmp_log_error("job %u.%u: removing %s: %s (left for the job epilog)",
+                      step.jobid, step.stepid, step.dir, err.msg);
+}
+
+/* What the step left in its directory against the budget: over it, its
+ * run is not recorded (step.over, step.why say so), the job goes on. */
+static void check_budget(const cmp_config_t *c)
+{
+    cmp_dirwalk_stat_t st;
+    cm_error_t err;
+    int fd = open(step.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    int rc = cmp_dirwalk_usage(fd, CMP_STEP_MAX_ENTRIES, &st, &err);
+    close(fd);
+    if (rc < 0 || (st.bytes <= c->step_budget && st.entries <= CMP_STEP_MAX_ENTRIES &&
+                   !st.too_deep))
+        return;
+    step.over = 1;
+    if (st.bytes > c->step_budget)
+        snprintf(step.why, sizeof step.why, "the step left %.1f MiB in prof_dir on this "
+                 "node, over step_budget=%.1f MiB: profiling ended for this step",
+                 st.bytes / 1048576.0, c->step_budget / 1048576.0);
+    else if (st.entries > CMP_STEP_MAX_ENTRIES)
+        snprintf(step.why, sizeof step.why, "the step left more than %ld files in "
+                 "prof_dir on this node: profiling ended for this step",
+                 CMP_STEP_MAX_ENTRIES);
+    else
+        snprintf(step.why, sizeof step.why, "the step left a tree deeper than %d "
+                 "levels in prof_dir on this node: profiling ended for this step",
+                 CMP_DIRWALK_MAX_DEPTH);
+    cmp_log_info("job %u.%u: %s: %s (%llu bytes, %ld%s entries)", step.jobid,
+                 step.stepid, step.dir, step.why, st.bytes, st.entries,
+                 st.entries > CMP_STEP_MAX_ENTRIES ? "+" : "");
 }
 
 /* Root: make the step's private directory in prof_dir.  0, or -1 with
@@ -138,9 +195,14 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
         !name[0])
         return;
     spank_unsetenv(sp, CMP_ENV_PROFILE);
-    char run[256] = "";
+    char run[256] = "", nompi_key[CMP_NAME_MAX + 1] = "";
     if (spank_getenv(sp, CMP_ENV_RUN, run, sizeof run) == ESPANK_SUCCESS)
         spank_unsetenv(sp, CMP_ENV_RUN);
+    /* too long for a key: no key of ours, the job name's mark then */
+    if (spank_getenv(sp, CMP_ENV_NOMPI_KEY, nompi_key, sizeof nompi_key) !=
+        ESPANK_SUCCESS)
+        nompi_key[0] = '\0';
+    spank_unsetenv(sp, CMP_ENV_NOMPI_KEY);
     if (spank_get_item(sp, S_JOB_ID, &step.jobid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_STEPID, &step.stepid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_UID, &step.uid) != ESPANK_SUCCESS ||
@@ -154,6 +216,7 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
     step.ntasks = (int)ntasks;
     read_run(run);
     snprintf(step.job_name, sizeof step.job_name, "%s", name);
+    snprintf(step.nompi_key, sizeof step.nompi_key, "%s", nompi_key);
 
     struct stat st;
     cm_error_t err;
@@ -175,7 +238,7 @@ void cmp_profile_step_init(spank_t sp, const cmp_config_t *c)
             spank_setenv(sp, "LD_PRELOAD", pre, 1) != ESPANK_SUCCESS) {
             snprintf(step.why, sizeof step.why, "cannot set the tasks' "
                      "environment");
-            remove_private(step.dir, step.uid, step.gid, c->ingest_timeout);
+            remove_step_dir(c);
             step.dir[0] = '\0';
         }
     }
@@ -250,7 +313,7 @@ static cm_part_status_t task_status(int dir, int i, int *fd, char *detail,
         return CM_PART_FAILED;
     }
     if (dir < 0) {
-        snprintf(detail, n, "%.200s", step.why);
+        snprintf(detail, n, "%s", step.why);
         return CM_PART_MISSING;
     }
     return cmp_part_find(dir, t, fd, detail, n);
@@ -262,7 +325,7 @@ static int deliver_child(void *p)
 {
     deliver_arg_t *a = p;
     cm_error_t err;
-    char key[32], detail[256];
+    char key[32], detail[sizeof step.why];
     snprintf(key, sizeof key, "%u.%u", step.jobid, step.stepid);
     cm_store_t *s = cm_store_open(a->c->store, step.uid, 0,
                                   a->c->max_profile_size, &err);
@@ -271,7 +334,9 @@ static int deliver_child(void *p)
         return 2;
     }
     int dir = -1, rc = 0;
-    if (step.dir[0]) {
+    if (step.nompi_key[0] && cm_store_set_nompi_key(s, step.nompi_key, &err) < 0)
+        fprintf(stderr, "%s\n", err.msg);
+    if (step.dir[0] && !step.over) {
         dir = open(step.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
         if (dir >= 0 && (fstat(dir, &st) < 0 || st.st_uid != step.uid)) {
@@ -304,10 +369,8 @@ static int deliver_child(void *p)
         snprintf(a->msg, sizeof a->msg, "%s", err.msg);
         fprintf(stderr, "%s\n", err.msg);
     }
-    if (dir >= 0) {
-        cmp_empty_dir(dir);
-        close(dir);
-    }
+    if (dir >= 0)
+        close(dir);   /* root removes the directory */
     cm_store_close(s);
     /* The outcome travels back on stdout (the parent logs it), one line
      * whatever the job name holds. */
@@ -327,6 +390,8 @@ void cmp_profile_exit(spank_t sp, const cmp_config_t *c)
     if (!step.active)
         return;
     step.active = 0;
+    if (step.dir[0])
+        check_budget(c);
     /* Root prepares the user's store directory; the user fills it. */
     cm_store_t *s = cm_store_open(c->store, step.uid, CM_STORE_CREATE,
                                   c->max_profile_size, &err);
@@ -355,7 +420,7 @@ void cmp_profile_exit(spank_t sp, const cmp_config_t *c)
             cmp_log_info("job %u.%u: %s", step.jobid, step.stepid, msg);
     }
     if (step.dir[0])
-        remove_private(step.dir, step.uid, step.gid, c->ingest_timeout);
+        remove_step_dir(c);
     free(step.tasks);
     memset(&step, 0, sizeof step);
 }
@@ -405,21 +470,36 @@ void cmp_profile_epilog(spank_t sp, const cmp_config_t *c)
         /* Only root writes prof_dir: every job<jobid>.* in it is ours. */
         int fd = openat(base, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-        char prefix[32], path[CMP_PATH_MAX + 300];
+        char prefix[32];
         snprintf(prefix, sizeof prefix, "job%u.", jobid);
         struct dirent *e;
         while (d && (e = readdir(d))) {
             if (strncmp(e->d_name, prefix, strlen(prefix)))
                 continue;
-            snprintf(path, sizeof path, "%s/%s", c->prof_dir, e->d_name);
-            remove_private(path, uid, gid, 2.0);
-            slurm_debug("clustermap: epilog removed %s", path);
+            if (remove_private(c, e->d_name, CMP_EPILOG_WALKS, &err) < 0)
+                cmp_log_error("epilog of job %u: removing %s/%s: %s (left in "
+                              "place)", jobid, c->prof_dir, e->d_name, err.msg);
+            else
+                slurm_debug("clustermap: epilog removed %s/%s", c->prof_dir,
+                            e->d_name);
         }
         if (d)
             closedir(d);
         else if (fd >= 0)
             close(fd);
         close(base);
+    }
+    /* the hostfiles of the job's sruns killed on this node (srun's own
+     * sweep covers TMPDIR elsewhere, at the user's next placed step) */
+    int tmp = open("/tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (tmp >= 0) {
+        char job[16];
+        snprintf(job, sizeof job, "%u", jobid);
+        int n = cmp_hostfile_sweep(tmp, uid, job, NULL);
+        if (n > 0)
+            slurm_debug("clustermap: epilog removed %d hostfile(s) of job %u "
+                        "from /tmp", n, jobid);
+        close(tmp);
     }
     drop_arg_t a = { c, uid, jobid };
     char out[MSG_MAX] = "";

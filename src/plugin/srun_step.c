@@ -33,6 +33,7 @@
 #include "cm_store.h"
 #include "cm_store_step.h"
 #include "cm_text.h"
+#include "cmp_leftovers.h"
 #include "plugin.h"
 
 /* The hostfile this srun wrote, removed at srun's exit. */
@@ -57,6 +58,7 @@ static void clear_markers(const cmp_step_input_t *in)
     unsetenv(CMP_ENV_CORES);
     unsetenv(CMP_ENV_PROFILE);
     unsetenv(CMP_ENV_RUN);
+    unsetenv(CMP_ENV_NOMPI_KEY);
     unsetenv(CMP_ENV_VERBOSE);
     unsetenv(CMP_ENV_FALLBACK);
     unsetenv(CMP_ENV_OVERLAY);
@@ -136,6 +138,8 @@ static void mark_step(const cmp_config_t *c, const cmp_step_input_t *in,
     } else {
         setenv(CMP_ENV_PROFILE, d->key, 1);
         setenv(CMP_ENV_RUN, run, 1);
+        if (d->nompi_key[0])
+            setenv(CMP_ENV_NOMPI_KEY, d->nompi_key, 1);
     }
     cmp_debug("%s this step as '%s' with %d tasks", traffic ? "profiling" : "timing",
               d->job_name, d->ntasks);
@@ -208,10 +212,19 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
     size_t len = 0;
     if (!tmp || tmp[0] != '/' || access(tmp, W_OK) != 0)
         tmp = "/tmp";
-    /* TMPDIR is the user's: sized to it, never cut */
-    char *path = NULL;
-    if (asprintf(&path, "%s/clustermap-hosts.%s.XXXXXX", tmp,
-                 in->job_id ? in->job_id : "x") < 0) {
+    /* TMPDIR is the user's: sized to it, never cut.  The name says which
+     * srun on which host wrote it, so that the next step can tell the
+     * files of a killed srun from those of sruns still running. */
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int tfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int swept = tfd >= 0 ? cmp_hostfile_sweep(tfd, getuid(), NULL, host) : 0;
+    if (tfd >= 0)
+        close(tfd);
+    if (swept)
+        cmp_debug("removed %d hostfile(s) of killed sruns from %s", swept, tmp);
+    char *path = cmp_hostfile_template(tmp, in->job_id, (long)getpid(), host);
+    if (!path) {
         cmp_fallback(CMP_FALLBACK, NULL, "cannot name a hostfile in %s: out of memory",
                      tmp);
         return -1;
@@ -281,8 +294,8 @@ typedef struct placed {
 /* Place the step with the module.  0 when placed, -1 after the fallback
  * line.  @p note ends the summary line (whether the run is profiled). */
 static int place(const cmp_config_t *c, const cmp_step_input_t *in,
-                 const cmp_step_decision_t *s, const cm_profile_t *prof, const char *note,
-                 placed_t *res)
+                 const cmp_step_decision_t *s, const cm_profile_t *prof,
+                 const char *found_key, const char *note, placed_t *res)
 {
     cm_error_t err;
     double t0 = now_s();
@@ -320,14 +333,19 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
             /* one line each, whatever the user put in the name */
             char *job = cm_text_escape(s->job_name), *key = cm_text_escape(s->key);
             free(explain_text);
-            if (!job || !key ||
+            char *found = found_key ? cm_text_escape(found_key) : NULL;
+            /* looked_up: the keys the store was asked, in order */
+            if (!job || !key || (found_key && !found) ||
                 asprintf(&explain_text, "clustermap-explain 1\njob=%s\nprofile=%s\n"
+                         "looked_up=%s%s%s\n"
                          "ntasks=%d\nnodes=%d of %d\nplaced_in_ms=%.0f\n%s",
-                         job, key, s->ntasks, used, s->alloc.nnodes,
-                         (now_s() - t0) * 1e3, out.explain) < 0)
+                         job, found ? found : key, key, found ? " " : "", found ? found : "",
+                         s->ntasks, used, s->alloc.nnodes, (now_s() - t0) * 1e3,
+                         out.explain) < 0)
                 explain_text = NULL;
             free(job);
             free(key);
+            free(found);
         }
         if (s->req.mode == CMP_MODE_CLUSTER)
             cmp_user_info(s->req.verbose, "placed %d tasks of job '%s' on %d of %d nodes "
@@ -395,7 +413,7 @@ static void apply(const cmp_config_t *c, const cmp_step_input_t *in,
     if (d->next != CMP_STEP_PLACE)
         return;
     placed_t res = { "", 0, 0 };
-    if (place(c, in, d, info->prof, d->place_note, &res) == 0 &&
+    if (place(c, in, d, info->prof, info->found_key, d->place_note, &res) == 0 &&
         d->mark == CMP_MARK_IF_PLACED) {
         char how[48];
         snprintf(how, sizeof how, "%s%s", d->probe ? "probe:" : "", res.how);
@@ -427,11 +445,19 @@ void cmp_srun_step(const cmp_config_t *c)
         reach_mpirun_stderr();
     if (d.key_program)
         cmp_debug("profile key of this step: '%s' (program %s)", d.key, d.key_program);
+    if (d.nompi_key[0])
+        cmp_debug("no-MPI key of this step: '%s'", d.nompi_key);
     if (d.fallback && !off)
         fallback_line(&d);
     if (d.next == CMP_STEP_ASK_STORE) {
         cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);
-        cm_store_step_info(st, &err, d.key, d.ntasks, d.ask, &info);
+        cm_store_step_info(st, &err, d.key, d.nompi_key[0] ? d.nompi_key : NULL, d.ntasks,
+                           d.ask, &info);
+        if (info.found_key)
+            cmp_user_info(d.req.verbose, "profile of job '%s' with %d tasks: none under "
+                          "'%s' (the job name and the program), using the one under "
+                          "'%s' (imported, or made with name=)", d.job_name, d.ntasks,
+                          d.key, info.found_key);
         cmp_step_decide(c, &in, &info, &d);
         apply(c, &in, &d, &info);
         cm_store_step_info_free(&info);

@@ -99,6 +99,22 @@ static void put_seconds(FILE *f, uint64_t ns)
             (unsigned long long)(us % 1000000));
 }
 
+/* The part of @p rank could not be written for want of space: say so in
+ * those words (a full file system is the cause, not the program), and
+ * leave the empty mark "part.<task>.nospace" for the node's ingest to
+ * name that cause too (an empty file needs no block, only an inode; if
+ * even that fails, the ingest looks at the file system itself). */
+static void no_space(const char *dir, int rank)
+{
+    char path[PATH_MAX];
+    prof_say("no space left in %s: the profile of rank %d is not written\n", dir, rank);
+    if (part_path(path, sizeof path, dir, rank, "nospace") < 0)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 void prof_write_part(int rank, int size, int traffic, const uint64_t *mine,
                     size_t nmine, uint64_t elapsed_ns, uint64_t mpi_ns,
                     const char *dir)
@@ -117,6 +133,10 @@ void prof_write_part(int rank, int size, int traffic, const uint64_t *mine,
         return;
     }
     int fd = mkostemp(tmp, O_CLOEXEC);   /* mode 0600 */
+    if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+        no_space(dir, rank);
+        return;
+    }
     if (fd < 0) {
         prof_say("cannot create a file in %s: %s\n",
                 dir, strerror(errno));
@@ -155,9 +175,11 @@ void prof_write_part(int rank, int size, int traffic, const uint64_t *mine,
         err = errno;
     }
     if (bad) {
-        prof_say("cannot write %s: %s\n", path,
-                strerror(err));
         unlink(tmp);
+        if (err == ENOSPC || err == EDQUOT)
+            no_space(dir, rank);
+        else
+            prof_say("cannot write %s: %s\n", path, strerror(err));
     }
 }
 

@@ -311,17 +311,36 @@ int cm_store_part_result(cm_store_t *s, const char *step, char *msg,
 int cm_store_part_drop(cm_store_t *s, const char *prefix, char *msg,
                        size_t msgsize, cm_error_t *err);
 
-/** 1 when an earlier run of (@p job_name, @p ntasks) was recorded as a
- *  step that never called MPI_Init (cm_store_mark_nompi), so it is neither
- *  profiled nor placed again; 0 otherwise (including on any error, a NULL
- *  store or name: a missing mark only costs one more profiled run).  Documented rule:
+/** How long a "no MPI" mark counts, in seconds (7 days): after that the
+ *  program is profiled once more (it may have been rebuilt with MPI). */
+#define CM_STORE_NOMPI_MAX_AGE (7 * 24 * 3600)
+/** The marks a user directory keeps at most: making one more removes the
+ *  oldest. */
+#define CM_STORE_NOMPI_MAX 64
+
+/** 1 when an earlier run of (@p job_name, @p ntasks) -- the key of the
+ *  program that ran (cm_profile_program_key), so that a name never
+ *  disables another program's profile -- was recorded as a step that never
+ *  called MPI_Init (cm_store_mark_nompi) less than CM_STORE_NOMPI_MAX_AGE
+ *  ago, so it is neither profiled nor placed again; 0 otherwise (including
+ *  on any error, a NULL store or name: a missing mark only costs one more
+ *  profiled run).  An expired mark is removed.  Documented rule:
  *  docs/profile-format.md, "Steps without MPI". */
 int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks);
 
 /** Record that (@p job_name, @p ntasks) ran without calling MPI_Init: an
- *  empty file "<profile file name>.nompi" in the user directory.  0 or -1. */
+ *  empty file "<profile file name>.nompi" in the user directory, dated
+ *  now; under the key given to cm_store_set_nompi_key() instead, when one
+ *  was.  Expired marks go, and the oldest when CM_STORE_NOMPI_MAX are
+ *  there.  0 or -1. */
 int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
                         cm_error_t *err);
+
+/** The key a "no MPI" mark made through @p s (cm_store_part_close) is
+ *  filed under: the program key of the step when its profile is looked up
+ *  under another (a name= profile).  NULL or "": the job name given.
+ *  0, or -1 with @p err (a key longer than CM_PROFILE_MAX_NAME). */
+int cm_store_set_nompi_key(cm_store_t *s, const char *key, cm_error_t *err);
 
 /** A profile's last use: the newest of its @p last_update and the @c when
  *  of the @p count runs of its history (@p runs NULL: no runs, whatever

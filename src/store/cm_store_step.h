@@ -28,13 +28,18 @@ typedef struct cm_store_step_info {
     int opened; /**< 0: no store (open_err says why); every
                                    other field is then 0 */
     cm_error_t open_err;
-    int nompi;          /**< an earlier run never called MPI_Init
-                                   (cm_store_nompi): nothing else is read */
+    int nompi;          /**< an earlier run of the same program never
+                                   called MPI_Init (cm_store_nompi of the
+                                   no-MPI key): nothing else is read */
     int profile;        /**< 1 found (@c prof), 0 none, -1 unusable
                                    (@c profile_err); 0 when not asked */
     cm_profile_t *prof; /**< owned: cm_store_step_info_free */
     cm_error_t profile_err;
-    int *counts; /**< other task counts with a profile of the
+    char *found_key; /**< owned: the key the profile was found under
+                                   when it is not the key asked (the job
+                                   name alone: an import or a name=
+                                   profile), NULL otherwise */
+    int *counts;     /**< other task counts with a profile of the
                                    key, ascending (asked with the profile,
                                    read only when it is missing); owned */
     int ncounts;
@@ -53,15 +58,22 @@ typedef struct cm_store_step_info {
 } cm_store_step_info_t;
 
 /** Ask store @p s (NULL: none could be opened, @p open_err (may be NULL)
- *  says why) about profile (@p key, @p ntasks): the "no MPI" mark always,
- *  and the parts @p ask names (CM_STEP_ASK_*) unless the mark is set.
+ *  says why) about profile (@p key, @p ntasks): the "no MPI" mark of
+ *  (@p nompi_key, @p ntasks) always -- the program's key, NULL: @p key --
+ *  and the parts @p ask names (CM_STEP_ASK_*) unless the mark is set.  A
+ *  profile missing under a program key ("<name>@<program>-<hash>") is
+ *  looked up under its job name alone, where `clustermap profile import`
+ *  and name= put profiles: found there, it is the answer (found_key says
+ *  so) -- only when the mark of @p nompi_key is not set, so a program that
+ *  does not call MPI_Init never disables it for another.
  *  Fills @p out completely whatever happens (free it with
  *  cm_store_step_info_free); the store's failures are in its fields,
  *  never a return: a step is never failed by its store.  A NULL @p key is
  *  an unusable profile (-1 in the parts asked); a NULL @p out: nothing is
  *  done. */
 void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *key,
-                        int ntasks, unsigned ask, cm_store_step_info_t *out);
+                        const char *nompi_key, int ntasks, unsigned ask,
+                        cm_store_step_info_t *out);
 
 /** Free what @p info owns (it may be zeroed or filled, or NULL: nothing to
  *  do); it is zeroed. */

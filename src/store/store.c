@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store_internal.h"
@@ -25,6 +26,7 @@ struct cm_store {
     char *dir;            /* "<root>/<uid>", for messages */
     char *root;           /* the root path as given */
     char user[CM_PROFILE_MAX_NAME + 1];
+    char nompi_key[CM_PROFILE_MAX_NAME + 1]; /* cm_store_set_nompi_key */
 };
 
 /* Longest escaped job name kept whole in a file name; longer ones are cut
@@ -770,14 +772,66 @@ static int nompi_name(const char *job_name, int ntasks, char *buf, size_t n,
     return cm_store_sidecar_name(job_name, ntasks, CM_SIDE_NOMPI, buf, n, err);
 }
 
+/* Whether the mark @p st has outlived CM_STORE_NOMPI_MAX_AGE. */
+static int nompi_expired(const struct stat *st)
+{
+    return (int64_t)time(NULL) - (int64_t)st->st_mtime > CM_STORE_NOMPI_MAX_AGE;
+}
+
 int cm_store_nompi(cm_store_t *s, const char *job_name, int ntasks)
 {
     char fname[264];
     struct stat st;
-    return s && s->dirfd >= 0 &&
-           nompi_name(job_name, ntasks, fname, sizeof fname, NULL) == 0 &&
-           fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-           S_ISREG(st.st_mode) && st.st_uid == s->uid;
+    if (!s || s->dirfd < 0 || nompi_name(job_name, ntasks, fname, sizeof fname, NULL) < 0 ||
+        fstatat(s->dirfd, fname, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != s->uid)
+        return 0;
+    if (nompi_expired(&st)) {
+        /* a program may have been rebuilt with MPI since: try it again */
+        unlinkat(s->dirfd, fname, 0);
+        return 0;
+    }
+    return 1;
+}
+
+/* Keep fewer than CM_STORE_NOMPI_MAX marks: expired ones go, then the
+ * oldest.  Best effort: a mark is only a saved run. */
+static void nompi_trim(cm_store_t *s)
+{
+    int fd = dup(s->dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    rewinddir(d);
+    const char *suffix = ".json.nompi";
+    size_t sl = strlen(suffix);
+    char oldest[256] = "";
+    time_t oldest_t = 0;
+    int n = 0;
+    long seen = 0;
+    struct dirent *e;
+    struct stat st;
+    while (seen++ < 100000 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len <= sl || strcmp(e->d_name + len - sl, suffix) ||
+            fstatat(s->dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (nompi_expired(&st)) {
+            unlinkat(s->dirfd, e->d_name, 0);
+            continue;
+        }
+        n++;
+        if (!oldest[0] || st.st_mtime < oldest_t) {
+            snprintf(oldest, sizeof oldest, "%s", e->d_name);
+            oldest_t = st.st_mtime;
+        }
+    }
+    closedir(d);
+    if (n >= CM_STORE_NOMPI_MAX && oldest[0])
+        unlinkat(s->dirfd, oldest, 0);
 }
 
 int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
@@ -785,15 +839,29 @@ int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
 {
     CM_STORE_NEED(s, err);
     char fname[264];
+    if (s->nompi_key[0])
+        job_name = s->nompi_key;
     if (need_dir(s, err) < 0 ||
         nompi_name(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;
+    nompi_trim(s);
     int fd = openat(s->dirfd, fname, O_WRONLY | O_CREAT | O_NOFOLLOW |
                     O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0)
         return cm_error_set(err, "%s/%s: cannot create: %s", s->dir, fname,
                             strerror(errno));
+    futimens(fd, NULL);   /* a mark made again lives its time again */
     close(fd);
+    return 0;
+}
+
+int cm_store_set_nompi_key(cm_store_t *s, const char *key, cm_error_t *err)
+{
+    CM_STORE_NEED(s, err);
+    if (key && strlen(key) > CM_PROFILE_MAX_NAME)
+        return cm_error_set(err, "store: a no-MPI key of %zu bytes, expected at most %d",
+                            strlen(key), CM_PROFILE_MAX_NAME);
+    snprintf(s->nompi_key, sizeof s->nompi_key, "%s", key ? key : "");
     return 0;
 }
 

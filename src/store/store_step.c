@@ -65,8 +65,29 @@ int cm_store_profile_counts(cm_store_t *s, const char *key, int ntasks, int **co
     return 0;
 }
 
+/* The profile of (@p key, @p ntasks), else of its job name alone. */
+static void load_profile(cm_store_t *s, const char *key, int ntasks,
+                         cm_store_step_info_t *out)
+{
+    out->profile = cm_store_load(s, key, ntasks, &out->prof, &out->profile_err);
+    size_t nlen;
+    if (out->profile != 0 || !key || !cm_profile_key_program(key, &nlen))
+        return;
+    char *name = strndup(key, nlen);
+    cm_error_t err;
+    cm_profile_t *p = NULL;
+    if (name && cm_store_load(s, name, ntasks, &p, &err) == 1) {
+        out->profile = 1;
+        out->prof = p;
+        out->found_key = name;
+        return;
+    }
+    free(name);
+}
+
 void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *key,
-                        int ntasks, unsigned ask, cm_store_step_info_t *out)
+                        const char *nompi_key, int ntasks, unsigned ask,
+                        cm_store_step_info_t *out)
 {
     if (!out)
         return;
@@ -79,11 +100,11 @@ void cm_store_step_info(cm_store_t *s, const cm_error_t *open_err, const char *k
         return;
     }
     out->opened = 1;
-    if ((out->nompi = cm_store_nompi(s, key, ntasks)))
+    if ((out->nompi = cm_store_nompi(s, nompi_key ? nompi_key : key, ntasks)))
         return; /* neither placed nor profiled: nothing else counts */
     out->can_record = cm_store_can_record(s, &out->record_err) == 0;
     if (ask & CM_STEP_ASK_PROFILE) {
-        out->profile = cm_store_load(s, key, ntasks, &out->prof, &out->profile_err);
+        load_profile(s, key, ntasks, out);
         cm_error_t err;
         /* only a message's detail: a directory that cannot be listed
          * names no other count */
@@ -128,6 +149,7 @@ void cm_store_step_info_free(cm_store_step_info_t *info)
     if (!info)
         return;
     cm_profile_free(info->prof);
+    free(info->found_key);
     free(info->counts);
     free(info->runs);
     free(info->trace_prefix);

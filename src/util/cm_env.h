@@ -86,6 +86,10 @@
 #define CMP_ENV_PROFILE   "CLUSTERMAP_STEP_PROFILE" /* job name to profile as */
 #define CMP_ENV_RUN       "CLUSTERMAP_STEP_RUN"     /* how the step was placed,
                                                        for its run history */
+#define CMP_ENV_NOMPI_KEY "CLUSTERMAP_STEP_NOMPI_KEY" /* the program's key a
+                                                       "no MPI" mark goes
+                                                       under, when not the
+                                                       profile's (name=) */
 #define CMP_ENV_VERBOSE   "CLUSTERMAP_VERBOSE"      /* 1: print bindings */
 #define CMP_ENV_HOSTFILE  "CLUSTERMAP_HOSTFILE"     /* our SLURM_HOSTFILE */
 #define CMP_ENV_FALLBACK  "CLUSTERMAP_FALLBACK"     /* why the step is left to

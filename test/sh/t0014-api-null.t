@@ -65,7 +65,7 @@ test_expect_success 'test_profiles_null.c calls every function cm_profile.h and 
 
 STORE_HEADERS="$CM_ROOT/src/store/cm_store.h $CM_ROOT/src/store/cm_store_step.h $CM_ROOT/src/util/cm_file.h"
 STORE_NULL_TEST=$CM_ROOT/test/unit/test_store_null.c
-LAUNCH_HEADERS=$(for h in request config srun_args alloc mpirun layout_text step; do
+LAUNCH_HEADERS=$(for h in request config srun_args alloc mpirun layout_text step dirwalk leftovers; do
     echo "$CM_ROOT/src/launch/cmp_$h.h"; done)
 LAUNCH_NULL_TEST=$CM_ROOT/test/unit/test_launch_null.c
 

@@ -25,7 +25,9 @@
 #include "testnull.h"
 #include "cmp_alloc.h"
 #include "cmp_config.h"
+#include "cmp_dirwalk.h"
 #include "cmp_layout_text.h"
+#include "cmp_leftovers.h"
 #include "cmp_mpirun.h"
 #include "cmp_request.h"
 #include "cmp_srun_args.h"
@@ -329,6 +331,13 @@ static void test_mpirun(void **state)
     assert_int_equal(cmp_part_find(-1, -1, NULL, NULL, 0), CM_PART_MISSING);
     cmp_trace_put(NULL, NULL, -1, 0); /* no trace there: nothing done */
     cmp_trace_put(NULL, "1.0", AT_FDCWD, -1);
+    cm_error_t werr;
+    assert_int_equal(cmp_dirwalk_remove(-1, "x", 10, NULL, &werr), -1);
+    assert_int_equal(cmp_dirwalk_remove(AT_FDCWD, NULL, 10, NULL, &werr), -1);
+    assert_non_null(strstr(werr.msg, "expected a directory's name"));
+    assert_int_equal(cmp_dirwalk_usage(-1, 10, NULL, &werr), -1);
+    assert_null(cmp_hostfile_template(NULL, "1", 1, "h"));
+    assert_int_equal(cmp_hostfile_sweep(-1, 0, "1", NULL), 0);
 
     cm_run_t run;
     int traffic = 7;

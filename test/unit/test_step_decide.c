@@ -490,6 +490,8 @@ static void test_step_shape(void **state)
     assert_string_equal(d.key, "mine");
     assert_string_equal(d.job_name, "mine");
     assert_null(d.key_program);
+    /* whether it calls MPI_Init is the program's: its mark is keyed so */
+    assert_int_equal(strncmp(d.nompi_key, "mine@halo-", 10), 0);
     assert_int_equal(d.cpus_per_task, 2);
     /* 2 slots per node; 6 tasks as Slurm lays them out: 2, 2, 1, 1 */
     assert_int_equal(d.alloc.nnodes, 4);
@@ -502,6 +504,7 @@ static void test_step_shape(void **state)
     decide(&jname, &c, &in, &d, &info, bufs);
     assert_string_equal(d.job_name, "other");
     assert_int_equal(strncmp(d.key, "other@halo-", 11), 0);
+    assert_string_equal(d.nompi_key, ""); /* the key already names it */
     cmp_step_decision_free(&d);
     for (int k = 0; k < 3; k++)
         free(bufs[k]);
@@ -543,7 +546,7 @@ static void test_store_step_info(void **state)
         assert_int_equal(cm_store_save(f->s, p, 0, &err), 0);
         cm_profile_free(p);
     }
-    cm_store_step_info(f->s, NULL, "halo", 8,
+    cm_store_step_info(f->s, NULL, "halo", NULL, 8,
                        CM_STEP_ASK_PROFILE | CM_STEP_ASK_HISTORY | CM_STEP_ASK_TRACE,
                        &info);
     assert_int_equal(info.opened, 1);
@@ -560,21 +563,51 @@ static void test_store_step_info(void **state)
     cm_store_step_info_free(&info);
 
     /* a profile found: no counts; marked "no MPI": nothing else read */
-    cm_store_step_info(f->s, NULL, "halo", 16, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(f->s, NULL, "halo", NULL, 16, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.profile, 1);
     assert_non_null(info.prof);
     assert_int_equal(info.ncounts, 0);
     cm_store_step_info_free(&info);
     assert_int_equal(cm_store_mark_nompi(f->s, "halo", 16, &err), 0);
-    cm_store_step_info(f->s, NULL, "halo", 16, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(f->s, NULL, "halo", NULL, 16, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.nompi, 1);
     assert_int_equal(info.profile, 0);
     assert_null(info.prof);
     cm_store_step_info_free(&info);
 
+    /* a profile under the job name alone (an import, a name= profile) is
+     * found for a program key of that name, and says where it was found;
+     * a "no MPI" mark of another program of the name disables nothing */
+    cm_profile_t *imp = profile(cm_store_uid(f->s), "pairs", 8);
+    assert_int_equal(cm_store_save(f->s, imp, 0, &err), 0);
+    cm_profile_free(imp);
+    char prog[CM_PROFILE_MAX_NAME + 1], other[CM_PROFILE_MAX_NAME + 1];
+    assert_int_equal(
+        cm_profile_program_key("pairs", "/home/u/halo", prog, sizeof prog, &err), 0);
+    assert_int_equal(
+        cm_profile_program_key("pairs", "/bin/true", other, sizeof other, &err), 0);
+    assert_int_equal(cm_store_set_nompi_key(f->s, other, &err), 0);
+    assert_int_equal(cm_store_mark_nompi(f->s, "pairs", 8, &err), 0);
+    assert_int_equal(cm_store_set_nompi_key(f->s, NULL, &err), 0);
+    assert_int_equal(cm_store_nompi(f->s, "pairs", 8), 0);
+    assert_int_equal(cm_store_nompi(f->s, other, 8), 1);
+    cm_store_step_info(f->s, NULL, prog, NULL, 8, CM_STEP_ASK_PROFILE, &info);
+    assert_int_equal(info.nompi, 0);
+    assert_int_equal(info.profile, 1);
+    assert_string_equal(info.found_key, "pairs");
+    cm_store_step_info_free(&info);
+    cm_store_step_info(f->s, NULL, "pairs", prog, 8, CM_STEP_ASK_PROFILE, &info);
+    assert_int_equal(info.profile, 1);
+    assert_null(info.found_key);
+    cm_store_step_info_free(&info);
+    /* the program that did not call MPI_Init stays marked */
+    cm_store_step_info(f->s, NULL, "pairs", other, 8, CM_STEP_ASK_PROFILE, &info);
+    assert_int_equal(info.nompi, 1);
+    cm_store_step_info_free(&info);
+
     /* no store: the reason it could not be opened */
     cm_error_set(&err, "store: cannot open it");
-    cm_store_step_info(NULL, &err, "halo", 16, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(NULL, &err, "halo", NULL, 16, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.opened, 0);
     assert_string_equal(info.open_err.msg, "store: cannot open it");
     cm_store_step_info_free(&info);

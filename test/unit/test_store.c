@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -342,6 +343,45 @@ static void test_side_table(void **state)
     cm_store_close(s);
 }
 
+/* "No MPI" marks expire after CM_STORE_NOMPI_MAX_AGE and are at most
+ * CM_STORE_NOMPI_MAX: the oldest goes for a new one. */
+static void test_nompi_bounds(void **state)
+{
+    fixture_t *f = *state;
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_error_t err = { "" };
+    char name[32], fname[300], path[4600];
+    struct timespec old[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+    assert_int_equal(cm_store_mark_nompi(s, "gone", 4, &err), 0);
+    assert_int_equal(cm_store_nompi(s, "gone", 4), 1);
+    assert_int_equal(cm_store_sidecar_name("gone", 4, CM_SIDE_NOMPI, fname, sizeof fname, &err),
+                     0);
+    snprintf(path, sizeof path, "%s/%s", f->udir, fname);
+    old[1].tv_sec = time(NULL) - CM_STORE_NOMPI_MAX_AGE - 60;
+    assert_int_equal(utimensat(AT_FDCWD, path, old, AT_SYMLINK_NOFOLLOW), 0);
+    assert_int_equal(cm_store_nompi(s, "gone", 4), 0);
+    assert_int_equal(access(path, F_OK), -1); /* and removed */
+
+    for (int k = 0; k < CM_STORE_NOMPI_MAX; k++) {
+        snprintf(name, sizeof name, "prog%d", k);
+        assert_int_equal(cm_store_mark_nompi(s, name, 2, &err), 0);
+        if (k == 0) { /* the oldest, by an hour */
+            assert_int_equal(cm_store_sidecar_name(name, 2, CM_SIDE_NOMPI, fname,
+                                                   sizeof fname, &err),
+                             0);
+            snprintf(path, sizeof path, "%s/%s", f->udir, fname);
+            old[1].tv_sec = time(NULL) - 3600;
+            assert_int_equal(utimensat(AT_FDCWD, path, old, AT_SYMLINK_NOFOLLOW), 0);
+        }
+    }
+    assert_int_equal(cm_store_nompi(s, "prog0", 2), 1);
+    assert_int_equal(cm_store_mark_nompi(s, "one-more", 2, &err), 0);
+    assert_int_equal(cm_store_nompi(s, "prog0", 2), 0);
+    assert_int_equal(cm_store_nompi(s, "prog1", 2), 1);
+    assert_int_equal(cm_store_nompi(s, "one-more", 2), 1);
+    cm_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +392,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nompi_bounds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,7 @@ static void test_store_handle_null(void **state)
     assert_int_equal(cm_store_uid(NULL), (uid_t)-1);
     assert_int_equal(cm_store_max_bytes(NULL), 0);
     FAILS(cm_store_load(NULL, "job", 4, &p, err));
+    FAILS(cm_store_set_nompi_key(NULL, "job@a-00000000", err));
     assert_null(p);
     FAILS(cm_store_save(NULL, NULL, 1, err));
     FAILS(cm_store_merge(NULL, NULL, 1.0, 0, 0, &runs, err));
@@ -248,18 +249,18 @@ static void test_store_step(void **state)
     cm_store_step_info_t info;
     cm_error_t oe = { "no store" };
 
-    cm_store_step_info(NULL, &oe, "job", 4, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(NULL, &oe, "job", NULL, 4, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.opened, 0);
     assert_string_equal(info.open_err.msg, "no store");
     cm_store_step_info_free(&info);
-    cm_store_step_info(NULL, NULL, "job", 4, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(NULL, NULL, "job", NULL, 4, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.opened, 0);
     cm_store_step_info_free(&info);
-    cm_store_step_info(ts->s, NULL, "job", 4, 0, NULL); /* no-op */
-    cm_store_step_info_free(NULL);                      /* no-op */
+    cm_store_step_info(ts->s, NULL, "job", NULL, 4, 0, NULL); /* no-op */
+    cm_store_step_info_free(NULL);                            /* no-op */
 
     for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++) {
-        cm_store_step_info(ts->s, NULL, bad_names[i], 4,
+        cm_store_step_info(ts->s, NULL, bad_names[i], NULL, 4,
                            CM_STEP_ASK_PROFILE | CM_STEP_ASK_HISTORY | CM_STEP_ASK_TRACE,
                            &info);
         assert_int_equal(info.opened, 1);
@@ -267,10 +268,10 @@ static void test_store_step(void **state)
         assert_true(info.profile_err.msg[0] != '\0');
         cm_store_step_info_free(&info);
     }
-    cm_store_step_info(ts->s, NULL, NULL, 4, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(ts->s, NULL, NULL, NULL, 4, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.profile, -1);
     cm_store_step_info_free(&info);
-    cm_store_step_info(ts->s, NULL, "job", 0, CM_STEP_ASK_PROFILE, &info);
+    cm_store_step_info(ts->s, NULL, "job", NULL, 0, CM_STEP_ASK_PROFILE, &info);
     assert_int_equal(info.profile, -1);
     cm_store_step_info_free(&info);
 }
