@@ -301,6 +301,9 @@ UNIT_LIBS = $(call obj,$(TESTLIB_SRC)) $(LIBCLI) $(LIBLAUNCH) $(LIBTOPO) $(LIBOV
 $(BUILD)/test/%: test/unit/%.c $(UNIT_LIBS)
 	$(UNIT_LINK)
 
+# the child that runs as the user calls no Slurm function: its test links it
+$(BUILD)/test/test_as_user: $(call obj,src/plugin/as_user.c)
+
 $(BUILD)/bench/%: bench/engine/%.c $(call obj,$(BENCHLIB_SRC)) $(LIBCORE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Ibench/engine/lib $(LDFLAGS_ALL) -o $@ $^ $(LIBS_CORE)

@@ -1,5 +1,5 @@
 /* test_as_user.c -- the child that runs code as the job's user
- * (src/plugin/as_user.c, compiled in: it uses no Slurm symbol): it keeps
+ * (src/plugin/as_user.c, linked alone: it uses no Slurm symbol): it keeps
  * standard input, output and error only, whatever descriptors its parent
  * (slurmstepd: its log, its sockets, its pipes) had open. */
 #include <dirent.h>
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "as_user.c"
+#include "plugin_spank.h"
 
 /* In the child: its open descriptors, as "N N ...", on its stdout. */
 static int list_fds(void *p)
