@@ -22,6 +22,7 @@ struct cm_store {
     int dirfd;            /* the user directory; -1 while it does not exist */
     int rootfd;
     size_t max_bytes;
+    int lock_wait_ms;     /* cm_store_set_lock_wait */
     char *dir;            /* "<root>/<uid>", for messages */
     char *root;           /* the root path as given */
     char user[CM_PROFILE_MAX_NAME + 1];
@@ -51,6 +52,12 @@ const char *cm_store_user(const cm_store_t *s) { return s ? s->user : NULL; }
 uid_t cm_store_uid(const cm_store_t *s) { return s ? s->uid : (uid_t)-1; }
 size_t cm_store_max_bytes(const cm_store_t *s) { return s ? s->max_bytes : 0; }
 int cm_store_dirfd(const cm_store_t *s) { return s ? s->dirfd : -1; }
+
+void cm_store_set_lock_wait(cm_store_t *s, int wait_ms)
+{
+    if (s)
+        s->lock_wait_ms = wait_ms;
+}
 
 int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
                       cm_error_t *err)
@@ -184,6 +191,7 @@ cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
     s->uid = uid;
     s->dirfd = s->rootfd = -1;
     s->max_bytes = max_bytes ? max_bytes : CM_PROFILE_DEFAULT_MAX_BYTES;
+    s->lock_wait_ms = geteuid() != uid ? CM_STORE_LOCK_WAIT_MS : -1;
     snprintf(name, sizeof name, "%lu", (unsigned long)uid);
     if (asprintf(&s->dir, "%s/%s", root, name) < 0 ||
         !(s->root = strdup(root))) {
@@ -247,27 +255,77 @@ unsigned long cm_store_lock_takes(void)
     return lock_takes;
 }
 
+/* What .lock is found to be when it was there before: the user's regular
+ * file with one link, or NULL; else what is wrong with it.  Root gives
+ * .lock to the user and locks it: a hard link to another file, a device
+ * or a FIFO in its place would make root change or open what it did not
+ * create. */
+static const char *lock_file_wrong(const struct stat *st, uid_t uid, char *buf,
+                                   size_t n)
+{
+    if (!S_ISREG(st->st_mode))
+        return "expected a regular file, got another kind of file";
+    if (st->st_nlink != 1) {
+        snprintf(buf, n, "expected a file with one link, got %lu links (a hard "
+                 "link to another file)", (unsigned long)st->st_nlink);
+        return buf;
+    }
+    if (st->st_uid != uid) {
+        snprintf(buf, n, "expected owner uid %lu (the directory's), got uid %lu",
+                 (unsigned long)uid, (unsigned long)st->st_uid);
+        return buf;
+    }
+    return NULL;
+}
+
 int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
 {
-    int fd = openat(s->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
-                    O_CLOEXEC, 0600);
+    CM_STORE_NEED(s, err);
+    /* Read-only is enough for flock and fchown; O_NONBLOCK and O_NOCTTY:
+     * whatever a user put there cannot block root or become its terminal. */
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int fd = openat(s->dirfd, ".lock", flags | O_CREAT | O_EXCL, 0600), created = 1;
     struct stat st;
+    char why[128];
+    const char *wrong;
 
+    if (fd < 0 && errno == EEXIST) {
+        created = 0;
+        fd = openat(s->dirfd, ".lock", flags);
+    }
     if (fd < 0)
-        return cm_error_set(err, "%s/.lock: cannot open: %s", s->dir,
-                            strerror(errno));
-    if (geteuid() == 0 && fstat(fd, &st) == 0 && st.st_uid != s->uid &&
-        fchown(fd, s->uid, (gid_t)-1) < 0) {
+        return cm_error_set(err, "%s/.lock: cannot open: %s%s", s->dir,
+                            strerror(errno), errno == ELOOP ? " (a symbolic "
+                            "link; refusing to follow it)" : "");
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return cm_error_set(err, "%s/.lock: cannot stat: %s", s->dir, strerror(e));
+    }
+    /* Only what this call created is given away; anything found is
+     * taken as it is or refused. */
+    if (created && st.st_uid != s->uid && fchown(fd, s->uid, (gid_t)-1) < 0) {
+        int e = errno;
         close(fd);
         return cm_error_set(err, "%s/.lock: cannot give it to uid %lu: %s",
-                            s->dir, (unsigned long)s->uid, strerror(errno));
+                            s->dir, (unsigned long)s->uid, strerror(e));
     }
-    while (flock(fd, LOCK_EX) < 0) {
-        if (errno != EINTR) {
-            close(fd);
-            return cm_error_set(err, "%s/.lock: cannot lock: %s", s->dir,
-                                strerror(errno));
-        }
+    if (!created && (wrong = lock_file_wrong(&st, s->uid, why, sizeof why))) {
+        close(fd);
+        errno = EPERM;
+        return cm_error_set(err, "%s/.lock: %s; refusing to use it", s->dir,
+                            wrong);
+    }
+    if (cm_file_lock(fd, s->lock_wait_ms) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        if (e == ETIMEDOUT)
+            return cm_error_set(err, "%s/.lock: held by another process for "
+                                "more than %.1f s", s->dir,
+                                s->lock_wait_ms / 1e3);
+        return cm_error_set(err, "%s/.lock: cannot lock: %s", s->dir,
+                            strerror(e));
     }
     lock_takes++;
     return fd;
@@ -788,8 +846,12 @@ int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
     if (need_dir(s, err) < 0 ||
         nompi_name(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;
-    int fd = openat(s->dirfd, fname, O_WRONLY | O_CREAT | O_NOFOLLOW |
+    /* Its existence is the mark: one that is there already is left as
+     * it is, never opened for writing. */
+    int fd = openat(s->dirfd, fname, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                     O_CLOEXEC | O_NONBLOCK, 0600);
+    if (fd < 0 && errno == EEXIST)
+        return 0;
     if (fd < 0)
         return cm_error_set(err, "%s/%s: cannot create: %s", s->dir, fname,
                             strerror(errno));

@@ -47,7 +47,7 @@ static void test_store_handle_null(void **state)
     int count = -1;
     long runs = -1;
     cm_prune_rule_t r = { 0, 1, -1 };
-    cm_prune_total_t tot = { 0, 0, 0 };
+    cm_prune_total_t tot = { 0, 0, 0, 0 };
     cm_trace_info_t ti;
     cm_run_t runsv[CM_HISTORY_MAX_RUNS], run;
     int *counts = (int *)1;
@@ -147,7 +147,7 @@ static void test_store_bad_args(void **state)
     int count = 0;
     int *counts = NULL;
     long nruns;
-    cm_prune_total_t tot = { 0, 0, 0 };
+    cm_prune_total_t tot = { 0, 0, 0, 0 };
     cm_prune_rule_t r = { 0, 1, -1 };
 
     memset(&run, 0, sizeof run);
