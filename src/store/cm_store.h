@@ -89,6 +89,12 @@ size_t cm_store_max_bytes(const cm_store_t *s);
  *  uid is not the store's, else -1.  No effect on a NULL store. */
 void cm_store_set_lock_wait(cm_store_t *s, int wait_ms);
 
+/** Profiles read through the store from now on stop being decoded at
+ *  @p deadline (CLOCK_MONOTONIC seconds, cm_profile_clock(); 0: none):
+ *  a launch reads its profile inside its placement deadline.  No effect
+ *  on a NULL store. */
+void cm_store_set_read_deadline(cm_store_t *s, double deadline);
+
 /** Load the profile (job name, ntasks): 1 and *out set when found, 0 when
  *  there is none, -1 on error (invalid, unreadable, wrong owner, key
  *  mismatch, ...). */

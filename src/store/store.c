@@ -23,6 +23,7 @@ struct cm_store {
     int rootfd;
     size_t max_bytes;
     int lock_wait_ms;     /* cm_store_set_lock_wait */
+    double deadline;      /* cm_store_set_read_deadline */
     char *dir;            /* "<root>/<uid>", for messages */
     char *root;           /* the root path as given */
     char user[CM_PROFILE_MAX_NAME + 1];
@@ -57,6 +58,12 @@ void cm_store_set_lock_wait(cm_store_t *s, int wait_ms)
 {
     if (s)
         s->lock_wait_ms = wait_ms;
+}
+
+void cm_store_set_read_deadline(cm_store_t *s, double deadline)
+{
+    if (s)
+        s->deadline = deadline;
 }
 
 int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
@@ -339,19 +346,22 @@ void cm_store_lock_release(int fd)
 
 /* ---- reading ---------------------------------------------------------------- */
 
-/* Open, check and parse one file of the user directory: 1 found, 0 absent. */
-static int read_file(cm_store_t *s, const char *fname, cm_profile_t **out,
-                     cm_error_t *err)
+/* Open, check and parse one file of the user directory: 1 found, 0 absent.
+ * With @p job_name, the profile of another key is refused before its
+ * entries are decoded. */
+static int read_file(cm_store_t *s, const char *fname, const char *job_name,
+                     int ntasks, cm_profile_t **out, cm_error_t *err)
 {
     char path[4096];
     cm_file_want_t want = owned_by(profile_file, s->uid);
+    cm_profile_expect_t key = { job_name, job_name ? ntasks : 0, s->deadline };
     int fd;
 
     snprintf(path, sizeof path, "%s/%s", s->dir, fname);
     fd = cm_file_open_at(s->dirfd, fname, path, &want, err);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
-    *out = cm_profile_read_json_fd(fd, path, s->max_bytes, err);
+    *out = cm_profile_read_fd_expect(fd, path, s->max_bytes, &key, err);
     close(fd);
     if (!*out)
         return -1;
@@ -381,7 +391,7 @@ int cm_store_load(cm_store_t *s, const char *job_name, int ntasks,
         return -1;
     if (s->dirfd < 0)
         return 0;
-    rc = read_file(s, fname, out, err);
+    rc = read_file(s, fname, job_name, ntasks, out, err);
     if (rc == 1 && (strcmp((*out)->job_name, job_name) ||
                     (*out)->ntasks != ntasks)) {
         cm_error_set(err, "%s/%s: holds the profile of '%s' with %d tasks, "
@@ -652,7 +662,7 @@ static int list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
 
     memset(e, 0, sizeof *e);
     snprintf(e->file, sizeof e->file, "%s", fname);
-    rc = read_file(s, fname, &p, &why);
+    rc = read_file(s, fname, NULL, 0, &p, &why);
     if (rc != 1) {
         snprintf(e->error, sizeof e->error, "%s", rc == 0 ?
                  "removed while listing" : why.msg);
