@@ -301,7 +301,8 @@ double cm_profile_clock(void);
  *  ("NAME: binary profile: reading stopped at the deadline after N
  *  entries"). */
 cm_profile_t *cm_profile_parse_bin_expect(const void *data, size_t len, const char *name,
-                                          size_t max_body, const cm_profile_expect_t *want,
+                                          size_t max_body,
+                                          const cm_profile_expect_t *want,
                                           cm_error_t *err);
 
 /** cm_profile_read_json_fd() for a reader that expects @p want (may be

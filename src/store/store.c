@@ -499,6 +499,11 @@ static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
     /* large profiles in the binary form: a third to a tenth of the JSON
      * bytes, read several times faster (docs/profile-format.md) */
     int64_t entries = cm_matrix_nnz(p->part[0]) + cm_matrix_nnz(p->part[1]);
+    /* never a file its own readers would refuse */
+    if (entries > CM_PROFILE_MAX_ENTRIES)
+        return cm_error_set(err, "%s/%s: %lld entries are above the limit of %d "
+                            "entries a profile; not written", s->dir, fname,
+                            (long long)entries, CM_PROFILE_MAX_ENTRIES);
     char *text = entries > CM_PROFILE_BIN_MIN_ENTRIES ? cm_profile_to_bin(p, &len, err)
                                                       : cm_profile_to_json(p, &len, err);
     if (!text)

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -450,6 +452,43 @@ static void test_lock_bounded_wait(void **state)
     cm_store_close(s);
 }
 
+/* The launch's lookup (cm_store_load) compares the key before decoding
+ * any entry: a file under the looked-up name holding another key's
+ * profile is refused on its header, whatever its body (here a count of a
+ * million entries and no entry at all: decoding would fail on the body). */
+static void test_load_key_first(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *p = profile(f->uid, "app", 4, 1), *q = NULL;
+    assert_int_equal(cm_store_save(s, p, 0, &err), 0);
+    cm_profile_free(p);
+
+    /* uid 0, 2^20 tasks, runs 1, times 0, no msgs, user "u", job "j", no
+     * job ids, p2p count 10^6 */
+    static const unsigned char body[] = { 0, 0x80, 0x80, 0x40, 1, 0, 0, 0, 1, 'u', 1, 'j',
+                                          0, 0xc0, 0x84, 0x3d };
+    unsigned char file[256] = { 0x89, 'C', 'M', 'P', 'R', 'O', 'F', '\n', 1, 0, 0, 0, 1 };
+    uLongf zlen = sizeof file - 32;
+    uint64_t stated = 3000100;
+    for (int k = 0; k < 8; k++)
+        file[16 + k] = (unsigned char)(stated >> (8 * k));
+    assert_int_equal(compress2(file + 32, &zlen, body, sizeof body, 9), Z_OK);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/other.1048576.json", f->udir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, file, 32 + zlen), (ssize_t)(32 + zlen));
+    close(fd);
+
+    assert_int_equal(cm_store_load(s, "other", 1048576, &q, &err), -1);
+    assert_null(q);
+    assert_non_null(strstr(err.msg, "other.1048576.json: holds the profile of 'j' with "
+                                     "1048576 tasks, expected 'other' with 1048576 tasks"));
+    cm_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +501,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_file_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_bounded_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load_key_first, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

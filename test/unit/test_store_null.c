@@ -57,6 +57,8 @@ static void test_store_handle_null(void **state)
     assert_null(cm_store_user(NULL));
     assert_int_equal(cm_store_uid(NULL), (uid_t)-1);
     assert_int_equal(cm_store_max_bytes(NULL), 0);
+    cm_store_set_lock_wait(NULL, 1); /* no effect, no crash */
+    cm_store_set_read_deadline(NULL, 1);
     FAILS(cm_store_load(NULL, "job", 4, &p, err));
     assert_null(p);
     FAILS(cm_store_save(NULL, NULL, 1, err));
@@ -301,6 +303,7 @@ static void test_file(void **state)
     assert_int_equal(cm_file_check(fd, NULL, &want, NULL), 0);
     FAILS_NULL(cm_file_read_fd(fd, "x", 1, &len, err)); /* too large */
     FAILS_NULL(cm_file_read_fd(-1, "x", 100, &len, err));
+    assert_int_equal(cm_file_lock(-1, 0), -1);
     close(fd);
     fd = open("/etc/passwd", O_RDONLY);
     char *t = cm_file_read_fd(fd, NULL, 1 << 20, NULL, NULL);
