@@ -300,10 +300,13 @@ int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
         created = 0;
         fd = openat(s->dirfd, ".lock", flags);
     }
-    if (fd < 0)
-        return cm_error_set(err, "%s/.lock: cannot open: %s%s", s->dir,
-                            strerror(errno), errno == ELOOP ? " (a symbolic "
-                            "link; refusing to follow it)" : "");
+    if (fd < 0) {
+        int e = errno;
+        cm_error_set(err, "%s/.lock: cannot open: %s%s", s->dir, strerror(e),
+                     e == ELOOP ? " (a symbolic link; refusing to follow it)" : "");
+        errno = e;
+        return -1;
+    }
     if (fstat(fd, &st) < 0) {
         int e = errno;
         close(fd);
