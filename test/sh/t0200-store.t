@@ -379,4 +379,16 @@ test_expect_success TIME_ZLIB 'a bomb at the entry ceiling is decoded within the
     ! grep "fnv1a64\|expected checksum" err
 '
 
+# A full key (NAME@PROGRAM) is looked up as srun does (cm_store_load),
+# without listing the store.
+test_expect_success TIME_ZLIB 'a lookup by key refuses a profile of another key before its entries' '
+    mv "$CLUSTERMAP_STORE/0/bomb.1048576.json" \
+        "$CLUSTERMAP_STORE/0/other%40halo-0123abcd.1048576.json" &&
+    test_expect_code 1 rss_of "$CLUSTERMAP" profile show other@halo-0123abcd \
+        --ntasks 1048576 >out 2>err &&
+    say "profile show of a bomb of another key: $(tail -n 1 rss) kB" &&
+    test "$(tail -n 1 rss)" -lt 150000 &&
+    grep "other%40halo-0123abcd.1048576.json: holds the profile of .bomb. with 1048576 tasks, expected .other@halo-0123abcd. with 1048576 tasks (fields .job_name., .ntasks.)$" err
+'
+
 test_done
