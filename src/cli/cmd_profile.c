@@ -701,7 +701,7 @@ static int prune_user(popts_t *o, const cm_prune_rule_t *r,
 
 static int do_prune(popts_t *o)
 {
-    cm_prune_total_t total = { 0, 0, 0 };
+    cm_prune_total_t total = { 0, 0, 0, 0 };
     cm_prune_rule_t r = { o->now >= 0 ? o->now : (int64_t)time(NULL),
                           o->older_than, o->unused_for };
     cm_error_t err = { "" };
@@ -733,9 +733,13 @@ static int do_prune(popts_t *o)
         }
         free(uids);
     }
-    printf("%s %d profile%s (%llu bytes)\n",
+    printf("%s %d profile%s (%llu bytes)",
            o->dry_run ? "would remove" : "removed", total.removed,
            total.removed == 1 ? "" : "s", (unsigned long long)total.bytes);
+    if (total.skipped)
+        printf("; %d user%s skipped (lock held)", total.skipped,
+               total.skipped == 1 ? "" : "s");
+    printf("\n");
     return bad ? CM_EXIT_FAIL : CM_EXIT_OK;
 }
 

@@ -450,7 +450,11 @@ void cmp_srun_step(const cmp_config_t *c)
     if (d.fallback && !off)
         fallback_line(&d);
     if (d.next == CMP_STEP_ASK_STORE) {
+        /* The deadline covers reading the profile too: one that takes
+         * longer to read falls back as a slow placement does. */
+        double t0 = cm_profile_clock();
         cm_store_t *st = cm_store_open(c->store, getuid(), 0, c->max_profile_size, &err);
+        cm_store_set_read_deadline(st, t0 + c->deadline);
         cm_store_step_info(st, &err, d.key, d.nompi_key[0] ? d.nompi_key : NULL, d.ntasks,
                            d.ask, &info);
         if (info.found_key)
@@ -459,7 +463,9 @@ void cmp_srun_step(const cmp_config_t *c)
                           "'%s' (imported, or made with name=)", d.job_name, d.ntasks,
                           d.key, info.found_key);
         cmp_step_decide(c, &in, &info, &d);
-        apply(c, &in, &d, &info);
+        cmp_config_t left = *c;
+        left.deadline -= cm_profile_clock() - t0;
+        apply(&left, &in, &d, &info);
         cm_store_step_info_free(&info);
         cm_store_close(st);
     }

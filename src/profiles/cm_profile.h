@@ -263,12 +263,52 @@ int cm_profile_is_bin(const void *data, size_t len);
 /** Parse and validate a binary profile of @p len bytes whose inflated body
  *  may not exceed @p max_body bytes: the same checks as the JSON reader
  *  (ranges, names, job ids, non-zero entries, checksum), plus the header's
- *  version, flags and lengths; errors read "NAME: binary profile, FIELD at
+ *  version, flags and lengths, and at most CM_PROFILE_MAX_ENTRIES entries.
+ *  The body is inflated a window at a time and the matrices grow with the
+ *  entries decoded: memory follows what was read, never what the header
+ *  or a count claims.  Errors read "NAME: binary profile, FIELD at
  *  byte N of the body: ...".  @p data is only read.  Returns a new profile
  *  the caller releases with cm_profile_free(), or NULL with @p err (NULL
  *  @p data, no magic or a short header, anything the checks refuse). */
 cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *name,
                                    size_t max_body, cm_error_t *err);
+
+/** The most entries (p2p and collective together) a profile may hold:
+ *  what bounds a reader's memory for one profile (20 bytes an entry in
+ *  the matrices, twice that while the last part is built: at most about
+ *  700 MB; docs/profile-format.md, "Memory ceiling").  A 10^6-rank 3-D
+ *  halo holds about 6.3 million. */
+#define CM_PROFILE_MAX_ENTRIES (1 << 24)
+
+/** What a reader looking for one profile expects of it; compared as soon
+ *  as the binary form's header is decoded, before any entry (the JSON
+ *  document is compared once parsed). */
+typedef struct cm_profile_expect {
+    const char *job_name; /**< the key; NULL: any */
+    int ntasks;           /**< 0: any */
+    double deadline;      /**< CLOCK_MONOTONIC seconds past which reading
+                               stops with an error (cm_profile_clock());
+                               0: none */
+} cm_profile_expect_t;
+
+/** CLOCK_MONOTONIC now, in seconds: the clock of a deadline. */
+double cm_profile_clock(void);
+
+/** cm_profile_parse_bin() for a reader that expects @p want (may be
+ *  NULL): a profile of another key is refused before its entries are
+ *  decoded ("NAME: holds the profile of 'J' with N tasks, expected ...
+ *  (fields 'job_name', 'ntasks')"), and decoding stops at the deadline
+ *  ("NAME: binary profile: reading stopped at the deadline after N
+ *  entries"). */
+cm_profile_t *cm_profile_parse_bin_expect(const void *data, size_t len, const char *name,
+                                          size_t max_body,
+                                          const cm_profile_expect_t *want,
+                                          cm_error_t *err);
+
+/** cm_profile_read_json_fd() for a reader that expects @p want (may be
+ *  NULL), as cm_profile_parse_bin_expect() says. */
+cm_profile_t *cm_profile_read_fd_expect(int fd, const char *name, size_t max_bytes,
+                                        const cm_profile_expect_t *want, cm_error_t *err);
 
 /** Read a profile from an open descriptor, JSON or binary (told by its
  *  first bytes): it must be a regular file of at most @p max_bytes (0:

@@ -7,11 +7,13 @@
  * entries delta-coded, integral values as varints, the body deflated.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "profile_internal.h"
@@ -139,12 +141,35 @@ char *cm_profile_to_bin(const cm_profile_t *p, size_t *len, cm_error_t *err)
 
 /* ---- reading ---- */
 
+/* Inflated a window at a time: a reader holds the window and what it has
+ * decoded, never the whole body (a deflated body of minimal entries
+ * inflates a thousand times). */
+#define WINDOW 65536
+/* Entries reserved ahead in a part: the matrices then grow with what is
+ * decoded, whatever count the body claims. */
+#define RESERVE_AHEAD 65536
+/* Entries between two looks at the clock. */
+#define CLOCK_EVERY 65536
+
 typedef struct ibuf {
-    const unsigned char *d;
-    size_t len, at;
+    const unsigned char *d; /* the window, or the whole stored body */
+    size_t have, pos;       /* bytes in d, the next one */
+    uint64_t len, at;       /* the body's stated length, bytes consumed */
+    z_stream *z;            /* NULL: a stored body, all in d */
+    unsigned char *win;
+    int zend;               /* the stream ended */
+    uint64_t entries;       /* decoded so far, both parts */
+    const cm_profile_expect_t *want;
     const char *name;
     cm_error_t *err;
 } ibuf_t;
+
+double cm_profile_clock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static int bad(ibuf_t *b, const char *what, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -155,17 +180,69 @@ static int bad(ibuf_t *b, const char *what, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    return cm_error_set(b->err, "%s: binary profile, %s at byte %zu of the body: %s",
+    return cm_error_set(b->err, "%s: binary profile, %s at byte %" PRIu64 " of the body: %s",
                         b->name, what, b->at, why);
+}
+
+static int short_body(ibuf_t *b)
+{
+    return cm_error_set(b->err, "%s: binary profile: the body does not inflate to the "
+                        "%" PRIu64 " bytes the header says", b->name, b->len);
+}
+
+/* The next window of a deflated body.  0, or -1 when the stream ends or
+ * breaks before the stated length. */
+static int refill(ibuf_t *b)
+{
+    if (!b->z || b->zend)
+        return short_body(b);
+    b->z->next_out = b->win;
+    b->z->avail_out = WINDOW;
+    int rc = inflate(b->z, Z_NO_FLUSH);
+    b->have = WINDOW - b->z->avail_out;
+    b->pos = 0;
+    if (rc == Z_STREAM_END)
+        b->zend = 1;
+    else if (rc != Z_OK && rc != Z_BUF_ERROR)
+        return short_body(b);
+    return b->have ? 0 : short_body(b);
+}
+
+/* After the last field: the stream must end exactly at the stated length. */
+static int body_ends(ibuf_t *b)
+{
+    if (!b->z)
+        return 0;
+    if (b->pos == b->have && !b->zend) {
+        unsigned char extra;
+        b->z->next_out = &extra;
+        b->z->avail_out = 1;
+        int rc = inflate(b->z, Z_FINISH);
+        b->have = 1 - b->z->avail_out;
+        b->pos = 0;
+        b->zend = rc == Z_STREAM_END;
+    }
+    return b->pos == b->have && b->zend ? 0 : short_body(b);
+}
+
+static int get_byte(ibuf_t *b, const char *what, const char *expected, unsigned char *c)
+{
+    if (b->at >= b->len)
+        return bad(b, what, "expected %s, got the end of the body", expected);
+    if (b->pos == b->have && refill(b) < 0)
+        return -1;
+    *c = b->d[b->pos++];
+    b->at++;
+    return 0;
 }
 
 static int get_varint(ibuf_t *b, const char *what, uint64_t max, uint64_t *x)
 {
     uint64_t v = 0;
     for (int shift = 0;; shift += 7) {
-        if (b->at >= b->len)
-            return bad(b, what, "expected a number, got the end of the body");
-        unsigned char c = b->d[b->at++];
+        unsigned char c;
+        if (get_byte(b, what, "a number", &c) < 0)
+            return -1;
         if (shift == 63 && c > 1)
             return bad(b, what, "expected a number below 2^64");
         v |= (uint64_t)(c & 0x7f) << shift;
@@ -195,9 +272,15 @@ static char *get_str(ibuf_t *b, const char *what, size_t max)
         cm_error_set(b->err, "%s: out of memory", b->name);
         return NULL;
     }
-    memcpy(s, b->d + b->at, (size_t)n);
+    for (uint64_t k = 0; k < n; k++) {
+        unsigned char c;
+        if (get_byte(b, what, "the string's bytes", &c) < 0) {
+            free(s);
+            return NULL;
+        }
+        s[k] = (char)c;
+    }
     s[n] = '\0';
-    b->at += (size_t)n;
     if (strlen(s) != (size_t)n) {
         bad(b, what, "a string holds a NUL byte");
         free(s);
@@ -217,9 +300,12 @@ static int get_value(ibuf_t *b, const char *what, double *x)
         if (b->len - b->at < 8)
             return bad(b, what, "a raw value runs past the end of the body");
         uint64_t bits = 0;
-        for (int k = 0; k < 8; k++)
-            bits |= (uint64_t)b->d[b->at + (size_t)k] << (8 * k);
-        b->at += 8;
+        for (int k = 0; k < 8; k++) {
+            unsigned char c;
+            if (get_byte(b, what, "a raw value", &c) < 0)
+                return -1;
+            bits |= (uint64_t)c << (8 * k);
+        }
         memcpy(x, &bits, sizeof *x);
         if (!isfinite(*x) || *x < 0)
             return bad(b, what, "expected a finite non-negative number, got bits %" PRIx64, bits);
@@ -235,22 +321,34 @@ static int get_value(ibuf_t *b, const char *what, double *x)
 static cm_matrix_t *get_part(ibuf_t *b, const char *key, int n, int has_msgs)
 {
     uint64_t nnz, ds, dd;
-    /* every entry takes at least 3 bytes: a hostile count cannot make the
-     * builder reserve more than the body could hold */
     if (get_varint(b, key, (uint64_t)n * (uint64_t)n, &nnz) < 0)
         return NULL;
+    /* every entry takes at least 3 bytes of the body */
     if (nnz > (b->len - b->at) / 3) {
         bad(b, key, "%" PRIu64 " entries cannot fit in what is left of the body", nnz);
+        return NULL;
+    }
+    if (nnz > (uint64_t)CM_PROFILE_MAX_ENTRIES - b->entries) {
+        bad(b, key, "%" PRIu64 " entries (%" PRIu64 " before them) are above the limit of %d "
+            "entries a profile", nnz, b->entries, CM_PROFILE_MAX_ENTRIES);
         return NULL;
     }
     cm_builder_t *bl = cm_builder_new(n, b->err);
     cm_matrix_t *m = NULL;
     if (!bl)
         return NULL;
-    cm_builder_reserve(bl, (int64_t)nnz);   /* bounded by the body's length above */
+    /* a little ahead of what is decoded: the arrays double as they fill */
+    cm_builder_reserve(bl, (int64_t)(nnz < RESERVE_AHEAD ? nnz : RESERVE_AHEAD));
+    double deadline = b->want ? b->want->deadline : 0;
     int64_t src = 0, dst = -1;
     for (uint64_t k = 0; k < nnz; k++) {
         double bytes, msgs = 0;
+        if (deadline > 0 && (b->entries + k) % CLOCK_EVERY == CLOCK_EVERY - 1 &&
+            cm_profile_clock() > deadline) {
+            cm_error_set(b->err, "%s: binary profile: reading stopped at the deadline "
+                         "after %" PRIu64 " entries", b->name, b->entries + k);
+            goto out;
+        }
         if (get_varint(b, key, (uint64_t)n, &ds) < 0 || get_varint(b, key, (uint64_t)n, &dd) < 0)
             goto out;
         if (ds > 0) {
@@ -272,6 +370,7 @@ static cm_matrix_t *get_part(ibuf_t *b, const char *key, int n, int has_msgs)
         if (cm_builder_add(bl, (int)src, (int)dst, bytes, msgs, b->err) < 0)
             goto out;
     }
+    b->entries += nnz;
     cm_builder_set_has_msgs(bl, has_msgs);
     m = cm_builder_finish(bl, b->err);
 out:
@@ -284,10 +383,33 @@ int cm_profile_is_bin(const void *data, size_t len)
     return data && len >= sizeof MAGIC && memcmp(data, MAGIC, sizeof MAGIC) == 0;
 }
 
+/* The header fields decoded: the key a reader looks for is compared here,
+ * before any entry. */
+static int key_matches(ibuf_t *b, const char *job, uint64_t ntasks)
+{
+    const cm_profile_expect_t *w = b->want;
+    if (!w || ((!w->job_name || !strcmp(w->job_name, job)) &&
+               (w->ntasks <= 0 || (uint64_t)w->ntasks == ntasks)))
+        return 0;
+    return cm_error_set(b->err, "%s: holds the profile of '%s' with %" PRIu64 " tasks, "
+                        "expected '%s' with %d tasks (fields 'job_name', 'ntasks')",
+                        b->name, job, ntasks, w->job_name ? w->job_name : job,
+                        w->ntasks > 0 ? w->ntasks : (int)ntasks);
+}
+
 cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *name,
                                    size_t max_body, cm_error_t *err)
 {
+    return cm_profile_parse_bin_expect(data, len, name, max_body, NULL, err);
+}
+
+cm_profile_t *cm_profile_parse_bin_expect(const void *data, size_t len, const char *name,
+                                          size_t max_body, const cm_profile_expect_t *want,
+                                          cm_error_t *err)
+{
     const unsigned char *d = data;
+    if (!name)
+        name = "(profile)";
     if (!data || len < HEADER_LEN || !cm_profile_is_bin(data, len)) {
         cm_error_set(err, "%s: expected a binary profile (magic and a %d-byte header), "
                      "got %zu bytes of something else", name, HEADER_LEN, len);
@@ -314,30 +436,28 @@ cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *nam
                      "limit of %zu", name, body_len, max_body);
         return NULL;
     }
-    unsigned char *body = NULL;
-    const unsigned char *bd = d + HEADER_LEN;
+    ibuf_t b = { d + HEADER_LEN, len - HEADER_LEN, 0, body_len, 0, NULL, NULL, 0, 0,
+                 want, name, err };
+    z_stream z;
+    memset(&z, 0, sizeof z);
     if (flags & FLAG_DEFLATE) {
-        uLongf got = (uLongf)body_len;
-        body = malloc(body_len ? (size_t)body_len : 1);
-        if (!body) {
-            cm_error_set(err, "%s: out of memory for a body of %" PRIu64 " bytes", name,
-                         body_len);
+        if (len - HEADER_LEN > UINT_MAX || inflateInit(&z) != Z_OK ||
+            !(b.win = malloc(WINDOW))) {
+            if (b.win == NULL && z.state)
+                inflateEnd(&z);
+            cm_error_set(err, "%s: binary profile: cannot start inflating its body", name);
             return NULL;
         }
-        if (uncompress(body, &got, bd, (uLong)(len - HEADER_LEN)) != Z_OK ||
-            got != body_len) {
-            free(body);
-            cm_error_set(err, "%s: binary profile: the body does not inflate to the "
-                         "%" PRIu64 " bytes the header says", name, body_len);
-            return NULL;
-        }
-        bd = body;
+        z.next_in = (Bytef *)(d + HEADER_LEN);
+        z.avail_in = (uInt)(len - HEADER_LEN);
+        b.z = &z;
+        b.d = b.win;
+        b.have = 0;
     } else if (body_len != len - HEADER_LEN) {
         cm_error_set(err, "%s: binary profile: expected a body of %" PRIu64 " bytes, got %zu",
                      name, body_len, len - HEADER_LEN);
         return NULL;
     }
-    ibuf_t b = { bd, (size_t)body_len, 0, name, err };
     uint64_t uid, ntasks, runs, first, last, has_msgs, njobids;
     cm_profile_t *p = NULL;
     char *user = NULL, *job = NULL;
@@ -355,6 +475,7 @@ cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *nam
     }
     if (!(user = get_str(&b, "user", CM_PROFILE_MAX_NAME)) ||
         !(job = get_str(&b, "job_name", CM_PROFILE_MAX_NAME)) ||
+        key_matches(&b, job, ntasks) < 0 ||
         get_varint(&b, "jobids", CM_PROFILE_MAX_JOBIDS, &njobids) < 0)
         goto out;
     if (!(p = cm_profile_alloc((uid_t)uid, user, job, (int)ntasks, err)))
@@ -376,13 +497,16 @@ cm_profile_t *cm_profile_parse_bin(const void *data, size_t len, const char *nam
         !(p->part[1] = get_part(&b, "coll", p->ntasks, p->has_msgs)))
         goto fail;
     if (b.at != b.len) {
-        bad(&b, "end", "%" PRIu64 " bytes follow the last entry", (uint64_t)(b.len - b.at));
+        bad(&b, "end", "%" PRIu64 " bytes follow the last entry", b.len - b.at);
         goto fail;
     }
+    if (body_ends(&b) < 0)
+        goto fail;
+    /* Neither value is printed: the computed one would make a hand-made
+     * file valid at the next try. */
     if (cm_profile_checksum(p) != sum) {
-        cm_error_set(err, "%s: binary profile: expected checksum fnv1a64:%016" PRIx64
-                     " (computed over the content), got %016" PRIx64 ": the file was "
-                     "modified or is corrupt", name, cm_profile_checksum(p), sum);
+        cm_error_set(err, "%s: binary profile: the checksum does not match the content: "
+                     "the file was modified or is corrupt", name);
         goto fail;
     }
     goto out;
@@ -392,6 +516,8 @@ fail:
 out:
     free(user);
     free(job);
-    free(body);
+    if (b.z)
+        inflateEnd(b.z);
+    free(b.win);
     return p;
 }

@@ -77,6 +77,24 @@ uid_t cm_store_uid(const cm_store_t *s);
 /** The bound on files read through the store (raw and JSON profiles). */
 size_t cm_store_max_bytes(const cm_store_t *s);
 
+/** How long a process waits for the lock of a store that is not its own
+ *  (root over a user's store: prune --all-users, delete --user), in
+ *  milliseconds.  The user can hold their own lock for ever; past this
+ *  bound the call fails with errno ETIMEDOUT and the caller goes on with
+ *  the other users.  A user's own commands wait as long as it takes. */
+#define CM_STORE_LOCK_WAIT_MS 5000
+
+/** Set the store's lock wait (milliseconds; < 0: as long as it takes);
+ *  cm_store_open() sets CM_STORE_LOCK_WAIT_MS when the caller's effective
+ *  uid is not the store's, else -1.  No effect on a NULL store. */
+void cm_store_set_lock_wait(cm_store_t *s, int wait_ms);
+
+/** Profiles read through the store from now on stop being decoded at
+ *  @p deadline (CLOCK_MONOTONIC seconds, cm_profile_clock(); 0: none):
+ *  a launch reads its profile inside its placement deadline.  No effect
+ *  on a NULL store. */
+void cm_store_set_read_deadline(cm_store_t *s, double deadline);
+
 /** Load the profile (job name, ntasks): 1 and *out set when found, 0 when
  *  there is none, -1 on error (invalid, unreadable, wrong owner, key
  *  mismatch, ...). */
@@ -187,14 +205,19 @@ typedef struct cm_prune_total {
     int removed;          /**< profiles removed (or that would be) */
     uint64_t bytes;       /**< their file_bytes */
     int failed;           /**< profiles kept because of an error */
+    int skipped;          /**< stores left as they were: their lock stayed
+                               held for CM_STORE_LOCK_WAIT_MS */
 } cm_prune_total_t;
 
 /** Remove every profile of the store's user that matches @p r, each one
  *  through cm_store_delete_if() with the rule judged again under the lock
  *  (a profile updated meanwhile stays), reporting each to @p fn (may be
  *  NULL) and adding to @p total.  Invalid profiles are kept and reported
- *  as failed.  0, or -1 when the store cannot be listed or a profile
- *  failed (@p err holds the last failure).  @p total may be NULL; a NULL
+ *  as failed.  When the store's lock stays held past its wait
+ *  (cm_store_set_lock_wait), the rest of this store is skipped: -1 with
+ *  errno ETIMEDOUT, @p err naming the store and its user, total->skipped
+ *  counted (not failed).  0, or -1 when the store cannot be listed or a
+ *  profile failed (@p err holds the last failure).  @p total may be NULL; a NULL
  *  @p r is refused. */
 int cm_store_prune(cm_store_t *s, const cm_prune_rule_t *r, int flags,
                    cm_prune_fn fn, void *arg, cm_prune_total_t *total,

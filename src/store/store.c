@@ -23,6 +23,8 @@ struct cm_store {
     int dirfd;            /* the user directory; -1 while it does not exist */
     int rootfd;
     size_t max_bytes;
+    int lock_wait_ms;     /* cm_store_set_lock_wait */
+    double deadline;      /* cm_store_set_read_deadline */
     char *dir;            /* "<root>/<uid>", for messages */
     char *root;           /* the root path as given */
     char user[CM_PROFILE_MAX_NAME + 1];
@@ -53,6 +55,18 @@ const char *cm_store_user(const cm_store_t *s) { return s ? s->user : NULL; }
 uid_t cm_store_uid(const cm_store_t *s) { return s ? s->uid : (uid_t)-1; }
 size_t cm_store_max_bytes(const cm_store_t *s) { return s ? s->max_bytes : 0; }
 int cm_store_dirfd(const cm_store_t *s) { return s ? s->dirfd : -1; }
+
+void cm_store_set_lock_wait(cm_store_t *s, int wait_ms)
+{
+    if (s)
+        s->lock_wait_ms = wait_ms;
+}
+
+void cm_store_set_read_deadline(cm_store_t *s, double deadline)
+{
+    if (s)
+        s->deadline = deadline;
+}
 
 int cm_store_filename(const char *job_name, int ntasks, char *buf, size_t size,
                       cm_error_t *err)
@@ -186,6 +200,7 @@ cm_store_t *cm_store_open(const char *root, uid_t uid, int flags,
     s->uid = uid;
     s->dirfd = s->rootfd = -1;
     s->max_bytes = max_bytes ? max_bytes : CM_PROFILE_DEFAULT_MAX_BYTES;
+    s->lock_wait_ms = geteuid() != uid ? CM_STORE_LOCK_WAIT_MS : -1;
     snprintf(name, sizeof name, "%lu", (unsigned long)uid);
     if (asprintf(&s->dir, "%s/%s", root, name) < 0 ||
         !(s->root = strdup(root))) {
@@ -249,27 +264,80 @@ unsigned long cm_store_lock_takes(void)
     return lock_takes;
 }
 
+/* What .lock is found to be when it was there before: the user's regular
+ * file with one link, or NULL; else what is wrong with it.  Root gives
+ * .lock to the user and locks it: a hard link to another file, a device
+ * or a FIFO in its place would make root change or open what it did not
+ * create. */
+static const char *lock_file_wrong(const struct stat *st, uid_t uid, char *buf,
+                                   size_t n)
+{
+    if (!S_ISREG(st->st_mode))
+        return "expected a regular file, got another kind of file";
+    if (st->st_nlink != 1) {
+        snprintf(buf, n, "expected a file with one link, got %lu links (a hard "
+                 "link to another file)", (unsigned long)st->st_nlink);
+        return buf;
+    }
+    if (st->st_uid != uid) {
+        snprintf(buf, n, "expected owner uid %lu (the directory's), got uid %lu",
+                 (unsigned long)uid, (unsigned long)st->st_uid);
+        return buf;
+    }
+    return NULL;
+}
+
 int cm_store_lock_take(cm_store_t *s, cm_error_t *err)
 {
-    int fd = openat(s->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
-                    O_CLOEXEC, 0600);
+    CM_STORE_NEED(s, err);
+    /* Read-only is enough for flock and fchown; O_NONBLOCK and O_NOCTTY:
+     * whatever a user put there cannot block root or become its terminal. */
+    int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int fd = openat(s->dirfd, ".lock", flags | O_CREAT | O_EXCL, 0600), created = 1;
     struct stat st;
+    char why[128];
+    const char *wrong;
 
-    if (fd < 0)
-        return cm_error_set(err, "%s/.lock: cannot open: %s", s->dir,
-                            strerror(errno));
-    if (geteuid() == 0 && fstat(fd, &st) == 0 && st.st_uid != s->uid &&
-        fchown(fd, s->uid, (gid_t)-1) < 0) {
+    if (fd < 0 && errno == EEXIST) {
+        created = 0;
+        fd = openat(s->dirfd, ".lock", flags);
+    }
+    if (fd < 0) {
+        int e = errno;
+        cm_error_set(err, "%s/.lock: cannot open: %s%s", s->dir, strerror(e),
+                     e == ELOOP ? " (a symbolic link; refusing to follow it)" : "");
+        errno = e;
+        return -1;
+    }
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return cm_error_set(err, "%s/.lock: cannot stat: %s", s->dir, strerror(e));
+    }
+    /* Only what this call created is given away; anything found is
+     * taken as it is or refused. */
+    if (created && st.st_uid != s->uid && fchown(fd, s->uid, (gid_t)-1) < 0) {
+        int e = errno;
         close(fd);
         return cm_error_set(err, "%s/.lock: cannot give it to uid %lu: %s",
-                            s->dir, (unsigned long)s->uid, strerror(errno));
+                            s->dir, (unsigned long)s->uid, strerror(e));
     }
-    while (flock(fd, LOCK_EX) < 0) {
-        if (errno != EINTR) {
-            close(fd);
-            return cm_error_set(err, "%s/.lock: cannot lock: %s", s->dir,
-                                strerror(errno));
-        }
+    if (!created && (wrong = lock_file_wrong(&st, s->uid, why, sizeof why))) {
+        close(fd);
+        errno = EPERM;
+        return cm_error_set(err, "%s/.lock: %s; refusing to use it", s->dir,
+                            wrong);
+    }
+    if (cm_file_lock(fd, s->lock_wait_ms) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        if (e == ETIMEDOUT)
+            return cm_error_set(err, "%s/.lock: held by another process for "
+                                "more than %.1f s", s->dir,
+                                s->lock_wait_ms / 1e3);
+        return cm_error_set(err, "%s/.lock: cannot lock: %s", s->dir,
+                            strerror(e));
     }
     lock_takes++;
     return fd;
@@ -283,19 +351,22 @@ void cm_store_lock_release(int fd)
 
 /* ---- reading ---------------------------------------------------------------- */
 
-/* Open, check and parse one file of the user directory: 1 found, 0 absent. */
-static int read_file(cm_store_t *s, const char *fname, cm_profile_t **out,
-                     cm_error_t *err)
+/* Open, check and parse one file of the user directory: 1 found, 0 absent.
+ * With @p job_name, the profile of another key is refused before its
+ * entries are decoded. */
+static int read_file(cm_store_t *s, const char *fname, const char *job_name,
+                     int ntasks, cm_profile_t **out, cm_error_t *err)
 {
     char path[4096];
     cm_file_want_t want = owned_by(profile_file, s->uid);
+    cm_profile_expect_t key = { job_name, job_name ? ntasks : 0, s->deadline };
     int fd;
 
     snprintf(path, sizeof path, "%s/%s", s->dir, fname);
     fd = cm_file_open_at(s->dirfd, fname, path, &want, err);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
-    *out = cm_profile_read_json_fd(fd, path, s->max_bytes, err);
+    *out = cm_profile_read_fd_expect(fd, path, s->max_bytes, &key, err);
     close(fd);
     if (!*out)
         return -1;
@@ -325,7 +396,7 @@ int cm_store_load(cm_store_t *s, const char *job_name, int ntasks,
         return -1;
     if (s->dirfd < 0)
         return 0;
-    rc = read_file(s, fname, out, err);
+    rc = read_file(s, fname, job_name, ntasks, out, err);
     if (rc == 1 && (strcmp((*out)->job_name, job_name) ||
                     (*out)->ntasks != ntasks)) {
         cm_error_set(err, "%s/%s: holds the profile of '%s' with %d tasks, "
@@ -433,6 +504,11 @@ static int write_locked(cm_store_t *s, const cm_profile_t *p, const char *fname,
     /* large profiles in the binary form: a third to a tenth of the JSON
      * bytes, read several times faster (docs/profile-format.md) */
     int64_t entries = cm_matrix_nnz(p->part[0]) + cm_matrix_nnz(p->part[1]);
+    /* never a file its own readers would refuse */
+    if (entries > CM_PROFILE_MAX_ENTRIES)
+        return cm_error_set(err, "%s/%s: %lld entries are above the limit of %d "
+                            "entries a profile; not written", s->dir, fname,
+                            (long long)entries, CM_PROFILE_MAX_ENTRIES);
     char *text = entries > CM_PROFILE_BIN_MIN_ENTRIES ? cm_profile_to_bin(p, &len, err)
                                                       : cm_profile_to_json(p, &len, err);
     if (!text)
@@ -596,7 +672,7 @@ static int list_one(cm_store_t *s, const char *fname, cm_store_entry_t *e)
 
     memset(e, 0, sizeof *e);
     snprintf(e->file, sizeof e->file, "%s", fname);
-    rc = read_file(s, fname, &p, &why);
+    rc = read_file(s, fname, NULL, 0, &p, &why);
     if (rc != 1) {
         snprintf(e->error, sizeof e->error, "%s", rc == 0 ?
                  "removed while listing" : why.msg);
@@ -845,12 +921,17 @@ int cm_store_mark_nompi(cm_store_t *s, const char *job_name, int ntasks,
         nompi_name(job_name, ntasks, fname, sizeof fname, err) < 0)
         return -1;
     nompi_trim(s);
-    int fd = openat(s->dirfd, fname, O_WRONLY | O_CREAT | O_NOFOLLOW |
+    /* Its existence is the mark, and its time when it expires: one that is
+     * there already is replaced, never opened (it could be a link to any
+     * file), so that a mark made again lives its time again. */
+    int fd = openat(s->dirfd, fname, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                    O_CLOEXEC | O_NONBLOCK, 0600);
+    if (fd < 0 && errno == EEXIST && unlinkat(s->dirfd, fname, 0) == 0)
+        fd = openat(s->dirfd, fname, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                     O_CLOEXEC | O_NONBLOCK, 0600);
     if (fd < 0)
         return cm_error_set(err, "%s/%s: cannot create: %s", s->dir, fname,
                             strerror(errno));
-    futimens(fd, NULL);   /* a mark made again lives its time again */
     close(fd);
     return 0;
 }

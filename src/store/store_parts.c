@@ -79,7 +79,11 @@ int cm_store_put_file(int dirfd, const char *name, int src, const char *text,
 {
     char tmp[64];
     snprintf(tmp, sizeof tmp, ".tmp.%s.%ld", name, (long)getpid());
-    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+    /* A new file, never one found there (a hard link to another file
+     * would be truncated and written). */
+    if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+        return cm_error_set(err, "%s: cannot remove: %s", tmp, strerror(errno));
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                     O_CLOEXEC, 0600);
     if (fd < 0)
         return cm_error_set(err, "%s: cannot create: %s", tmp, strerror(errno));

@@ -40,7 +40,7 @@ int cm_store_prune(cm_store_t *s, const cm_prune_rule_t *r, int flags,
     CM_STORE_NEED(s, err);
     if (!r)
         return cm_error_set(err, "store: expected a prune rule, got NULL");
-    cm_prune_total_t ignored = { 0, 0, 0 };
+    cm_prune_total_t ignored = { 0, 0, 0, 0 };
     if (!total)
         total = &ignored;
     cm_store_entry_t *e, now;
@@ -62,6 +62,17 @@ int cm_store_prune(cm_store_t *s, const cm_prune_rule_t *r, int flags,
         } else {
             rc = cm_store_delete_if(s, e[k].job_name, e[k].ntasks, pick,
                                     (void *)r, &now, &why);
+            if (rc < 0 && errno == ETIMEDOUT) {
+                /* The user holds the lock: every other profile of this
+                 * store would wait as long; the next store goes on. */
+                total->skipped++;
+                cm_error_set(err, "%s; the profiles of %s (uid %lu) are not "
+                             "pruned this time", why.msg, cm_store_user(s),
+                             (unsigned long)cm_store_uid(s));
+                free(e);
+                errno = ETIMEDOUT;
+                return -1;
+            }
         }
         if (rc == 0)
             continue;   /* used or removed since the listing */

@@ -4,7 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cm_file.h"
@@ -276,4 +278,42 @@ nomem:
     cm_error_set(err, "%s: out of memory", name);
     errno = ENOMEM;
     return NULL;
+}
+
+/* ---- bounded locking ----------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+int cm_file_lock(int fd, int wait_ms)
+{
+    if (wait_ms < 0) {
+        while (flock(fd, LOCK_EX) < 0)
+            if (errno != EINTR)
+                return -1;
+        return 0;
+    }
+    double until = now_ms() + wait_ms;
+    long nap_us = 1000; /* 1 ms, doubling to 100 ms: quick when the
+                           holder is a writer about to finish */
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        double left = until - now_ms();
+        if (left <= 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        long us = nap_us < (long)(left * 1e3) ? nap_us : (long)(left * 1e3) + 1;
+        struct timespec nap = { us / 1000000, (us % 1000000) * 1000 };
+        nanosleep(&nap, NULL);
+        if (nap_us < 100000)
+            nap_us *= 2;
+    }
 }

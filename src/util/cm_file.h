@@ -73,6 +73,14 @@ int cm_file_check(int fd, const char *shown, const cm_file_want_t *want, cm_erro
 char *cm_file_read_fd(int fd, const char *name, size_t max_bytes, size_t *len,
                       cm_error_t *err);
 
+/** Take an exclusive flock on @p fd, waiting at most @p wait_ms
+ *  milliseconds (< 0: as long as it takes; 0: one try).  Whoever else can
+ *  open the file can hold its lock for ever: a caller that must go on
+ *  (root over a user's file) gives a bound.  0, or -1 with errno
+ *  ETIMEDOUT (still held by another open file at the bound) or flock's
+ *  errno. */
+int cm_file_lock(int fd, int wait_ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,9 +13,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     cm_error_t err;
-    /* a body of at most 1 MiB: the fuzzer's inputs are small, and the
-     * bound itself is what keeps a hostile header from a huge allocation */
-    cm_profile_t *p = cm_profile_parse_bin(data, size, "fuzz", 1 << 20, &err), *q, *r;
+    /* The store's own bounds: a file of at most the default size limit,
+     * a body of at most 16 times that.  A deflate bomb of minimal entries
+     * must then stay under the entry ceiling and the run's RSS limit. */
+    const size_t max_body = 16 * CM_PROFILE_DEFAULT_MAX_BYTES;
+    if (size > CM_PROFILE_DEFAULT_MAX_BYTES)
+        return 0;
+    cm_profile_t *p = cm_profile_parse_bin(data, size, "fuzz", max_body, &err), *q, *r;
     size_t len, jlen;
     char *bin, *json;
 
@@ -25,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json = cm_profile_to_json(p, &jlen, &err);
     if (!bin || !json)
         abort();
-    q = cm_profile_parse_bin(bin, len, "fuzz-again", (size_t)1 << 30, &err);
+    q = cm_profile_parse_bin(bin, len, "fuzz-again", max_body, &err);
     r = cm_profile_parse_json(json, jlen, "fuzz-json", &err);
     if (!q || !r || cm_profile_checksum(p) != cm_profile_checksum(q) ||
         cm_profile_checksum(p) != cm_profile_checksum(r))

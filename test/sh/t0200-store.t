@@ -333,4 +333,62 @@ test_expect_success 'no --store: the store of plugstack.conf.s clustermap line' 
     ! test -f "$CLUSTERMAP_STORE/0/sitecg.16.json"
 '
 
+# Deflate bombs (test/sh/lib/mkbomb.pl): binary profiles whose deflated
+# body is millions of 3-byte entries.  Readers hold what they decoded, at
+# most CM_PROFILE_MAX_ENTRIES (2^24) entries; a larger count is refused
+# before anything is decoded.  Peak RSS in kB by /usr/bin/time; the
+# bounds leave room for a sanitizer build.
+if test -x /usr/bin/time && perl -MCompress::Zlib -e 1 2>/dev/null; then
+    test_set_prereq TIME_ZLIB
+fi
+mkbomb() {
+    perl "$SHARNESS_TEST_DIRECTORY/lib/mkbomb.pl" "$@"
+}
+rss_of() {
+    /usr/bin/time -f %M -o rss "$@"
+}
+
+test_expect_success TIME_ZLIB 'a 0.2 MB file of 200 MB of minimal entries: list refuses it at its count, in bounded memory' '
+    rm -rf "$CLUSTERMAP_STORE" &&
+    cm_run profile import "$CM_MATRICES/cg.S.16.mtx" --job-name keep >/dev/null &&
+    mkbomb "$CLUSTERMAP_STORE/0/bomb.1048576.json" bomb 1048576 66666666 &&
+    chmod 600 "$CLUSTERMAP_STORE/0/bomb.1048576.json" &&
+    test "$(stat -c %s "$CLUSTERMAP_STORE/0/bomb.1048576.json")" -lt 250000 &&
+    test_expect_code 1 rss_of "$CLUSTERMAP" profile list >out 2>err &&
+    say "profile list of the bomb: $(tail -n 1 rss) kB" &&
+    test "$(tail -n 1 rss)" -lt 150000 &&
+    grep "bomb.1048576.json: binary profile, p2p at byte 25 of the body: 66666666 entries (0 before them) are above the limit of 16777216 entries a profile" err &&
+    grep "^keep " out &&
+    test_expect_code 1 rss_of "$CLUSTERMAP" profile prune --all-users --older-than 1 \
+        --now 4000000000 >out 2>err &&
+    say "profile prune --all-users of the bomb: $(tail -n 1 rss) kB" &&
+    test "$(tail -n 1 rss)" -lt 150000 &&
+    grep "above the limit of 16777216 entries a profile; not pruned" err &&
+    grep "^removed keep with 16 tasks" out
+'
+
+test_expect_success TIME_ZLIB 'a bomb at the entry ceiling is decoded within the memory ceiling, then refused by its checksum' '
+    rm -rf "$CLUSTERMAP_STORE" &&
+    cm_run profile import "$CM_MATRICES/cg.S.16.mtx" --job-name keep >/dev/null &&
+    mkbomb "$CLUSTERMAP_STORE/0/bomb.1048576.json" bomb 1048576 16777216 &&
+    chmod 600 "$CLUSTERMAP_STORE/0/bomb.1048576.json" &&
+    test_expect_code 1 rss_of "$CLUSTERMAP" profile list >out 2>err &&
+    say "profile list of a bomb at the ceiling: $(tail -n 1 rss) kB" &&
+    test "$(tail -n 1 rss)" -lt 1500000 &&
+    grep "bomb.1048576.json: binary profile: the checksum does not match the content: the file was modified or is corrupt$" err &&
+    ! grep "fnv1a64\|expected checksum" err
+'
+
+# A full key (NAME@PROGRAM) is looked up as srun does (cm_store_load),
+# without listing the store.
+test_expect_success TIME_ZLIB 'a lookup by key refuses a profile of another key before its entries' '
+    mv "$CLUSTERMAP_STORE/0/bomb.1048576.json" \
+        "$CLUSTERMAP_STORE/0/other%40halo-0123abcd.1048576.json" &&
+    test_expect_code 1 rss_of "$CLUSTERMAP" profile show other@halo-0123abcd \
+        --ntasks 1048576 >out 2>err &&
+    say "profile show of a bomb of another key: $(tail -n 1 rss) kB" &&
+    test "$(tail -n 1 rss)" -lt 150000 &&
+    grep "other%40halo-0123abcd.1048576.json: holds the profile of .bomb. with 1048576 tasks, expected .other@halo-0123abcd. with 1048576 tasks (fields .job_name., .ntasks.)$" err
+'
+
 test_done

@@ -166,4 +166,58 @@ test_expect_success SETPRIV 'root prunes every user, opening each directory safe
     test -e "$U/timed.16.json"
 '
 
+# A user can hold the flock of their own .lock for ever (here a process
+# holds it for them): root's prune waits CM_STORE_LOCK_WAIT_MS (5 s) for
+# it, skips that user with one line and prunes the others.
+test_expect_success SETPRIV 'a held .lock: that user is skipped within the bound, with one line; the others are pruned' '
+    fill &&
+    cm_run profile import "$CM_MATRICES/cg.S.16.mtx" --job-name theirs --user 4001 >/dev/null &&
+    cm_run profile import "$CM_MATRICES/cg.S.16.mtx" --job-name later --user 4003 >/dev/null &&
+    lock=$CLUSTERMAP_STORE/4001/.lock &&
+    test "$(stat -c %u "$lock")" = 4001 || return 1
+    # one process holding the lock: killing it frees the lock
+    perl -e '"'"'use Fcntl ":flock"; open(F, "<", $ARGV[0]) && flock(F, LOCK_EX) or die; sleep 120'"'"' \
+        "$lock" </dev/null >/dev/null 2>&1 &
+    holder=$!
+    test_when_finished "kill $holder 2>/dev/null || :" &&
+    n=0 &&
+    while flock -n "$lock" true; do
+        n=$((n + 1)) && test $n -lt 100 && sleep 0.1 || return 1
+    done &&
+    start=$(date +%s) &&
+    test_expect_code 1 "$CLUSTERMAP" profile prune --all-users --unused-for 180 \
+        --now "$(at 200)" >out 2>err &&
+    took=$(($(date +%s) - start)) &&
+    say "prune with a held lock took ${took}s" &&
+    test $took -le 15 &&
+    test "$(wc -l <err)" = 1 &&
+    grep "^clustermap profile prune: .*/store/4001/\.lock: held by another process for more than 5\.0 s; the profiles of [^ ]* (uid 4001) are not pruned this time$" err &&
+    grep "^removed idle with 16 tasks of" out &&
+    grep "^removed later with 16 tasks of" out &&
+    tail -n 1 out | grep "^removed 2 profiles ([0-9]* bytes); 1 user skipped (lock held)$" &&
+    test -e "$CLUSTERMAP_STORE/4001/theirs.16.json" &&
+    ! test -e "$CLUSTERMAP_STORE/4003/later.16.json" &&
+    kill $holder &&
+    cm_run profile prune --all-users --unused-for 180 --now "$(at 200)" >out &&
+    grep "^removed theirs with 16 tasks of" out &&
+    ! test -e "$CLUSTERMAP_STORE/4001/theirs.16.json"
+'
+
+# Root gives .lock to the user: what it finds there must be the user's
+# regular file with one link, else root refuses it and changes nothing.
+test_expect_success SETPRIV 'a hard link as .lock: refused with one line, the linked file stays root'"'"'s' '
+    fill &&
+    cm_run profile import "$CM_MATRICES/cg.S.16.mtx" --job-name theirs --user 4001 >/dev/null &&
+    echo root >rootfile && chmod 600 rootfile &&
+    rm -f "$CLUSTERMAP_STORE/4001/.lock" &&
+    ln rootfile "$CLUSTERMAP_STORE/4001/.lock" &&
+    test_expect_code 1 "$CLUSTERMAP" profile prune --all-users --unused-for 180 \
+        --now "$(at 200)" >out 2>err &&
+    test "$(wc -l <err)" = 1 &&
+    grep "store/4001/\.lock: expected a file with one link, got 2 links (a hard link to another file); refusing to use it" err &&
+    test "$(stat -c %u rootfile)" = 0 &&
+    test -e "$CLUSTERMAP_STORE/4001/theirs.16.json" &&
+    grep "^removed idle with 16 tasks of" out
+'
+
 test_done

@@ -40,6 +40,10 @@ for target in $TARGETS; do
     # -timeout: a hang is a finding; the slowest legitimate inputs (a
     # 2^24-rank matrix) take about 10 s.  UBSan only reports by default:
     # halt_on_error makes undefined behaviour a finding too.
+    # -rss_limit_mb: the readers run with the store's own limits
+    # (fuzz_profile_bin: a 64 MiB file, a 1 GiB body) and the seeds hold
+    # deflate bombs; a profile at the entry ceiling (2^24 entries) takes
+    # 1.1 GB under ASan, within the limit.
     test_expect_success FUZZ "fuzz_$target runs ${time}s on the seed corpus without a finding" "
         mkdir -p new-$target &&
         ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

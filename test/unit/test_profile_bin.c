@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -176,6 +177,150 @@ static void test_compact(void **state)
     cm_profile_free(p);
 }
 
+/* A deflated binary profile: header stating @p stated body bytes, the
+ * @p n bytes of @p body deflated (what a hostile writer makes). */
+static char *deflated(const unsigned char *body, size_t n, uint64_t stated, size_t *len)
+{
+    uLongf zlen = compressBound((uLong)n);
+    unsigned char *out = calloc(1, 32 + zlen);
+    assert_non_null(out);
+    memcpy(out, "\x89" "CMPROF\n", 8);
+    out[8] = 1;
+    out[12] = 1;
+    for (int k = 0; k < 8; k++)
+        out[16 + k] = (unsigned char)(stated >> (8 * k));
+    assert_int_equal(compress2(out + 32, &zlen, body, (uLong)n, 9), Z_OK);
+    *len = 32 + zlen;
+    return (char *)out;
+}
+
+/* The header of a body for job "j" with 2^20 tasks, then the p2p count
+ * @p nnz as a varint; the length into *n. */
+static void bomb_head(unsigned char *b, size_t *n, uint64_t nnz)
+{
+    static const unsigned char head[] = { 0, 0x80, 0x80, 0x40, 1, 0, 0, 0,
+                                          1, 'u', 1, 'j', 0 };
+    memcpy(b, head, sizeof head);
+    *n = sizeof head;
+    do {
+        b[(*n)++] = (unsigned char)((nnz & 0x7f) | (nnz > 0x7f ? 0x80 : 0));
+        nnz >>= 7;
+    } while (nnz);
+}
+
+/* A count of entries is never trusted for memory: above the ceiling it is
+ * refused at once, below it the reader holds what it decoded (a stream
+ * that stops after a few entries fails there, having reserved little). */
+static void test_bounded(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    unsigned char body[4096];
+    size_t n, len;
+    char *bin;
+
+    bomb_head(body, &n, (uint64_t)CM_PROFILE_MAX_ENTRIES + 1);
+    bin = deflated(body, n, 3 * ((uint64_t)CM_PROFILE_MAX_ENTRIES + 2) + 64, &len);
+    expect_refused(bin, len, (size_t)1 << 30, "above the limit of 16777216 entries a profile");
+    free(bin);
+
+    /* 10^7 entries claimed, 4 in the stream: the stream's end is the error */
+    bomb_head(body, &n, 10000000);
+    for (int k = 0; k < 4; k++) {
+        body[n++] = 0;
+        body[n++] = 0;
+        body[n++] = 2;
+    }
+    bin = deflated(body, n, 30000100, &len);
+    expect_refused(bin, len, (size_t)1 << 30, "does not inflate to the 30000100 bytes");
+    free(bin);
+
+    /* a body that inflates past its stated length */
+    cm_profile_t *p = halo(4, 4, 4, 1);
+    char *good = cm_profile_to_bin(p, &len, &err);
+    assert_non_null(good);
+    good[16]--;   /* stated one byte shorter than it is */
+    expect_refused(good, len, (size_t)1 << 20, "binary profile");
+    free(good);
+    cm_profile_free(p);
+}
+
+/* A reader looking for one key refuses another before any entry is
+ * decoded; one past its deadline stops. */
+static void test_expect(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    cm_profile_t *p = halo(48, 48, 48, 1), *q;   /* 110,592 ranks, 6 partners */
+    size_t len;
+    char *bin = cm_profile_to_bin(p, &len, &err);
+    assert_non_null(bin);
+
+    cm_profile_expect_t want = { "halo@halo-0123abcd", 110592, 0 };
+    q = cm_profile_parse_bin_expect(bin, len, "f.bin", (size_t)1 << 30, &want, &err);
+    assert_non_null(q);
+    cm_profile_free(q);
+    want.job_name = "other";
+    q = cm_profile_parse_bin_expect(bin, len, "f.bin", (size_t)1 << 30, &want, &err);
+    assert_null(q);
+    assert_string_equal(err.msg, "f.bin: holds the profile of 'halo@halo-0123abcd' with "
+                                 "110592 tasks, expected 'other' with 110592 tasks "
+                                 "(fields 'job_name', 'ntasks')");
+    want.job_name = NULL;
+    want.ntasks = 7;
+    assert_null(cm_profile_parse_bin_expect(bin, len, "f.bin", (size_t)1 << 30, &want, &err));
+    assert_non_null(strstr(err.msg, "expected 'halo@halo-0123abcd' with 7 tasks"));
+
+    /* the key is compared before the entries: a bomb of another key costs
+     * nothing, whatever its count */
+    unsigned char body[64];
+    size_t n, blen;
+    bomb_head(body, &n, (uint64_t)CM_PROFILE_MAX_ENTRIES + 1);
+    char *bomb = deflated(body, n, 3 * ((uint64_t)CM_PROFILE_MAX_ENTRIES + 2) + 64, &blen);
+    want.job_name = "mine";
+    want.ntasks = 0;
+    assert_null(cm_profile_parse_bin_expect(bomb, blen, "b.bin", (size_t)1 << 30, &want, &err));
+    assert_non_null(strstr(err.msg, "b.bin: holds the profile of 'j' with 1048576 tasks"));
+    free(bomb);
+
+    want.job_name = NULL;
+    want.deadline = cm_profile_clock() - 1;   /* already past */
+    assert_null(cm_profile_parse_bin_expect(bin, len, "f.bin", (size_t)1 << 30, &want, &err));
+    assert_non_null(strstr(err.msg, "f.bin: binary profile: reading stopped at the deadline "
+                                    "after 65535 entries"));
+    free(bin);
+    cm_profile_free(p);
+}
+
+/* A checksum error says the content does not match, never which value
+ * would: that value would make a hand-made file valid. */
+static void test_checksum_hidden(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    cm_profile_t *p = halo(3, 3, 3, 1);
+    size_t len;
+    char *bin = cm_profile_to_bin(p, &len, &err), hex[32];
+    assert_non_null(bin);
+    bin[24] ^= 1;
+    assert_null(cm_profile_parse_bin(bin, len, "f.bin", (size_t)1 << 20, &err));
+    assert_non_null(strstr(err.msg, "checksum does not match the content"));
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)cm_profile_checksum(p));
+    assert_null(strstr(err.msg, hex));
+    free(bin);
+
+    char *json = cm_profile_to_json(p, &len, &err);
+    assert_non_null(json);
+    char *at = strstr(json, "fnv1a64:");
+    assert_non_null(at);
+    at[8] = at[8] == '0' ? '1' : '0';
+    assert_null(cm_profile_parse_json(json, len, "f.json", &err));
+    assert_non_null(strstr(err.msg, "field 'checksum'"));
+    assert_null(strstr(err.msg, hex));
+    free(json);
+    cm_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +328,9 @@ int main(void)
         cmocka_unit_test(test_read_dispatch),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_compact),
+        cmocka_unit_test(test_bounded),
+        cmocka_unit_test(test_expect),
+        cmocka_unit_test(test_checksum_hidden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -397,6 +397,11 @@ static void test_bin(void **state)
     FAILS_NULL(cm_profile_parse_bin(NULL, 100, "null", 1000, err));
     FAILS_NULL(cm_profile_parse_bin("", 0, "empty", 1000, err));
     FAILS_NULL(cm_profile_parse_bin("{}", 2, "json", 1000, err));
+    cm_profile_expect_t any = { NULL, 0, 0 };
+    FAILS_NULL(cm_profile_parse_bin_expect(NULL, 0, "null", 1000, NULL, err));
+    FAILS_NULL(cm_profile_parse_bin_expect("{}", 2, "json", 1000, &any, err));
+    FAILS_NULL(cm_profile_read_fd_expect(-1, "bad fd", 100, &any, err));
+    assert_true(cm_profile_clock() > 0);
 
     char *bin = cm_profile_to_bin(p, &len, NULL);
     assert_non_null(bin);

@@ -1,16 +1,20 @@
 /* test_store.c -- the per-user profile store (src/store/store.c,
  * store_ingest.c): layout and modes, load/save/merge/delete/list, refusal
  * of symlinks, foreign owners, open modes and oversized files. */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmocka.h>
 
@@ -382,6 +386,147 @@ static void test_nompi_bounds(void **state)
     cm_store_close(s);
 }
 
+/* The lock file is used only when it is the user's regular file with one
+ * link: root gives .lock to the user, so a hard link to another file (or
+ * a FIFO, a device, a file of someone else) in its place is refused and
+ * left as it is.  As root, on a store of another uid as prune sees it. */
+static void test_lock_file_checks(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    const uid_t user = 4242;
+    struct stat st;
+    char lock[8192], victim[8192];
+
+    if (geteuid() != 0)
+        skip();
+    cm_store_t *s = cm_store_open(f->store, user, CM_STORE_CREATE, 0, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    snprintf(lock, sizeof lock, "%s/%lu/.lock", f->store, (unsigned long)user);
+    snprintf(victim, sizeof victim, "%s/victim", f->root);
+
+    /* made by this call: given to the user, and used */
+    int fd = cm_store_lock_take(s, &err);
+    if (fd < 0)
+        fail_msg("%s", err.msg);
+    cm_store_lock_release(fd);
+    assert_int_equal(lstat(lock, &st), 0);
+    assert_int_equal(st.st_uid, user);
+
+    /* a hard link to root's file: refused, the file stays root's */
+    assert_int_equal(unlink(lock), 0);
+    cm_test_write_file(f->root, "victim", "root's\n");
+    assert_int_equal(link(victim, lock), 0);
+    assert_int_equal(cm_store_lock_take(s, &err), -1);
+    assert_non_null(strstr(err.msg, ".lock: expected a file with one link, got 2"));
+    assert_int_equal(stat(victim, &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    /* nor does anything that takes the lock change it */
+    cm_profile_t *p = profile(user, "app", 2, 1);
+    assert_int_equal(cm_store_save(s, p, 1, &err), -1);
+    cm_profile_free(p);
+    assert_int_equal(stat(victim, &st), 0);
+    assert_int_equal(st.st_uid, 0);
+
+    /* a file of another owner, a FIFO, a symbolic link */
+    assert_int_equal(unlink(lock), 0);
+    cm_test_write_file(f->store, "4242/.lock", "");
+    assert_int_equal(chown(lock, 4343, (gid_t)-1), 0);
+    assert_int_equal(cm_store_lock_take(s, &err), -1);
+    assert_non_null(strstr(err.msg, "expected owner uid 4242"));
+    assert_int_equal(stat(lock, &st), 0);
+    assert_int_equal(st.st_uid, 4343);
+    assert_int_equal(unlink(lock), 0);
+    assert_int_equal(mkfifo(lock, 0600), 0);
+    assert_int_equal(cm_store_lock_take(s, &err), -1);
+    assert_non_null(strstr(err.msg, "expected a regular file"));
+    assert_int_equal(unlink(lock), 0);
+    assert_int_equal(symlink(victim, lock), 0);
+    assert_int_equal(cm_store_lock_take(s, &err), -1);
+    assert_non_null(strstr(err.msg, "symbolic link"));
+    assert_int_equal(unlink(lock), 0);
+    cm_store_close(s);
+}
+
+/* Root waits for a user's lock a bounded time (the user can hold it for
+ * ever); the user's own processes wait as long as it takes. */
+static void test_lock_bounded_wait(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    char lock[8192];
+    struct timespec t0, t1;
+
+    if (geteuid() != 0)
+        skip();
+    cm_store_t *s = cm_store_open(f->store, 4242, CM_STORE_CREATE, 0, &err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    int fd = cm_store_lock_take(s, &err);
+    if (fd < 0)
+        fail_msg("%s", err.msg);
+    cm_store_lock_release(fd);
+    snprintf(lock, sizeof lock, "%s/4242/.lock", f->store);
+    int held = open(lock, O_RDONLY | O_CLOEXEC);   /* the user's flock */
+    assert_true(held >= 0);
+    assert_int_equal(flock(held, LOCK_EX), 0);
+
+    cm_store_set_lock_wait(s, 300);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    errno = 0;
+    assert_int_equal(cm_store_lock_take(s, &err), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    assert_true(took >= 0.29 && took < 2);
+    assert_non_null(strstr(err.msg, ".lock: held by another process for more than 0.3 s"));
+    /* free again: taken */
+    close(held);
+    fd = cm_store_lock_take(s, &err);
+    if (fd < 0)
+        fail_msg("%s", err.msg);
+    cm_store_lock_release(fd);
+    cm_store_close(s);
+}
+
+/* The launch's lookup (cm_store_load) compares the key before decoding
+ * any entry: a file under the looked-up name holding another key's
+ * profile is refused on its header, whatever its body (here a count of a
+ * million entries and no entry at all: decoding would fail on the body). */
+static void test_load_key_first(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *p = profile(f->uid, "app", 4, 1), *q = NULL;
+    assert_int_equal(cm_store_save(s, p, 0, &err), 0);
+    cm_profile_free(p);
+
+    /* uid 0, 2^20 tasks, runs 1, times 0, no msgs, user "u", job "j", no
+     * job ids, p2p count 10^6 */
+    static const unsigned char body[] = { 0, 0x80, 0x80, 0x40, 1, 0, 0, 0, 1, 'u', 1, 'j',
+                                          0, 0xc0, 0x84, 0x3d };
+    unsigned char file[256] = { 0x89, 'C', 'M', 'P', 'R', 'O', 'F', '\n', 1, 0, 0, 0, 1 };
+    uLongf zlen = sizeof file - 32;
+    uint64_t stated = 3000100;
+    for (int k = 0; k < 8; k++)
+        file[16 + k] = (unsigned char)(stated >> (8 * k));
+    assert_int_equal(compress2(file + 32, &zlen, body, sizeof body, 9), Z_OK);
+    char path[8192];
+    snprintf(path, sizeof path, "%s/other.1048576.json", f->udir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, file, 32 + zlen), (ssize_t)(32 + zlen));
+    close(fd);
+
+    assert_int_equal(cm_store_load(s, "other", 1048576, &q, &err), -1);
+    assert_null(q);
+    assert_non_null(strstr(err.msg, "other.1048576.json: holds the profile of 'j' with "
+                                     "1048576 tasks, expected 'other' with 1048576 tasks"));
+    cm_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +538,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nompi_bounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_file_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_bounded_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load_key_first, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

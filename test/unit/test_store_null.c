@@ -47,7 +47,7 @@ static void test_store_handle_null(void **state)
     int count = -1;
     long runs = -1;
     cm_prune_rule_t r = { 0, 1, -1 };
-    cm_prune_total_t tot = { 0, 0, 0 };
+    cm_prune_total_t tot = { 0, 0, 0, 0 };
     cm_trace_info_t ti;
     cm_run_t runsv[CM_HISTORY_MAX_RUNS], run;
     int *counts = (int *)1;
@@ -57,6 +57,8 @@ static void test_store_handle_null(void **state)
     assert_null(cm_store_user(NULL));
     assert_int_equal(cm_store_uid(NULL), (uid_t)-1);
     assert_int_equal(cm_store_max_bytes(NULL), 0);
+    cm_store_set_lock_wait(NULL, 1); /* no effect, no crash */
+    cm_store_set_read_deadline(NULL, 1);
     FAILS(cm_store_load(NULL, "job", 4, &p, err));
     FAILS(cm_store_set_nompi_key(NULL, "job@a-00000000", err));
     assert_null(p);
@@ -148,7 +150,7 @@ static void test_store_bad_args(void **state)
     int count = 0;
     int *counts = NULL;
     long nruns;
-    cm_prune_total_t tot = { 0, 0, 0 };
+    cm_prune_total_t tot = { 0, 0, 0, 0 };
     cm_prune_rule_t r = { 0, 1, -1 };
 
     memset(&run, 0, sizeof run);
@@ -302,6 +304,7 @@ static void test_file(void **state)
     assert_int_equal(cm_file_check(fd, NULL, &want, NULL), 0);
     FAILS_NULL(cm_file_read_fd(fd, "x", 1, &len, err)); /* too large */
     FAILS_NULL(cm_file_read_fd(-1, "x", 100, &len, err));
+    assert_int_equal(cm_file_lock(-1, 0), -1);
     close(fd);
     fd = open("/etc/passwd", O_RDONLY);
     char *t = cm_file_read_fd(fd, NULL, 1 << 20, NULL, NULL);

@@ -2,6 +2,7 @@
  * the store's listing says about it (store.c): last use, bytes on disk,
  * the rule, conditional removal under the lock, pruning a store, the uids
  * of a store root. */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -245,7 +247,7 @@ static void test_prune(void **state)
     fixture_t *f = *state;
     cm_error_t err = { "" };
     cm_prune_rule_t r = { 100 * DAY, -1, 30 * DAY };
-    cm_prune_total_t total = { 0, 0, 0 };
+    cm_prune_total_t total = { 0, 0, 0, 0 };
     seen_t seen = { 0, 0, "" };
     uint64_t bytes;
 
@@ -288,6 +290,41 @@ static void test_prune(void **state)
     assert_int_equal(total.failed, 1);
     assert_non_null(strstr(err.msg, "bad.2.json"));
     assert_true(exists(f, "bad.2.json") && exists(f, "fresh.4.json"));
+}
+
+/* A lock the user keeps: the rest of this store is skipped within the
+ * wait, reported as skipped (not failed), nothing removed; the next prune
+ * removes it once the lock is free. */
+static void test_prune_lock_held(void **state)
+{
+    fixture_t *f = *state;
+    cm_error_t err = { "" };
+    cm_prune_rule_t r = { 100 * DAY, -1, 30 * DAY };
+    cm_prune_total_t total = { 0, 0, 0, 0 };
+    seen_t seen = { 0, 0, "" };
+    char lock[8192];
+
+    save(f, "old", 4, 10 * DAY);
+    save(f, "older", 4, 5 * DAY);
+    snprintf(lock, sizeof lock, "%s/.lock", cm_store_dir(f->s));
+    int held = open(lock, O_RDONLY | O_CLOEXEC);
+    assert_true(held >= 0);
+    assert_int_equal(flock(held, LOCK_EX), 0);
+    cm_store_set_lock_wait(f->s, 200);
+    errno = 0;
+    assert_int_equal(cm_store_prune(f->s, &r, 0, note, &seen, &total, &err), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    assert_int_equal(total.skipped, 1);
+    assert_int_equal(total.failed, 0);
+    assert_int_equal(total.removed, 0);
+    assert_int_equal(seen.removed + seen.failed, 0);
+    assert_non_null(strstr(err.msg, ".lock: held by another process for more than 0.2 s; "
+                                    "the profiles of "));
+    assert_true(exists(f, "old.4.json") && exists(f, "older.4.json"));
+    close(held);
+    assert_int_equal(cm_store_prune(f->s, &r, 0, note, &seen, &total, &err), 0);
+    assert_int_equal(total.removed, 2);
+    assert_false(exists(f, "old.4.json") || exists(f, "older.4.json"));
 }
 
 static void test_uids(void **state)
@@ -338,6 +375,7 @@ int main(void)
         CASE(test_list_sizes_and_last_use),
         CASE(test_delete_if),
         CASE(test_prune),
+        CASE(test_prune_lock_held),
         CASE(test_uids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

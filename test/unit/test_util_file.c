@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -186,12 +187,46 @@ static void test_dir_open_safe(void **state)
     cm_test_rmtree(dir);
 }
 
+/* cm_file_lock: a lock held through another open file is waited for at
+ * most the bound (ETIMEDOUT), a free one is taken at once. */
+static void test_lock_bound(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp(), path[8192];
+    struct timespec t0, t1;
+
+    snprintf(path, sizeof path, "%s/l", dir);
+    int a = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+    int b = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(a >= 0 && b >= 0);
+    assert_int_equal(cm_file_lock(a, 0), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    errno = 0;
+    assert_int_equal(cm_file_lock(b, 250), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    assert_true(took >= 0.24 && took < 1.5);
+    errno = 0;
+    assert_int_equal(cm_file_lock(b, 0), -1);
+    assert_int_equal(errno, ETIMEDOUT);
+    close(a);
+    assert_int_equal(cm_file_lock(b, 250), 0);
+    assert_int_equal(cm_file_lock(-1, 10), -1);
+    assert_int_equal(errno, EBADF);
+    close(b);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_at),
         cmocka_unit_test(test_read_bounds),
         cmocka_unit_test(test_dir_open_safe),
+        cmocka_unit_test(test_lock_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
