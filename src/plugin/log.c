@@ -121,52 +121,59 @@ static void emit(int is_error, int show, const char *line)
 void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, ...)
 {
     static int done;
-    char reason[1024], line[1024];   /* line: what cmp_log_step_fallback reads back */
+    char *reason = NULL, *line = NULL;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
+    if (vasprintf(&reason, fmt, ap) < 0)
+        reason = NULL;
     va_end(ap);
-    snprintf(line, sizeof line, "%.*s" FALLBACK_SUFFIX "%s", 800, reason,
-             note ? note : "");
+    /* whole: slurmstepd reads it back at its full length */
+    if (!reason || asprintf(&line, "%s" FALLBACK_SUFFIX "%s", reason, note ? note : "") < 0)
+        line = NULL;
+    free(reason);
     /* shown escaped here; handed over as it is, slurmstepd escapes it */
-    char *shown = cm_text_escape(line);
+    char *shown = line ? cm_text_escape(line) : NULL;
     if (done++) {   /* a step has one reason: the first */
         slurm_debug("clustermap: %s", SHOWN(shown));
     } else if (kind == CMP_NOTHING_TO_DO) {
         emit(0, req_verbose, shown);
     } else {
         emit(1, user_shows(1), shown);
-        if (!log_remote)
+        if (!log_remote && line)
             setenv(CMP_ENV_FALLBACK, line, 1);
     }
     free(shown);
+    free(line);
 }
 
 void cmp_log_step_fallback(spank_t sp)
 {
-    char line[1024];
     uint32_t node = 1, job = 0, stepid = 0;
     uid_t uid = 0;
+    cm_error_t err = { "" };
 
-    spank_err_t rc = spank_getenv(sp, CMP_ENV_FALLBACK, line, sizeof line);
-    if (rc == ESPANK_ENV_NOEXIST)
-        return;
+    char *line = cmp_spank_getenv_all(sp, CMP_ENV_FALLBACK, &err);
+    if (!line && !err.msg[0])
+        return;   /* not set */
     spank_unsetenv(sp, CMP_ENV_FALLBACK);   /* srun's message, not the tasks' */
     /* One record per step: its first node.  A batch step inherits the
      * variable from wherever sbatch ran; it is not srun's. */
-    if (rc != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0 ||
+    if (spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0 ||
         spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
         stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
         spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
+        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+        free(line);
         return;
+    }
     /* The user's environment can set it too (srun --export): a forged
-     * value stays one line of the log. */
-    char *shown = cm_text_escape(line);
+     * value stays one line of the log; one that cannot be read whole
+     * (over CMP_ENV_VALUE_MAX) is named, not cut. */
+    char *shown = line ? cm_text_escape(line) : cm_text_escape(err.msg);
     slurm_info("clustermap: job %u.%u uid %lu: %s", job, stepid, (unsigned long)uid,
                SHOWN(shown));
     free(shown);
+    free(line);
 }
 
 void cmp_user_error(const char *fmt, ...)
