@@ -43,6 +43,7 @@ typedef struct popts {
     int64_t now;              /* prune: --now, -1 when not given */
     int dry_run, all_users;
     int partial;              /* import/merge: a run with ranks missing */
+    char program[CM_STORE_PROGRAM_MAX]; /* import: what every raw part named */
     size_t max_bytes;
     uid_t uid;                /* --user, or the caller */
     char uname[CM_PROFILE_MAX_NAME + 1];
@@ -266,6 +267,7 @@ static int read_input(popts_t *o, cm_profile_t **out)
             return rc;
         }
         p = cm_profile_from_raw(&raw, o->uid, o->uname, o->job_name, now, &err);
+        snprintf(o->program, sizeof o->program, "%s", raw.program);
         cm_raw_release(&raw);
     } else {
         struct stat st;
@@ -321,6 +323,16 @@ static int do_list(popts_t *o)
         }
         size_t nl;
         const char *prog = cm_profile_key_program(e[k].job_name, &nl);
+        char named[CM_STORE_PROGRAM_MAX];
+        /* an imported profile's key has no program: its parts named one */
+        if (!prog && cm_store_program_get(s, e[k].job_name, e[k].ntasks, named,
+                                          sizeof named, &err) > 0)
+            prog = named;
+        else if (!prog && err.msg[0]) {
+            cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+            err.msg[0] = '\0';
+            bad = 1;
+        }
         /* names and programs are the users': escaped (cm_text.h) */
         long w = cm_text_fwrite(e[k].job_name, nl, stdout);
         printf("%*s %8d %6ld ", w >= 0 && w < 32 ? 32 - (int)w : 0, "", e[k].ntasks,
@@ -465,6 +477,26 @@ static int write_matrix(const popts_t *o, const cm_profile_t *p, FILE *f,
     return rc;
 }
 
+/* "program=NAME" when an import kept the name its parts gave (the key
+ * of an imported profile has none); nothing otherwise. */
+static int print_program(const popts_t *o, cm_store_t *s, const cm_profile_t *p,
+                         FILE *f)
+{
+    cm_error_t err = { "" };
+    char named[CM_STORE_PROGRAM_MAX];
+    int rc = cm_store_program_get(s, cm_profile_job_name(p), cm_profile_ntasks(p), named,
+                                  sizeof named, &err);
+
+    if (rc < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s", err.msg);
+    if (rc > 0) {
+        fputs("program=", f);
+        cm_text_fputs(named, f);
+        fputc('\n', f);
+    }
+    return CM_EXIT_OK;
+}
+
 /* Write @p p in format @p fmt to --output (standard output by default);
  * a file is only put in place when all of it was written. */
 static int write_profile(const popts_t *o, cm_store_t *s, const cm_profile_t *p,
@@ -480,6 +512,7 @@ static int write_profile(const popts_t *o, cm_store_t *s, const cm_profile_t *p,
     else if (strcmp(fmt, "json") == 0)
         rc = write_json(o, p, out.f);
     else if ((rc = print_summary(o, p, out.f)) == CM_EXIT_OK &&
+             (rc = print_program(o, s, p, out.f)) == CM_EXIT_OK &&
              (rc = cm_cli_print_runs(out.f, o->cmd, s, o->arg, o->ntasks)) ==
                  CM_EXIT_OK)
         rc = cm_cli_print_trace(out.f, o->cmd, s, o->arg, o->ntasks);
@@ -551,6 +584,12 @@ static int import_into(popts_t *o, cm_store_t *s, const cm_profile_t *p)
     printf("imported %s as '", o->arg);
     cm_text_fputs(cm_profile_job_name(p), stdout);
     printf("' with %d tasks for %s\n", cm_profile_ntasks(p), o->uname);
+    /* kept beside the profile (its format has no field for it), for list
+     * and show; a replaced profile loses the name of the one before */
+    if (cm_store_program_set(s, cm_profile_job_name(p), cm_profile_ntasks(p),
+                             o->program[0] ? o->program : NULL, &err) < 0)
+        return cm_cli_fail(CM_EXIT_FAIL, o->cmd, "%s (the profile is imported, "
+                           "without the program name)", err.msg);
     return 0;
 }
 
@@ -752,7 +791,8 @@ static const action_t actions[] = {
       "run history, whichever is later), size (bytes on disk of the profile\n"
       "and its side files), total bytes sent (p2p + coll), program (the\n"
       "file name and a hash of the path of what the job's srun launched;\n"
-      "'-' for name= and imported profiles).  Where the program matters,\n"
+      "for an import of raw parts, the program they all named; '-' for\n"
+      "name= and other imported profiles).  Where the program matters,\n"
       "NAME in the other actions is NAME@PROGRAM, or just NAME when one\n"
       "program has that task count.\n"
       "Invalid files are reported on stderr and make the exit status 1.\n" },
@@ -764,7 +804,8 @@ static const action_t actions[] = {
       "Print a profile.  text (default): key=value lines (job_name, user, uid,\n"
       "ntasks, runs, first_update, last_update, jobs, has_msgs, then bytes,\n"
       "msgs and nnz of p2p, coll and the selected part) and the K (default\n"
-      "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT', then the\n"
+      "10) largest entries as 'top.I=SRC DST BYTES MSGS PERCENT', then\n"
+      "'program=' when an import of raw parts kept the name they gave, the\n"
       "run history ('history.runs=', 'run.K=' lines: job, date, placement,\n"
       "algorithm, program, times, predicted J) and the guard's decision\n"
       "('guard=place|default|probe', 'guard.why=') and whether a tnbc\n"

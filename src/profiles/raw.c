@@ -462,6 +462,9 @@ int cm_raw_assembly_add_fd(cm_raw_assembly_t *a, int fd, const char *name,
     if (rc == 0) {
         a->seen[part.rank] = 1;
         a->missing--;
+        /* one step may run several programs (MPMD): then none names it */
+        if (a->whole.rank >= 0 && strcmp(part.program, a->whole.program))
+            a->whole.program[0] = '\0';
         if (a->whole.rank < 0) {
             a->whole = part;   /* its ids; the matrices stay with part */
             a->whole.p2p = a->whole.coll = NULL;

@@ -35,7 +35,9 @@
 typedef struct cm_raw_profile {
     int nranks;
     int rank;           /**< format 2 (one rank's part): that rank; else -1 */
-    char jobid[64], stepid[64], program[128];
+    char jobid[64], stepid[64];
+    char program[128];  /**< the part's program; an assembly's when every
+                             part names the same one, else "" */
     cm_matrix_t *p2p;   /**< point-to-point traffic; has_msgs = 1 */
     cm_matrix_t *coll;  /**< collective-derived traffic; has_msgs = 1 */
     int traffic;        /**< 1: traffic rows recorded; 0: every part said "traffic off" */

@@ -133,7 +133,7 @@ typedef struct cm_store_entry {
     double p2p_bytes, coll_bytes;
     uint64_t file_bytes;       /**< bytes on disk: the profile file and its
                                     side files (run history, "no MPI" mark,
-                                    tnbc trace) */
+                                    program, tnbc trace) */
     int64_t last_use;          /**< cm_store_last_use() of the profile and
                                     its run history */
     int valid;                 /**< 0: unreadable or invalid, see error */
@@ -146,6 +146,26 @@ typedef struct cm_store_entry {
  *  Free *entries with free(). */
 int cm_store_list(cm_store_t *s, cm_store_entry_t **entries, int *count,
                   cm_error_t *err);
+
+/** Room for a program name kept beside a profile, its NUL included. */
+#define CM_STORE_PROGRAM_MAX 128
+
+/** Keep beside the profile (job name, ntasks) the name of the program its
+ *  imported parts named: "<profile file name>.program", one line
+ *  (@p program of 1..127 characters [A-Za-z0-9._-]), replaced atomically
+ *  under the store's lock; a NULL @p program removes it.  The file goes
+ *  with the profile (delete, prune).  0, or -1 with @p err. */
+int cm_store_program_set(cm_store_t *s, const char *job_name, int ntasks,
+                         const char *program, cm_error_t *err);
+
+/** The program kept by cm_store_program_set() into @p buf (at least
+ *  CM_STORE_PROGRAM_MAX bytes).  The file is opened without following a
+ *  symbolic link and must be a regular file of the store's user, not
+ *  writable by others, of at most CM_STORE_PROGRAM_MAX bytes, one valid
+ *  name on one line.  1 found, 0 there is none (@p buf ""), -1 with
+ *  @p err. */
+int cm_store_program_get(cm_store_t *s, const char *job_name, int ntasks, char *buf,
+                         size_t n, cm_error_t *err);
 
 /** Remove the profile (job name, ntasks) with its side files, as
  *  cm_store_delete_if() does without asking.  The profile need not be
@@ -160,8 +180,7 @@ typedef int (*cm_store_pick_fn)(const cm_store_entry_t *e, void *arg);
 /** Under the lock: describe the profile (job name, ntasks) in @p e (may be
  *  NULL) as cm_store_list() does and, when @p pick (NULL:
  *  always) agrees, remove it with its side files: the run history, the
- *  tnbc trace and the
- *  "no MPI" mark first, the profile file last, so that a failure keeps the
+ *  tnbc trace, the "no MPI" mark and the program name first, the profile file last, so that a failure keeps the
  *  profile (still listed, and removed by the next try).  1 removed; 0 kept
  *  because @p pick said no or there is no such profile (e->valid 0); -1 on
  *  an invalid profile (with @p pick) or a file that cannot be removed,

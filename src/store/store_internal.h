@@ -45,6 +45,7 @@ int cm_store_write_locked(cm_store_t *s, const char *fname, const char *text, si
 enum {
     CM_SIDE_RUNS = 0, /**< the run history (store_history.c) */
     CM_SIDE_NOMPI,    /**< the "no MPI" mark (store.c) */
+    CM_SIDE_PROGRAM,  /**< the program an import's parts named (store_side.c) */
     CM_SIDE_TRACE,    /**< the tnbc traces, a directory (store_trace.c) */
     CM_SIDE_COUNT
 };

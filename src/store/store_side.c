@@ -3,7 +3,7 @@
  *
  * A profile "<escaped name>.<ntasks>.json" owns the entries of the user
  * directory named by its file name and a suffix: its run history, its
- * "no MPI" mark, its tnbc traces.  Listing counts their bytes, removal
+ * "no MPI" mark, the program its imported parts named, its tnbc traces.  Listing counts their bytes, removal
  * (delete, prune) takes them before the profile file: both walk the table
  * below, so that a new kind of side file is one row here and the functions
  * that write and read it.
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ const cm_store_side_t cm_store_sides[CM_SIDE_COUNT] = {
     [CM_SIDE_RUNS] = { ".runs", file_bytes, file_remove,
                        CM_SIDE_REPLACED | CM_SIDE_DATED },
     [CM_SIDE_NOMPI] = { ".nompi", file_bytes, file_remove, 0 },
+    [CM_SIDE_PROGRAM] = { ".program", file_bytes, file_remove, CM_SIDE_REPLACED },
     [CM_SIDE_TRACE] = { CM_TRACE_SUFFIX, cm_store_trace_bytes,
                         cm_store_trace_remove_locked, 0 },
 };
@@ -107,4 +109,92 @@ int cm_store_side_temp(const char *name)
             return 1;
     }
     return 0;
+}
+
+/* ---- the program an import's parts named --------------------------------- */
+
+/* A name the store keeps: what a raw part may name (raw.c), nothing a
+ * reader could take for a second line or a path. */
+static int program_check(const char *what, const char *program, cm_error_t *err)
+{
+    size_t n = strlen(program);
+    if (n == 0 || n >= CM_STORE_PROGRAM_MAX)
+        return cm_error_set(err,
+                            "%s: program name: expected 1..%d characters, "
+                            "got %zu",
+                            what, CM_STORE_PROGRAM_MAX - 1, n);
+    for (size_t k = 0; k < n; k++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789._-",
+                    program[k]))
+            return cm_error_set(err,
+                                "%s: program name: expected characters "
+                                "[A-Za-z0-9._-], got byte 0x%02x at offset %zu",
+                                what, (unsigned char)program[k], k);
+    return 0;
+}
+
+int cm_store_program_set(cm_store_t *s, const char *job_name, int ntasks,
+                         const char *program, cm_error_t *err)
+{
+    CM_STORE_NEED(s, err);
+    char fname[CM_STORE_SIDE_NAME], text[CM_STORE_PROGRAM_MAX + 1];
+    if ((program && program_check("store", program, err) < 0) ||
+        cm_store_sidecar_name(job_name, ntasks, CM_SIDE_PROGRAM, fname, sizeof fname,
+                              err) < 0)
+        return -1;
+    if (cm_store_dirfd(s) < 0)
+        return cm_error_set(err, "%s: no profile directory", cm_store_dir(s));
+    int lock = cm_store_lock_take(s, err);
+    if (lock < 0)
+        return -1;
+    int rc;
+    if (program) {
+        int len = snprintf(text, sizeof text, "%s\n", program);
+        rc = cm_store_write_locked(s, fname, text, (size_t)len, err);
+    } else {
+        rc = file_remove(s, fname, err) < 0 ? -1 : 0;
+    }
+    cm_store_lock_release(lock);
+    return rc;
+}
+
+int cm_store_program_get(cm_store_t *s, const char *job_name, int ntasks, char *buf,
+                         size_t n, cm_error_t *err)
+{
+    CM_STORE_NEED(s, err);
+    char fname[CM_STORE_SIDE_NAME], path[4096];
+    /* the user's own file: nobody else may have written it */
+    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
+    if (!buf || n < CM_STORE_PROGRAM_MAX)
+        return cm_error_set(err,
+                            "store: expected a buffer of %d bytes for a program "
+                            "name",
+                            CM_STORE_PROGRAM_MAX);
+    buf[0] = '\0';
+    if (cm_store_sidecar_name(job_name, ntasks, CM_SIDE_PROGRAM, fname, sizeof fname,
+                              err) < 0)
+        return -1;
+    if (cm_store_dirfd(s) < 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
+    int fd = cm_file_open_at(cm_store_dirfd(s), fname, path, &want, err);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    size_t len;
+    char *text = cm_file_read_fd(fd, path, CM_STORE_PROGRAM_MAX, &len, err);
+    close(fd);
+    if (!text)
+        return -1;
+    int rc = 1;
+    if (len == 0 || text[len - 1] != '\n' || strlen(text) != len)
+        rc = cm_error_set(err, "%s: expected one line ending in a newline", path);
+    else
+        text[len - 1] = '\0';
+    if (rc == 1 && program_check(path, text, err) < 0)
+        rc = -1;
+    if (rc == 1)
+        memcpy(buf, text, len);
+    free(text);
+    return rc;
 }

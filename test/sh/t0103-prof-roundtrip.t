@@ -55,8 +55,8 @@ for case in halo:6 colls:4; do
     test_expect_success "$name: the summary of the copy equals the original's" "
         cm_run profile show $name --ntasks $np >a.show &&
         cm_run profile show $name-copy --ntasks $np >b.show &&
-        grep -v -e ^job_name= -e _update= a.show >a &&
-        grep -v -e ^job_name= -e _update= b.show >b &&
+        grep -v -e ^job_name= -e _update= -e ^program= a.show >a &&
+        grep -v -e ^job_name= -e _update= -e ^program= b.show >b &&
         test_cmp a b &&
         grep \"^ntasks=$np\$\" a && grep \"^runs=1\$\" a
     "
@@ -113,6 +113,43 @@ test_expect_success 'a directory lacking parts is refused with them named; --par
     cm_run profile show some --ntasks 6 --format triplets >some.trip &&
     grep -v "^#" some.trip | awk "{ print \$1 }" | sort -u >srcs &&
     printf "1\n4\n" >want && test_cmp want srcs
+'
+
+# program_of NAME: the PROGRAM column of NAME in profile list.
+program_of() {
+    cm_run profile list >list &&
+    awk -v n="$1" '$1 == n { print $NF }' list
+}
+
+test_expect_success 'import of the parts of an MPI program: list and show name it' '
+    test "$(program_of halo)" = halo2d &&
+    test "$(program_of colls)" = colls &&
+    cm_run profile show halo --ntasks 6 >show &&
+    grep -x "program=halo2d" show &&
+    test -f "$(find store -name halo.6.json.program)" &&
+    test "$(program_of halo-copy)" = - &&
+    cm_run profile show halo-copy --ntasks 6 >show &&
+    ! grep "^program=" show
+'
+
+test_expect_success 'parts naming two programs name none; a re-import drops the old name' '
+    cp -r halo.d mixed.d &&
+    sed -i "s/^program halo2d\$/program other/" mixed.d/part.3.txt &&
+    grep -x "program other" mixed.d/part.3.txt &&
+    cm_run profile import mixed.d --job-name mixed &&
+    test "$(program_of mixed)" = - &&
+    test -z "$(find store -name "mixed.*.program")" &&
+    cm_run profile import halo.d --job-name mixed --force &&
+    test "$(program_of mixed)" = halo2d &&
+    cm_run profile import mixed.d --job-name mixed --force &&
+    test "$(program_of mixed)" = - &&
+    test -z "$(find store -name "mixed.*.program")"
+'
+
+test_expect_success 'delete removes the program file with the profile' '
+    test -n "$(find store -name halo.6.json.program)" &&
+    cm_run profile delete halo --ntasks 6 &&
+    test -z "$(find store -name "halo.6.json*")"
 '
 
 test_expect_success '--partial is documented, and refused by actions that read no input' '

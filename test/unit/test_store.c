@@ -347,6 +347,71 @@ static void test_side_table(void **state)
     cm_store_close(s);
 }
 
+/* The program an import's parts named: one line beside the profile, read
+ * back, refused through a symbolic link, oversized or not a name, and
+ * removed with the profile. */
+static void test_program_side(void **state)
+{
+    fixture_t *f = *state;
+    cm_store_t *s = open_store(f, CM_STORE_CREATE, 0);
+    cm_profile_t *p = profile(f->uid, "job", 4, 1.0);
+    cm_error_t err = { "" };
+    char path[4600], fname[256], got[CM_STORE_PROGRAM_MAX], victim[4600];
+    char longname[CM_STORE_PROGRAM_MAX + 1];
+    struct stat st;
+    assert_int_equal(cm_store_save(s, p, 0, &err), 0);
+    cm_profile_free(p);
+    assert_int_equal(cm_store_filename("job", 4, fname, sizeof fname, &err), 0);
+    snprintf(path, sizeof path, "%s/%s.program", f->udir, fname);
+
+    assert_int_equal(cm_store_program_get(s, "job", 4, got, sizeof got, &err), 0);
+    assert_string_equal(got, "");
+    assert_int_equal(cm_store_program_set(s, "job", 4, "halo2d", &err), 0);
+    assert_int_equal(cm_store_program_get(s, "job", 4, got, sizeof got, &err), 1);
+    assert_string_equal(got, "halo2d");
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_size, 7);
+
+    /* only a name a raw part may give is kept */
+    assert_int_equal(cm_store_program_set(s, "job", 4, "a\nb", &err), -1);
+    assert_non_null(strstr(err.msg, "expected characters [A-Za-z0-9._-]"));
+    memset(longname, 'x', CM_STORE_PROGRAM_MAX);
+    longname[CM_STORE_PROGRAM_MAX] = '\0';
+    assert_int_equal(cm_store_program_set(s, "job", 4, longname, &err), -1);
+    assert_non_null(strstr(err.msg, "expected 1..127 characters"));
+    longname[CM_STORE_PROGRAM_MAX - 1] = '\0';
+    assert_int_equal(cm_store_program_set(s, "job", 4, longname, &err), 0);
+    assert_int_equal(cm_store_program_get(s, "job", 4, got, sizeof got, &err), 1);
+    assert_string_equal(got, longname);
+
+    /* what else is found there is refused, never followed or cut */
+    cm_test_write_file(f->udir, "job.4.json.program", "two\nlines\n");
+    assert_int_equal(cm_store_program_get(s, "job", 4, got, sizeof got, &err), -1);
+    assert_non_null(strstr(err.msg, "program name"));
+    assert_int_equal(unlink(path), 0);
+    snprintf(victim, sizeof victim, "%s/victim", f->root);
+    cm_test_write_file(f->root, "victim", "secret\n");
+    assert_int_equal(symlink(victim, path), 0);
+    assert_int_equal(cm_store_program_get(s, "job", 4, got, sizeof got, &err), -1);
+    assert_non_null(strstr(err.msg, "symbolic link"));
+    assert_string_equal(got, "");
+    assert_int_equal(unlink(path), 0);
+    memset(longname, 'y', CM_STORE_PROGRAM_MAX);
+    longname[CM_STORE_PROGRAM_MAX] = '\0';
+    cm_test_write_file(f->udir, "job.4.json.program", longname);
+    assert_int_equal(cm_store_program_get(s, "job", 4, got, sizeof got, &err), -1);
+
+    /* NULL removes it; delete takes it with the profile */
+    assert_int_equal(cm_store_program_set(s, "job", 4, NULL, &err), 0);
+    assert_int_not_equal(lstat(path, &st), 0);
+    assert_int_equal(cm_store_program_set(s, "job", 4, "halo2d", &err), 0);
+    assert_int_equal(cm_store_delete(s, "job", 4, &err), 0);
+    if (lstat(path, &st) == 0)
+        fail_msg("%s stayed after the delete", path);
+    assert_int_equal(stat(victim, &st), 0);
+    cm_store_close(s);
+}
+
 /* "No MPI" marks expire after CM_STORE_NOMPI_MAX_AGE and are at most
  * CM_STORE_NOMPI_MAX: the oldest goes for a new one. */
 static void test_nompi_bounds(void **state)
@@ -537,6 +602,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ingest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_program_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nompi_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_file_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_bounded_wait, setup, teardown),
