@@ -79,6 +79,8 @@ static void test_store_handle_null(void **state)
     FAILS(cm_store_part_drop(NULL, "1.", buf, sizeof buf, err));
     assert_int_equal(cm_store_nompi(NULL, "job", 4), 0);
     FAILS(cm_store_mark_nompi(NULL, "job", 4, err));
+    FAILS(cm_store_program_set(NULL, "job", 4, "prog", err));
+    FAILS(cm_store_program_get(NULL, "job", 4, buf, sizeof buf, err));
     FAILS(cm_store_history_load(NULL, "job", 4, runsv, &count, err));
     FAILS(cm_store_history_add(NULL, "job", 4, &run, err));
     FAILS(cm_store_history_reset(NULL, "job", 4, err));
@@ -169,6 +171,8 @@ static void test_store_bad_args(void **state)
         FAILS(cm_store_trace_remove(s, n, 4, err));
         FAILS(cm_store_mark_nompi(s, n, 4, err));
         assert_int_equal(cm_store_nompi(s, n, 4), 0);
+        FAILS(cm_store_program_set(s, n, 4, "prog", err));
+        FAILS(cm_store_program_get(s, n, 4, buf, sizeof buf, err));
         FAILS(cm_store_history_load(s, n, 4, runs, &count, err));
         FAILS(cm_store_history_add(s, n, 4, &run, err));
         FAILS(cm_store_history_reset(s, n, 4, err));
@@ -183,6 +187,8 @@ static void test_store_bad_args(void **state)
         FAILS(cm_store_trace_remove(s, "job", n, err));
         FAILS(cm_store_mark_nompi(s, "job", n, err));
         assert_int_equal(cm_store_nompi(s, "job", n), 0);
+        FAILS(cm_store_program_set(s, "job", n, "prog", err));
+        FAILS(cm_store_program_get(s, "job", n, buf, sizeof buf, err));
         FAILS(cm_store_history_load(s, "job", n, runs, &count, err));
         FAILS(cm_store_history_add(s, "job", n, &run, err));
         FAILS(cm_store_history_reset(s, "job", n, err));
