@@ -40,10 +40,10 @@ extern "C" {
 #define CM_PROFILE_DEFAULT_MAX_BYTES ((size_t)64 << 20)
 
 /** Largest JSON document a reader parses (16 MiB), whatever the file size
- *  limit: json-c needs about 35 bytes of memory a byte of document, so this
- *  holds a JSON profile to about 560 MB, as CM_PROFILE_MAX_ENTRIES holds a
- *  binary one to about 700 MB.  The store writes JSON only for profiles far
- *  below it (CM_PROFILE_BIN_MIN_ENTRIES). */
+ *  limit: json-c needs 17 to 45 bytes of memory a byte of document (the
+ *  most for minimal entries), so this holds a JSON profile to about 750 MB,
+ *  as CM_PROFILE_MAX_ENTRIES holds a binary one to about 700 MB.  The store
+ *  writes JSON only for profiles far below it (CM_PROFILE_BIN_MIN_ENTRIES). */
 #define CM_PROFILE_JSON_MAX_BYTES ((size_t)16 << 20)
 
 /** Largest task count a profile may have (1 << 20 = 1048576 ranks). */

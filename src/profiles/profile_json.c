@@ -554,7 +554,7 @@ fail:
 }
 
 /* json-c is fed this much at a time, so that a reader with a deadline
- * looks at the clock between pieces (about 35 MB of parsed objects). */
+ * looks at the clock between pieces (at most about 45 MB of objects). */
 #define PARSE_CHUNK ((size_t)1 << 20)
 
 static cm_profile_t *parse_json(const char *text, size_t len, const char *name,
@@ -572,15 +572,14 @@ static cm_profile_t *parse_json(const char *text, size_t len, const char *name,
         cm_error_set(err, "%s: expected a JSON document, got NULL", name);
         return NULL;
     }
-    /* json-c holds the whole tree, about 35 bytes a byte of document: the
+    /* json-c holds the whole tree, 17 to 45 bytes a byte of document: the
      * size is the only bound on its memory, so it is checked before any
      * parsing (the binary form's bound is CM_PROFILE_MAX_ENTRIES). */
     if (len > CM_PROFILE_JSON_MAX_BYTES) {
         cm_error_set(err, "%s: JSON profile of %zu bytes is above the limit of %zu "
-                     "bytes for a JSON profile (it would take about %zu MB to "
-                     "parse); delete it (clustermap profile delete) and let the "
-                     "next run record it in the binary form",
-                     name, len, CM_PROFILE_JSON_MAX_BYTES, len / 1000000 * 35);
+                     "bytes for a JSON profile; delete it (clustermap profile "
+                     "delete) and let the next run record it in the binary form",
+                     name, len, CM_PROFILE_JSON_MAX_BYTES);
         return NULL;
     }
     if (memchr(text, '\0', len)) {
