@@ -39,6 +39,13 @@ extern "C" {
 /** Default bound on the size of a profile file read back (64 MiB). */
 #define CM_PROFILE_DEFAULT_MAX_BYTES ((size_t)64 << 20)
 
+/** Largest JSON document a reader parses (16 MiB), whatever the file size
+ *  limit: json-c needs 17 to 45 bytes of memory a byte of document (the
+ *  most for minimal entries), so this holds a JSON profile to about 750 MB,
+ *  as CM_PROFILE_MAX_ENTRIES holds a binary one to about 700 MB.  The store
+ *  writes JSON only for profiles far below it (CM_PROFILE_BIN_MIN_ENTRIES). */
+#define CM_PROFILE_JSON_MAX_BYTES ((size_t)16 << 20)
+
 /** Largest task count a profile may have (1 << 20 = 1048576 ranks). */
 #define CM_PROFILE_MAX_TASKS (1 << 20)
 
@@ -239,7 +246,9 @@ int cm_profile_write_json(const cm_profile_t *p, const char *path, cm_error_t *e
  *  read "NAME: field 'p2p.entries[3][1]': expected ..., got ...", where
  *  NAME is @p name.  @p text is only read.  Returns a new profile the
  *  caller releases with cm_profile_free(), or NULL with @p err (NULL
- *  @p text, anything the checks refuse, more than INT_MAX bytes). */
+ *  @p text, anything the checks refuse, more than CM_PROFILE_JSON_MAX_BYTES
+ *  bytes: "NAME: JSON profile of N bytes is above the limit of 16777216
+ *  bytes for a JSON profile ...", refused before parsing). */
 cm_profile_t *cm_profile_parse_json(const char *text, size_t len, const char *name,
                                     cm_error_t *err);
 
@@ -306,7 +315,9 @@ cm_profile_t *cm_profile_parse_bin_expect(const void *data, size_t len, const ch
                                           cm_error_t *err);
 
 /** cm_profile_read_json_fd() for a reader that expects @p want (may be
- *  NULL), as cm_profile_parse_bin_expect() says. */
+ *  NULL), as cm_profile_parse_bin_expect() says; a JSON document is parsed
+ *  1 MiB at a time and parsing stops at the deadline ("NAME: JSON profile:
+ *  reading stopped at the deadline after N of M bytes"). */
 cm_profile_t *cm_profile_read_fd_expect(int fd, const char *name, size_t max_bytes,
                                         const cm_profile_expect_t *want, cm_error_t *err);
 

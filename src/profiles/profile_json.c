@@ -178,6 +178,9 @@ int cm_profile_write_json(const cm_profile_t *p, const char *path,
 
 /* ---- bounded reading ------------------------------------------------------ */
 
+static cm_profile_t *parse_json(const char *text, size_t len, const char *name,
+                                double deadline, cm_error_t *err);
+
 cm_profile_t *cm_profile_read_fd_expect(int fd, const char *name, size_t max_bytes,
                                         const cm_profile_expect_t *want, cm_error_t *err)
 {
@@ -190,7 +193,7 @@ cm_profile_t *cm_profile_read_fd_expect(int fd, const char *name, size_t max_byt
     if (cm_profile_is_bin(text, len)) {
         p = cm_profile_parse_bin_expect(text, len, name, 16 * max, want, err);
     } else {
-        p = cm_profile_parse_json(text, len, name, err);
+        p = parse_json(text, len, name, want ? want->deadline : 0, err);
         if (p && want && ((want->job_name && strcmp(want->job_name, p->job_name)) ||
                           (want->ntasks > 0 && want->ntasks != p->ntasks))) {
             cm_error_set(err, "%s: holds the profile of '%s' with %d tasks, expected "
@@ -550,8 +553,12 @@ fail:
     return NULL;
 }
 
-cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
-                                    const char *name, cm_error_t *err)
+/* json-c is fed this much at a time, so that a reader with a deadline
+ * looks at the clock between pieces (at most about 45 MB of objects). */
+#define PARSE_CHUNK ((size_t)1 << 20)
+
+static cm_profile_t *parse_json(const char *text, size_t len, const char *name,
+                                double deadline, cm_error_t *err)
 {
     /* Depth 8 covers the schema (root > part > entries > entry) and stops
      * deeply nested hostile input before it costs stack. */
@@ -559,14 +566,20 @@ cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
     json_object *root;
     cm_profile_t *p = NULL;
     jctx_t c = { name, err };
-    size_t end;
+    size_t end, off = 0, piece;
 
     if (!text) {
         cm_error_set(err, "%s: expected a JSON document, got NULL", name);
         return NULL;
     }
-    if (len > INT_MAX) {
-        cm_error_set(err, "%s: document of %zu bytes is too large", name, len);
+    /* json-c holds the whole tree, 17 to 45 bytes a byte of document: the
+     * size is the only bound on its memory, so it is checked before any
+     * parsing (the binary form's bound is CM_PROFILE_MAX_ENTRIES). */
+    if (len > CM_PROFILE_JSON_MAX_BYTES) {
+        cm_error_set(err, "%s: JSON profile of %zu bytes is above the limit of %zu "
+                     "bytes for a JSON profile; delete it (clustermap profile "
+                     "delete) and let the next run record it in the binary form",
+                     name, len, CM_PROFILE_JSON_MAX_BYTES);
         return NULL;
     }
     if (memchr(text, '\0', len)) {
@@ -579,20 +592,30 @@ cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
         cm_error_set(err, "%s: out of memory", name);
         return NULL;
     }
-    root = json_tokener_parse_ex(tok, text, (int)len);
+    do {
+        if (off && deadline > 0 && cm_profile_clock() > deadline) {
+            cm_error_set(err, "%s: JSON profile: reading stopped at the deadline "
+                         "after %zu of %zu bytes", name, off, len);
+            json_tokener_free(tok);
+            return NULL;
+        }
+        piece = len - off < PARSE_CHUNK ? len - off : PARSE_CHUNK;
+        root = json_tokener_parse_ex(tok, text + off, (int)piece);
+        off += piece;
+    } while (!root && json_tokener_get_error(tok) == json_tokener_continue && off < len);
+    /* where the parser stopped, counted from the start of the document */
+    end = off - piece + json_tokener_get_parse_end(tok);
     if (!root) {
         enum json_tokener_error e = json_tokener_get_error(tok);
         if (e == json_tokener_continue)
             cm_error_set(err, "%s: truncated JSON document (ends at byte %zu)",
                          name, len);
         else
-            cm_error_set(err, "%s: invalid JSON at byte %zu: %s", name,
-                         json_tokener_get_parse_end(tok),
+            cm_error_set(err, "%s: invalid JSON at byte %zu: %s", name, end,
                          json_tokener_error_desc(e));
         json_tokener_free(tok);
         return NULL;
     }
-    end = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
     while (end < len && (text[end] == ' ' || text[end] == '\n' ||
                          text[end] == '\t' || text[end] == '\r'))
@@ -604,4 +627,10 @@ cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
         p = parse_root(&c, root);
     json_object_put(root);
     return p;
+}
+
+cm_profile_t *cm_profile_parse_json(const char *text, size_t len,
+                                    const char *name, cm_error_t *err)
+{
+    return parse_json(text, len, name, 0, err);
 }

@@ -1,6 +1,7 @@
 /* test_profile_json.c -- profiles (src/profiles/profile.c) and their JSON
  * form (src/profiles/profile_json.c): round trip, checksum, validation,
  * bounded reading, merge arithmetic, file names. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -274,6 +275,78 @@ static void test_oversized_and_symlink(void **state)
     cm_test_rmtree(dir);
 }
 
+/* The sample document widened to @p len bytes by blanks after its opening
+ * brace, so the parser has to cross every 1 MiB piece to reach its fields. */
+static char *padded_json(size_t len)
+{
+    char *text = sample_json(), *big;
+    size_t n = strlen(text);
+    assert_true(len > n);
+    big = malloc(len + 1);
+    assert_non_null(big);
+    big[0] = '{';
+    memset(big + 1, ' ', len - n);
+    memcpy(big + 1 + (len - n), text + 1, n - 1);
+    big[len] = '\0';
+    free(text);
+    return big;
+}
+
+static void test_json_size_ceiling(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    char *text = padded_json(CM_PROFILE_JSON_MAX_BYTES);
+    cm_profile_t *p = cm_profile_parse_json(text, CM_PROFILE_JSON_MAX_BYTES, "big.json",
+                                            &err);
+
+    assert_non_null(p);   /* exactly the limit, parsed in 16 pieces */
+    assert_int_equal(cm_profile_ntasks(p), 16);
+    cm_profile_free(p);
+    free(text);
+
+    text = padded_json(CM_PROFILE_JSON_MAX_BYTES + 1);
+    p = cm_profile_parse_json(text, CM_PROFILE_JSON_MAX_BYTES + 1, "big.json", &err);
+    assert_null(p);
+    assert_string_equal(err.msg, "big.json: JSON profile of 16777217 bytes is above the "
+                                 "limit of 16777216 bytes for a JSON profile; delete it "
+                                 "(clustermap profile delete) and let the next run record it "
+                                 "in the binary form");
+
+    /* an error past the first piece is placed in the whole document */
+    text[3 << 20] = 'x';
+    p = cm_profile_parse_json(text, CM_PROFILE_JSON_MAX_BYTES, "big.json", &err);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "big.json: invalid JSON at byte 3145728: "));
+    free(text);
+}
+
+static void test_json_deadline(void **state)
+{
+    (void)state;
+    cm_error_t err = { "" };
+    char *dir = cm_test_mkdtemp(), *text = padded_json((size_t)3 << 20);
+    const char *path = cm_test_write_file(dir, "p.json", text);
+    cm_profile_expect_t want = { NULL, 0, 0 };
+    cm_profile_t *p;
+    int fd = open(path, O_RDONLY);
+
+    assert_true(fd >= 0);
+    want.deadline = cm_profile_clock() + 600;
+    p = cm_profile_read_fd_expect(fd, "p.json", 0, &want, &err);
+    assert_non_null(p);
+    cm_profile_free(p);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    want.deadline = cm_profile_clock() - 1;   /* passed: stops after one piece */
+    p = cm_profile_read_fd_expect(fd, "p.json", 0, &want, &err);
+    assert_null(p);
+    assert_string_equal(err.msg, "p.json: JSON profile: reading stopped at the deadline "
+                                 "after 1048576 of 3145728 bytes");
+    close(fd);
+    free(text);
+    cm_test_rmtree(dir);
+}
+
 static void test_merge_math(void **state)
 {
     (void)state;
@@ -435,6 +508,8 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_too_many_jobids),
         cmocka_unit_test(test_oversized_and_symlink),
+        cmocka_unit_test(test_json_size_ceiling),
+        cmocka_unit_test(test_json_deadline),
         cmocka_unit_test(test_merge_math),
         cmocka_unit_test(test_merge_ntasks_mismatch),
         cmocka_unit_test(test_jobids_bounded),
