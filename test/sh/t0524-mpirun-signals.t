@@ -99,7 +99,7 @@ kill_run() {
         sleep 0.2
     done &&
     wrapper=$(cat "$name/mpirun.pid") &&
-    real=$(pgrep -P "$wrapper" -x mpirun) &&
+    real=$(pgrep -P "$wrapper" -x "mpirun|prterun") &&
     echo "clustermap.s mpirun $wrapper, real mpirun $real" &&
     pids="$real $(cat "$name"/rank.[0-9]*)" &&
     kill "-$sig" "$wrapper" &&
