@@ -27,19 +27,14 @@ static int read_history(cm_store_t *s, const char *fname, cm_run_t *runs,
                         int *count, cm_error_t *err)
 {
     char path[4096];
-    /* the user's own text: nobody else may have written a line of it */
-    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
-    *count = 0;
-    snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
-    int fd = cm_file_open_at(cm_store_dirfd(s), fname, path, &want, err);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
     size_t len;
-    char *text = cm_file_read_fd(fd, path, HISTORY_MAX_BYTES, &len, err);
-    close(fd);
-    if (!text)
-        return -1;
-    int rc = cm_history_parse(text, len, path, runs, count, err);
+    char *text;
+    *count = 0;
+    int rc = cm_store_side_read(s, fname, HISTORY_MAX_BYTES, &text, &len, err);
+    if (rc <= 0)
+        return rc;
+    snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
+    rc = cm_history_parse(text, len, path, runs, count, err);
     free(text);
     return rc;
 }

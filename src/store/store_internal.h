@@ -87,6 +87,14 @@ int cm_store_side_name(const char *fname, int kind, char *buf, size_t n, cm_erro
 int cm_store_sidecar_name(const char *job_name, int ntasks, int kind, char *buf, size_t n,
                           cm_error_t *err);
 
+/** Read the user's side file @p fname of the store's directory, at most
+ *  @p max bytes: opened without following a link, a regular file of the
+ *  store's user that nobody else may write.  1 with *text (malloc'd,
+ *  NUL-ended) and *len, 0 when there is none (*text NULL), -1 with
+ *  @p err naming the file. */
+int cm_store_side_read(cm_store_t *s, const char *fname, size_t max, char **text,
+                       size_t *len, cm_error_t *err);
+
 /** Bytes on disk of every side file of the profile file @p fname; the
  *  modification time of the dated one (the history) into *mtime (left as
  *  it is when that file is missing). */

@@ -159,13 +159,30 @@ int cm_store_program_set(cm_store_t *s, const char *job_name, int ntasks,
     return rc;
 }
 
+int cm_store_side_read(cm_store_t *s, const char *fname, size_t max, char **text,
+                       size_t *len, cm_error_t *err)
+{
+    char path[4096];
+    /* the user's own file: nobody else may have written a line of it */
+    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
+    *text = NULL;
+    *len = 0;
+    if (cm_store_dirfd(s) < 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
+    int fd = cm_file_open_at(cm_store_dirfd(s), fname, path, &want, err);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    *text = cm_file_read_fd(fd, path, max, len, err);
+    close(fd);
+    return *text ? 1 : -1;
+}
+
 int cm_store_program_get(cm_store_t *s, const char *job_name, int ntasks, char *buf,
                          size_t n, cm_error_t *err)
 {
     CM_STORE_NEED(s, err);
     char fname[CM_STORE_SIDE_NAME], path[4096];
-    /* the user's own file: nobody else may have written it */
-    cm_file_want_t want = { 0, cm_store_uid(s), 022 };
     if (!buf || n < CM_STORE_PROGRAM_MAX)
         return cm_error_set(err,
                             "store: expected a buffer of %d bytes for a program "
@@ -175,18 +192,12 @@ int cm_store_program_get(cm_store_t *s, const char *job_name, int ntasks, char *
     if (cm_store_sidecar_name(job_name, ntasks, CM_SIDE_PROGRAM, fname, sizeof fname,
                               err) < 0)
         return -1;
-    if (cm_store_dirfd(s) < 0)
-        return 0;
-    snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
-    int fd = cm_file_open_at(cm_store_dirfd(s), fname, path, &want, err);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
     size_t len;
-    char *text = cm_file_read_fd(fd, path, CM_STORE_PROGRAM_MAX, &len, err);
-    close(fd);
-    if (!text)
-        return -1;
-    int rc = 1;
+    char *text;
+    int rc = cm_store_side_read(s, fname, CM_STORE_PROGRAM_MAX, &text, &len, err);
+    if (rc <= 0)
+        return rc;
+    snprintf(path, sizeof path, "%s/%s", cm_store_dir(s), fname);
     if (len == 0 || text[len - 1] != '\n' || strlen(text) != len)
         rc = cm_error_set(err, "%s: expected one line ending in a newline", path);
     else
