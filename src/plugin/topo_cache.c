@@ -141,12 +141,22 @@ void cmp_topo_cache_close(cmp_topo_cache_t *tc)
 }
 
 /* The whole file, NUL-terminated, when it is the caller's own; or NULL. */
-static char *read_all(int fd, size_t *len)
+/* The kept file @p name of the cache's directory, NULL when there is none
+ * or it is not this user's own regular file (never followed as a link). */
+static char *cache_read(const cmp_topo_cache_t *tc, const char *name, size_t *len)
 {
     cm_file_want_t want = { 0, geteuid(), 0 };
-    if (cm_file_check(fd, "topology cache", &want, NULL) < 0)
+    *len = 0;
+    if (tc->dirfd < 0)
         return NULL;
-    return cm_file_read_fd(fd, "topology cache", CACHE_MAX_BYTES, len, NULL);
+    int fd = openat(tc->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *text = cm_file_check(fd, "topology cache", &want, NULL) < 0
+        ? NULL
+        : cm_file_read_fd(fd, "topology cache", CACHE_MAX_BYTES, len, NULL);
+    close(fd);
+    return text;
 }
 
 int cmp_topo_cache_get(const cmp_topo_cache_t *tc, const char *const *nodes, int nn,
@@ -154,14 +164,8 @@ int cmp_topo_cache_get(const cmp_topo_cache_t *tc, const char *const *nodes, int
 {
     *sw = NULL;
     *n = 0;
-    if (tc->dirfd < 0)
-        return 0;
-    int fd = openat(tc->dirfd, tc->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    size_t len = 0;
-    char *text = read_all(fd, &len);
-    close(fd);
+    size_t len;
+    char *text = cache_read(tc, tc->name, &len);
     if (!text)
         return 0;
     /* CACHE_MAGIC \n key KEY \n written T \n records */
@@ -268,15 +272,9 @@ static int recs_read(const cmp_topo_cache_t *tc, node_rec_t **out)
     node_rec_t *r = NULL;
     int n = 0, cap = 0;
     *out = NULL;
-    if (tc->dirfd < 0)
-        return 0;
     nodes_name(tc, name, sizeof name);
-    int fd = openat(tc->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    size_t len = 0;
-    char *text = read_all(fd, &len);
-    close(fd);
+    size_t len;
+    char *text = cache_read(tc, name, &len);
     if (!text)
         return 0;
     char *save = NULL, *line = strtok_r(text, "\n", &save);
