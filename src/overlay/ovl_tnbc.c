@@ -191,6 +191,23 @@ static int first_blk(const op_t *o, uintptr_t a)
     return lo;
 }
 
+/* The part [*s, *e) of block @p x inside [a, b) whose bytes are still in
+ * its stage (not received in place); 0 when there is none.
+ * Async-signal-safe. */
+static int staged_part(const blk_t *x, uintptr_t a, uintptr_t b, uintptr_t *s,
+                       uintptr_t *e)
+{
+    if (x->placed || !x->len)
+        return 0;
+    *s = (uintptr_t)x->user;
+    *e = *s + x->len;
+    if (*s < a)
+        *s = a;
+    if (*e > b)
+        *e = b;
+    return *s < *e;
+}
+
 /* Wait (spinning, no MPI: this may run in the handler) until every block
  * overlapping [a, b) is complete, then copy their bytes in [a, b). */
 static void fill(op_t *o, uintptr_t a, uintptr_t b)
@@ -202,14 +219,8 @@ static void fill(op_t *o, uintptr_t a, uintptr_t b)
     for (int k = first_blk(o, a); k < o->nblk &&
          (uintptr_t)o->blk[k].user < b; k++) {
         blk_t *x = &o->blk[k];
-        if (x->placed || !x->len)
-            continue;
-        uintptr_t s = (uintptr_t)x->user, e = s + x->len;
-        if (s < a)
-            s = a;
-        if (e > b)
-            e = b;
-        if (s < e)
+        uintptr_t s, e;
+        if (staged_part(x, a, b, &s, &e))
             memcpy((void *)s, x->stage + (s - (uintptr_t)x->user), e - s);
     }
 }
@@ -232,13 +243,9 @@ static int fill_closed(op_t *o, uintptr_t a, uintptr_t b)
     for (int k = first_blk(o, a); k < o->nblk &&
          (uintptr_t)o->blk[k].user < b; k++) {
         blk_t *x = &o->blk[k];
-        if (x->placed || !x->len)
+        uintptr_t s, e;
+        if (!staged_part(x, a, b, &s, &e))
             continue;
-        uintptr_t s = (uintptr_t)x->user, e = s + x->len;
-        if (s < a)
-            s = a;
-        if (e > b)
-            e = b;
         while (s < e) {
             long w = syscall(SYS_pwrite64, self_mem,
                              x->stage + (s - (uintptr_t)x->user), e - s,
