@@ -14,7 +14,6 @@
  * This file only reads and links; cm_tree_from_switches() (tree_switches.c)
  * turns the switches and nodes into the tree, as it does for the plugin.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +21,13 @@
 #include <strings.h>
 
 #include "clustermap.h"
+#include "conf_lines_internal.h"
 
-#define SC_MAX_LINE 65536
 #define SC_MAX_INCLUDE_DEPTH 8
 #define SC_MAX_INCLUDES 256
 #define SC_MAX_NODES (1 << 20)
 #define SC_MAX_SWITCHES (1 << 16)
 #define SC_MAX_SLOTS (1L << 24)
-#define SC_MAX_TOKENS 256
 
 /* ---- a small string -> int hash map ---- */
 
@@ -133,160 +131,6 @@ typedef struct conf {
     int includes;   /* Include lines followed so far, all files together */
 } conf_t;
 
-/* ---- line reading ---- */
-
-typedef struct reader {
-    FILE *f;
-    const char *path;
-    int line;      /* line of the last logical line's start */
-    int next_line;
-} reader_t;
-
-/* Next logical line (comments stripped, '\' continuations joined) into buf;
- * 0 at end of file, 1 on a line, -1 on error. */
-static int next_line(reader_t *r, char *buf, size_t size, cm_error_t *err)
-{
-    size_t len = 0;
-    int have = 0;
-    char piece[SC_MAX_LINE];
-    r->line = r->next_line + 1;
-    while (fgets(piece, sizeof piece, r->f)) {
-        r->next_line++;
-        have = 1;
-        size_t plen = strlen(piece);
-        if (plen == sizeof piece - 1 && piece[plen - 1] != '\n' && !feof(r->f))
-            return cm_error_set(err, "%s:%d: line longer than %d characters", r->path,
-                                r->next_line, SC_MAX_LINE - 2);
-        /* fgets stops after a newline, at end of file or with a full
-         * buffer; a line that ends before all three held a NUL byte.
-         * Refuse it: skipping NULs, "Include /dev/zero" read forever. */
-        if ((plen == 0 || piece[plen - 1] != '\n') && !feof(r->f) && !ferror(r->f))
-            return cm_error_set(err, "%s:%d: expected text, got a NUL byte", r->path,
-                                r->next_line);
-        char *hash = strchr(piece, '#');
-        if (hash)
-            *hash = '\0';
-        plen = strlen(piece);
-        while (plen && isspace((unsigned char)piece[plen - 1]))
-            piece[--plen] = '\0';
-        int cont = plen && piece[plen - 1] == '\\';
-        if (cont)
-            piece[--plen] = '\0';
-        if (len + plen + 2 > size)
-            return cm_error_set(err, "%s:%d: line longer than %zu characters", r->path,
-                                r->line, size - 2);
-        memcpy(buf + len, piece, plen);
-        len += plen;
-        buf[len++] = ' ';
-        buf[len] = '\0';
-        if (!cont)
-            return 1;
-    }
-    if (ferror(r->f))
-        return cm_error_set(err, "%s:%d: read error", r->path, r->next_line);
-    return have;
-}
-
-typedef struct token {
-    char *key, *val;
-} token_t;
-
-/* Split a line into key=value tokens (values may be "double quoted").
- * A token without '=' is kept with val == NULL. */
-static int tokenize(char *s, token_t *tok, int *ntok, const char *path, int line,
-                    cm_error_t *err)
-{
-    *ntok = 0;
-    for (;;) {
-        while (isspace((unsigned char)*s))
-            s++;
-        if (!*s)
-            return 0;
-        if (*ntok >= SC_MAX_TOKENS)
-            return cm_error_set(err, "%s:%d: more than %d words on one line", path, line,
-                                SC_MAX_TOKENS);
-        token_t *t = &tok[(*ntok)++];
-        t->key = s;
-        t->val = NULL;
-        while (*s && !isspace((unsigned char)*s) && *s != '=')
-            s++;
-        if (*s == '=') {
-            *s++ = '\0';
-            if (*s == '"') {
-                t->val = ++s;
-                while (*s && *s != '"')
-                    s++;
-                if (!*s)
-                    return cm_error_set(err, "%s:%d: unterminated '\"' in %s=", path,
-                                        line, t->key);
-                *s++ = '\0';
-            } else {
-                t->val = s;
-                while (*s && !isspace((unsigned char)*s))
-                    s++;
-                if (*s)
-                    *s++ = '\0';
-            }
-        } else if (*s) {
-            *s++ = '\0';
-        }
-    }
-}
-
-static int check_kv(const token_t *t, const char *path, int line, cm_error_t *err)
-{
-    if (!t->val || !*t->key)
-        return cm_error_set(err, "%s:%d: expected key=value, got '%s%s%s'", path, line,
-                            t->key, t->val ? "=" : "", t->val ? t->val : "");
-    return 0;
-}
-
-static int parse_count(const token_t *t, long max, long *out, const char *path,
-                       int line, cm_error_t *err)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(t->val, &end, 10);
-    if (!*t->val || *end || errno || v < 0 || v > max)
-        return cm_error_set(err, "%s:%d: %s: expected an integer 0..%ld, got '%s'", path,
-                            line, t->key, max, t->val);
-    *out = v;
-    return 0;
-}
-
-/* Called by read_lines() for every non-empty logical line. */
-typedef int (*line_fn)(void *ctx, token_t *tok, int ntok, const char *path, int line,
-                       cm_error_t *err);
-
-/* Read @p path line by line (next_line), split each line into tokens and
- * hand the non-empty ones to @p fn; stops at the first error. */
-static int read_lines(const char *path, line_fn fn, void *ctx, cm_error_t *err)
-{
-    reader_t r = {fopen(path, "r"), path, 0, 0};
-    if (!r.f)
-        return cm_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = malloc(SC_MAX_LINE);
-    token_t *tok = malloc(SC_MAX_TOKENS * sizeof *tok);
-    int rc = 0, got, ntok;
-    if (!buf || !tok) {
-        rc = cm_error_set(err, "%s: out of memory", path);
-        goto out;
-    }
-    while ((got = next_line(&r, buf, SC_MAX_LINE, err)) > 0) {
-        if ((rc = tokenize(buf, tok, &ntok, path, r.line, err)) < 0)
-            goto out;
-        if (ntok > 0 && (rc = fn(ctx, tok, ntok, path, r.line, err)) < 0)
-            goto out;
-    }
-    if (got < 0)
-        rc = -1;
-out:
-    free(buf);
-    free(tok);
-    fclose(r.f);
-    return rc;
-}
-
 /* ---- slurm.conf ---- */
 
 static int add_node(conf_t *c, const char *name, const hw_t *hw, const char *path,
@@ -339,13 +183,13 @@ static int add_node(conf_t *c, const char *name, const hw_t *hw, const char *pat
     return 0;
 }
 
-static int nodename_line(conf_t *c, token_t *tok, int ntok, const char *path,
+static int nodename_line(conf_t *c, cm_conf_token_t *tok, int ntok, const char *path,
                          int line, cm_error_t *err)
 {
     hw_t hw = c->defaults;
     for (int i = 1; i < ntok; i++) {
-        token_t *t = &tok[i];
-        if (check_kv(t, path, line, err) < 0)
+        cm_conf_token_t *t = &tok[i];
+        if (cm_conf_check_kv(t, path, line, err) < 0)
             return -1;
         long *field = NULL, max = 1 << 16;
         if (!strcasecmp(t->key, "Sockets"))
@@ -362,7 +206,7 @@ static int nodename_line(conf_t *c, token_t *tok, int ntok, const char *path,
             field = &hw.sockets_per_board;
         else if (!strcasecmp(t->key, "Weight"))
             field = &hw.weight, max = UINT32_MAX;
-        if (field && parse_count(t, max, field, path, line, err) < 0)
+        if (field && cm_conf_parse_count(t, max, field, path, line, err) < 0)
             return -1;
         if (field && field != &hw.weight && field != &hw.boards && *field == 0)
             return cm_error_set(err, "%s:%d: %s: expected a positive integer, got '%s'",
@@ -394,7 +238,7 @@ typedef struct slurm_read {
 } slurm_read_t;
 
 /* "Include FILE", relative to the including file's directory. */
-static int include_line(const slurm_read_t *s, const token_t *tok, int ntok,
+static int include_line(const slurm_read_t *s, const cm_conf_token_t *tok, int ntok,
                         const char *path, int line, cm_error_t *err)
 {
     if (ntok != 2 || tok[1].val)
@@ -423,13 +267,13 @@ static int include_line(const slurm_read_t *s, const token_t *tok, int ntok,
     return 0;
 }
 
-static int slurm_conf_line(void *ctx, token_t *tok, int ntok, const char *path,
+static int slurm_conf_line(void *ctx, cm_conf_token_t *tok, int ntok, const char *path,
                            int line, cm_error_t *err)
 {
     const slurm_read_t *s = ctx;
     if (!tok[0].val && !strcasecmp(tok[0].key, "Include"))
         return include_line(s, tok, ntok, path, line, err);
-    if (check_kv(&tok[0], path, line, err) < 0)
+    if (cm_conf_check_kv(&tok[0], path, line, err) < 0)
         return -1;
     if (!strcasecmp(tok[0].key, "NodeName"))
         return nodename_line(s->c, tok, ntok, path, line, err);
@@ -442,7 +286,7 @@ static int read_slurm_conf(conf_t *c, const char *path, int depth, cm_error_t *e
         return cm_error_set(err, "%s: Include nested more than %d deep", path,
                             SC_MAX_INCLUDE_DEPTH);
     slurm_read_t s = {c, depth};
-    return read_lines(path, slurm_conf_line, &s, err);
+    return cm_conf_read_lines(path, slurm_conf_line, &s, err);
 }
 
 /* ---- topology.conf ---- */
@@ -464,7 +308,7 @@ static void topo_free(topo_t *tp)
     strmap_free(&tp->index);
 }
 
-static int switch_line(topo_t *tp, token_t *tok, int ntok, const char *path, int line,
+static int switch_line(topo_t *tp, cm_conf_token_t *tok, int ntok, const char *path, int line,
                        cm_error_t *err)
 {
     const char *name = tok[0].val;
@@ -495,8 +339,8 @@ static int switch_line(topo_t *tp, token_t *tok, int ntok, const char *path, int
     }
     tp->ns++; /* from here on topo_free owns s */
     for (int i = 1; i < ntok; i++) {
-        token_t *t = &tok[i];
-        if (check_kv(t, path, line, err) < 0)
+        cm_conf_token_t *t = &tok[i];
+        if (cm_conf_check_kv(t, path, line, err) < 0)
             return -1;
         char ***list = NULL;
         int *count = NULL;
@@ -518,10 +362,10 @@ static int switch_line(topo_t *tp, token_t *tok, int ntok, const char *path, int
     return 0;
 }
 
-static int topology_line(void *ctx, token_t *tok, int ntok, const char *path,
+static int topology_line(void *ctx, cm_conf_token_t *tok, int ntok, const char *path,
                          int line, cm_error_t *err)
 {
-    if (check_kv(&tok[0], path, line, err) < 0)
+    if (cm_conf_check_kv(&tok[0], path, line, err) < 0)
         return -1;
     if (strcasecmp(tok[0].key, "SwitchName"))
         return cm_error_set(err, "%s:%d: expected SwitchName=..., got '%s='", path,
@@ -531,7 +375,7 @@ static int topology_line(void *ctx, token_t *tok, int ntok, const char *path,
 
 static int read_topology(topo_t *tp, const char *path, cm_error_t *err)
 {
-    return read_lines(path, topology_line, tp, err);
+    return cm_conf_read_lines(path, topology_line, tp, err);
 }
 
 /* Link children to parents and compute Slurm levels (iterative DFS so that
