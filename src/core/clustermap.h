@@ -323,6 +323,55 @@ typedef struct cm_node_hw {
 int cm_slurm_conf_node_hw(const char *slurm_conf, const char *const *names, int n,
                           cm_node_hw_t *hw, cm_error_t *err);
 
+/** A node's generic resources (GPUs, NICs, ...) as gres.conf gives them. */
+typedef struct cm_gres cm_gres_t;
+
+/** Read the devices that gres.conf @p gres_conf gives node @p node: every
+ *  line without NodeName= and every line whose NodeName= hostlist names
+ *  the node, in file order.  Keys are case-insensitive, as in Slurm:
+ *  NodeName, Name, Type, File (a range such as /dev/nvidia[0-3] is one
+ *  device per file), MultipleFiles (one device, its first file kept),
+ *  Count (devices without a file when there is no File=; K/M suffixes),
+ *  Cores (Slurm's logical core indexes, "0-15,32"), Links (needs a single
+ *  file), Flags (ignored), AutoDetect (alone on a line or with a
+ *  resource).  Devices of one name are numbered in file order, as Slurm
+ *  numbers them when it detects nothing.  NULL with @p err naming the
+ *  file, line and key and what was expected (also for an unknown key,
+ *  File= with MultipleFiles=, Count= differing from File='s files except
+ *  for mps and shard, more than 2^16 devices, NULL arguments or an empty
+ *  node name).  Release with cm_gres_free(). */
+cm_gres_t *cm_gres_conf_read(const char *gres_conf, const char *node, cm_error_t *err);
+
+/** Release @p g (NULL: no-op); the strings cm_gres_device() gave die with
+ *  it. */
+void cm_gres_free(cm_gres_t *g);
+
+/** The AutoDetect= value that applies to the node (the last one read), or
+ *  NULL when the file gives none or @p g is NULL.  With a value other
+ *  than "off", Slurm may know devices the file does not list. */
+const char *cm_gres_autodetect(const cm_gres_t *g);
+
+/** How many devices of resource @p name ("gpu", "nic"; case-insensitive)
+ *  the node has: 0 or more, -1 for a NULL argument. */
+int cm_gres_count(const cm_gres_t *g, const char *name);
+
+/** One device, as cm_gres_device() describes it; the pointers belong to
+ *  the cm_gres_t. */
+typedef struct cm_gres_dev {
+    const char *type;  /**< Type=, or NULL */
+    const char *file;  /**< its device file, or NULL (Count= only) */
+    const int *cores;  /**< Cores=, ascending and unique; NULL when not given */
+    int ncores;
+    const int *links;  /**< Links= as written (-1 itself, 0 none); NULL when not given */
+    int nlinks;
+    int line;          /**< the line of gres.conf it comes from */
+} cm_gres_dev_t;
+
+/** Device @p i (0-based, in Slurm's order) of resource @p name into
+ *  @p out.  0, or -1 (@p out untouched) for NULL arguments or no such
+ *  device. */
+int cm_gres_device(const cm_gres_t *g, const char *name, int i, cm_gres_dev_t *out);
+
 /** One switch for cm_tree_from_switches(): its Slurm level (leaf switches
  *  0) and the index of its parent switch (-1 at the top; the parent's level
  *  must be higher). */

@@ -21,7 +21,7 @@ shift
 
 TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
          config request cpus_per_node history trace mpirun_record switches hierarchy
-         profile_key"
+         profile_key gres_conf"
 SAN=address,undefined
 CFLAGS_FUZZ="-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra
      -Isrc/core -Isrc/util -Isrc/trace -Isrc/profiles -Isrc/store -Isrc/launch -Isrc/plugin"

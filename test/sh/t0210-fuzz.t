@@ -16,7 +16,7 @@ time=${CM_FUZZ_TIME:-6}
 FUZZ=$CM_ROOT/test/fuzz
 TARGETS="profile_json profile_bin raw mtx metis triplets hostlist slurmconf srun_args mpirun_args
          config request cpus_per_node history trace mpirun_record switches hierarchy
-         profile_key"
+         profile_key gres_conf"
 
 if test "$time" != 0 && command -v clang >/dev/null &&
    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >probe.c &&

@@ -240,6 +240,21 @@ static void test_tree_readers(void **state)
     assert_int_equal(cm_slurm_conf_node_hw(conf, names, 3, hw, NULL), 1);
     assert_true(hw[1].sockets == 0 && hw[2].cores_per_socket == 0);
 
+    cm_gres_dev_t dev = { 0 };
+    FAILS_NULL(cm_gres_conf_read(NULL, "n1", err));
+    FAILS_NULL(cm_gres_conf_read(conf, NULL, err));
+    FAILS_NULL(cm_gres_conf_read(conf, "", err));
+    FAILS_NULL(cm_gres_conf_read(cm_test_data_path("slurm/none.conf"), "n1", err));
+    assert_null(cm_gres_conf_read(NULL, NULL, NULL));
+    cm_gres_free(NULL);
+    assert_null(cm_gres_autodetect(NULL));
+    assert_int_equal(cm_gres_count(NULL, "gpu"), -1);
+    assert_int_equal(cm_gres_device(NULL, "gpu", 0, &dev), -1);
+    cm_error_t gerr = { "" };
+    cm_gres_t *g = cm_gres_conf_read(conf, "n1", &gerr);
+    assert_null(g); /* slurm.conf is no gres.conf: its keys are refused */
+    assert_non_null(strstr(gerr.msg, "unknown key"));
+
     const cm_switch_desc_t sw[] = { { "s0", 0, -1 }, { "s1", 0, 0 } };
     const cm_node_desc_t nodes[] = { { "n1", 0, 2, 4 } };
     const cm_node_desc_t bad_leaf[] = { { "n1", 2, 2, 4 } };
