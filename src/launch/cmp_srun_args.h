@@ -26,6 +26,9 @@ typedef struct cmp_srun_args {
     int jobid;                /* --jobid given (outside the allocation's env) */
     int help;                 /* -h/--help/--usage/-V: srun will not launch */
     int overcommit;           /* -O/--overcommit */
+    int gpus;                 /* asks for GPUs: -G, --gpus*, --ntasks-per-gpu,
+                                 --cpus-per-gpu, --mem-per-gpu, or --gres /
+                                 --tres-per-task naming gpu */
     /* The strings point into the argv given to cmp_srun_args_parse, whole
      * (never copied, never cut), or are "" -- never NULL after a parse;
      * readers here take a NULL, as in a struct zeroed by hand, as "". */
@@ -33,6 +36,9 @@ typedef struct cmp_srun_args {
     const char *command;     /* the command's file name without its directory */
     const char *command_arg; /* the command as given ("" if none) */
     const char *mapping;     /* the last --mapping value, "" if none */
+    const char *cpu_bind;    /* the last --cpu-bind value, "" if none */
+    const char *gpu_bind;    /* the last --gpu-bind value, "" if none */
+    const char *tres_bind;   /* the last --tres-bind value, "" if none */
     int has_mapping;
 } cmp_srun_args_t;
 
@@ -43,6 +49,11 @@ typedef struct cmp_srun_args {
  *  NULL @p out, or a NULL @p argv with @p argc > 0.  @p argv ends at its
  *  first NULL entry, whatever @p argc says. */
 int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *out, cm_error_t *err);
+
+/** 1 when the comma-separated --gres or --tres-per-task value @p list
+ *  names the gpu resource ("gpu:2", "gpu:a100:1", "gres/gpu=2"), else 0
+ *  (also for NULL). */
+int cmp_names_gpu(const char *list);
 
 /** Open MPI's mpirun starting its daemons: one orted (4.x) or prted (5.x)
  *  per node, on the nodes it names.  0 for a NULL @p a. */

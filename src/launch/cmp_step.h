@@ -43,6 +43,18 @@ typedef struct cmp_step_input {
     const char *our_hostfile;  /* CMP_ENV_HOSTFILE: the hostfile an
                                  enclosing srun of ours wrote */
     const char *cpus_per_task; /* SLURM_CPUS_PER_TASK */
+    /* srun's environment that stands for its options (srun(1), "INPUT
+     * ENVIRONMENT VARIABLES"): a batch job's GPU options reach its steps
+     * this way */
+    int gpus_env;              /* SLURM_GPUS, SLURM_GPUS_PER_NODE, _PER_TASK,
+                                 SLURM_NTASKS_PER_GPU, SLURM_CPUS_PER_GPU,
+                                 SLURM_MEM_PER_GPU (not "0"), or SLURM_GRES
+                                 naming gpu */
+    const char *cpu_bind_env;  /* SLURM_CPU_BIND when the user set it: not
+                                 when SLURM_CPU_BIND_LIST is set too, as
+                                 Slurm (and bind.c) set them in a bound
+                                 task, whose own srun would inherit them */
+    const char *gpu_bind_env;  /* SLURM_GPU_BIND */
     cmp_slurm_env_t slurm;     /* the allocation (cmp_alloc_read_of) */
     const char *tmpdir;        /* TMPDIR */
     const char *program;       /* the command srun launches, resolved as
@@ -117,6 +129,11 @@ typedef struct cmp_step_decision {
     int history_ignored; /* the history was unreadable: the guard
                                  judged an empty one */
     char *place_note;    /* owned: ends the placement's summary line */
+    char *bind_kept;     /* owned, NULL when each rank is bound to its
+                                 cores: why the step keeps Slurm's or the
+                                 user's binding (ranks placed on nodes only) */
+    int bind_kept_said;  /* 1: the user asked for that binding, say the
+                                 line whatever the verbosity */
     cmp_step_mark_t mark;
     int traffic;     /* the mark profiles traffic (else time) */
     const char *how; /* CMP_MARK_NOW: the guard's word, or NULL */

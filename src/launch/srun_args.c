@@ -40,7 +40,7 @@ static const longopt_t longopts[] = {
     { "compress", OPT, 0 }, { "container", REQ, 0 }, { "cpu-freq", REQ, 0 },
     { "dependency", REQ, 'd' }, { "deadline", REQ, 0 }, { "delay-boot", REQ, 0 },
     { "chdir", REQ, 'D' }, { "export", REQ, 0 }, { "error", REQ, 'e' },
-    { "epilog", REQ, 0 }, { "preserve-env", NOARG, 'E' }, { "gres", REQ, 0 },
+    { "epilog", REQ, 0 }, { "preserve-env", NOARG, 'E' }, { "gres", REQ, '$' },
     { "gres-flags", REQ, 0 }, { "hold", NOARG, 'H' }, { "input", REQ, 'i' },
     { "immediate", OPT, 'I' }, { "jobid", REQ, '#' }, { "job-name", REQ, 'J' },
     { "no-kill", OPT, 'k' }, { "kill-on-bad-exit", OPT, 'K' }, { "label", NOARG, 'l' },
@@ -67,17 +67,17 @@ static const longopt_t longopts[] = {
     { "mem-per-cpu", REQ, 0 }, { "resv-ports", OPT, 0 }, { "sockets-per-node", REQ, 0 },
     { "cores-per-socket", REQ, 0 }, { "threads-per-core", REQ, 0 },
     { "extra-node-info", REQ, 'B' }, { "ntasks-per-core", REQ, 0 },
-    { "ntasks-per-socket", REQ, 0 }, { "ntasks-per-gpu", REQ, 0 },
-    { "ntasks-per-tres", REQ, 0 }, { "cpu-bind", REQ, 0 }, { "cpu_bind", REQ, 0 },
+    { "ntasks-per-socket", REQ, 0 }, { "ntasks-per-gpu", REQ, '!' },
+    { "ntasks-per-tres", REQ, 0 }, { "cpu-bind", REQ, '&' }, { "cpu_bind", REQ, '&' },
     { "hint", REQ, 0 }, { "mem-bind", REQ, 0 }, { "mem_bind", REQ, 0 },
-    { "cpus-per-gpu", REQ, 0 }, { "gpus", REQ, 'G' }, { "gpu-bind", REQ, 0 },
-    { "gpu-freq", REQ, 0 }, { "gpus-per-node", REQ, 0 }, { "gpus-per-socket", REQ, 0 },
-    { "gpus-per-task", REQ, 0 }, { "mem-per-gpu", REQ, 0 }, { "tres-per-task", REQ, 0 },
+    { "cpus-per-gpu", REQ, '!' }, { "gpus", REQ, 'G' }, { "gpu-bind", REQ, '*' },
+    { "gpu-freq", REQ, 0 }, { "gpus-per-node", REQ, '!' }, { "gpus-per-socket", REQ, '!' },
+    { "gpus-per-task", REQ, '!' }, { "mem-per-gpu", REQ, '!' }, { "tres-per-task", REQ, '$' },
     { "accel-bind", REQ, 0 }, { "network", REQ, 0 }, { "uid", REQ, 0 },
     { "gid", REQ, 0 }, { "x11", OPT, 0 }, { "test-only", NOARG, 0 },
     { "help", NOARG, 'h' }, { "usage", NOARG, 'h' }, { "version", NOARG, 'V' },
     /* newer srun options (23.11: external-launcher; 24.05: segment) */
-    { "external-launcher", NOARG, 0 }, { "segment", REQ, 0 }, { "tres-bind", REQ, 0 },
+    { "external-launcher", NOARG, 0 }, { "segment", REQ, 0 }, { "tres-bind", REQ, '+' },
     { "oom-kill-step", OPT, 0 }, { "tree-width", REQ, 0 }, { "stepmgr", NOARG, 0 },
     { "mapping", REQ, '=' },
 };
@@ -115,6 +115,24 @@ static int parse_nodes(const char *s, int *lo, int *hi)
     return *hi < *lo ? -1 : 0;
 }
 
+int cmp_names_gpu(const char *list)
+{
+    /* "gpu", "gpu:2", "gpu:a100:2" in --gres; "gres/gpu:2", "gres/gpu=2"
+     * in --tres-per-task: an item naming the gpu resource, whatever its
+     * count */
+    for (const char *p = list; p && *p;) {
+        size_t whole = strcspn(p, ","), len = whole;
+        const char *item = p;
+        if (len >= 5 && !strncmp(item, "gres/", 5))
+            item += 5, len -= 5;
+        if (len >= 3 && !strncmp(item, "gpu", 3) &&
+            (len == 3 || item[3] == ':' || item[3] == '='))
+            return 1;
+        p += p[whole] ? whole + 1 : whole;
+    }
+    return 0;
+}
+
 /* Record option @p id with argument @p v (may be NULL). */
 static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
 {
@@ -145,6 +163,11 @@ static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
     case '^': o->het = 1; break;
     case 'h': case 'V': o->help = 1; break;
     case 'J': o->job_name = v; break;
+    case 'G': case '!': o->gpus |= strcmp(v, "0") != 0; break;
+    case '$': o->gpus |= cmp_names_gpu(v); break;
+    case '&': o->cpu_bind = v; break;
+    case '*': o->gpu_bind = v; break;
+    case '+': o->tres_bind = v; break;
     case '=':
         o->mapping = v;
         o->has_mapping = 1;
@@ -177,6 +200,7 @@ int cmp_srun_args_parse(int argc, char **argv, cmp_srun_args_t *o, cm_error_t *e
                             "where to put it, got NULL");
     memset(o, 0, sizeof *o);
     o->job_name = o->command = o->command_arg = o->mapping = "";
+    o->cpu_bind = o->gpu_bind = o->tres_bind = "";
     for (int k = 0; k < argc; k++)   /* exec's argv ends at its NULL */
         if (!argv[k])
             argc = k;

@@ -217,6 +217,46 @@ static void profile_key(const cmp_step_input_t *in, cmp_step_decision_t *d)
 
 /* Before the store: the mode, the reasons to leave the step to Slurm, the
  * step's tasks and nodes, its profile's key. */
+/* A --cpu-bind value that binds (or unbinds): not only "verbose"/"quiet". */
+static int binds(const char *v)
+{
+    for (const char *p = v; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len && !(len == 7 && !strncmp(p, "verbose", 7)) &&
+            !(len == 5 && !strncmp(p, "quiet", 5)))
+            return 1;
+        p += p[len] ? len + 1 : len;
+    }
+    return 0;
+}
+
+/* Whose binding the step keeps, as the line that says so, or NULL when
+ * clustermap binds each rank to its cores.  A binding the user gave wins
+ * and is always said; a step with GPUs keeps Slurm's GPU binding and the
+ * CPU binding that goes with it: cores chosen for the CPU placement could
+ * lie far from the GPU Slurm gave the rank. */
+static char *binding_kept(const cmp_step_input_t *in, int *said)
+{
+    const cmp_srun_args_t *a = &in->sa;
+    const char *gpu = a->gpu_bind && *a->gpu_bind ? a->gpu_bind : in->gpu_bind_env;
+    const char *cpu = a->cpu_bind && *a->cpu_bind ? a->cpu_bind : in->cpu_bind_env;
+    *said = 1;
+    if (gpu && *gpu)
+        return text("--gpu-bind=%s given: your GPU and CPU binding are kept; ranks are "
+                    "placed on nodes only", gpu);
+    if (a->tres_bind && *a->tres_bind)
+        return text("--tres-bind=%s given: your binding is kept; ranks are placed on "
+                    "nodes only", a->tres_bind);
+    if (binds(cpu))
+        return text("--cpu-bind=%s given: your CPU binding is kept; ranks are placed on "
+                    "nodes only", cpu);
+    *said = 0;
+    if (a->gpus || in->gpus_env)
+        return text("the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks "
+                    "are placed on nodes only");
+    return NULL;
+}
+
 static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
                         cmp_step_decision_t *d)
 {
@@ -240,6 +280,8 @@ static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
         return;
     }
     d->mpirun = cmp_srun_is_mpirun(&in->sa);
+    if (!d->mpirun)
+        d->bind_kept = binding_kept(in, &d->bind_kept_said);
     d->cpus_per_task =
         in->sa.cpus_per_task ? in->sa.cpus_per_task : int_of(in->cpus_per_task, 1 << 16);
     if (d->cpus_per_task < 1)
@@ -491,6 +533,7 @@ void cmp_step_decision_free(cmp_step_decision_t *d)
     free(d->reason);
     free(d->note);
     free(d->place_note);
+    free(d->bind_kept);
     cmp_alloc_free(&d->alloc);
     memset(d, 0, sizeof *d);
 }

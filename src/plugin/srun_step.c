@@ -259,7 +259,10 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
     for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
         cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
                       p->core[r]);
-    int bind = c->bind && s->ntasks <= c->bind_max_tasks && s->ntasks <= 16384;
+    if (s->bind_kept)
+        cmp_user_info(s->bind_kept_said, "%s", s->bind_kept);
+    int bind = c->bind && !s->bind_kept && s->ntasks <= c->bind_max_tasks &&
+               s->ntasks <= 16384;
     char *cores = bind ? cmp_core_list_format(p->core, s->ntasks, &err) : NULL;
     if (bind && !cores)
         cmp_debug("ranks not bound to their cores: %s", err.msg);

@@ -9,7 +9,8 @@
  *  - a refusal carries a message;
  *  - on success the counts are 0 (absent) or in their ranges (-n and
  *    --ntasks-per-node 1..2^24, -N min <= max in 1..2^24, -c 1..65536),
- *    the flags are 0 or 1, and the job name, command and --mapping value
+ *    the flags are 0 or 1 (gpus too), and the job name, command, --mapping,
+ *    --cpu-bind, --gpu-bind and --tres-bind values
  *    are never NULL, each one of argv's strings (or its tail) whole or
  *    "", the value present iff has_mapping.
  * Build and run: see docs/fuzzing.md and test/sh/t0210-fuzz.t. */
@@ -54,10 +55,12 @@ static void check_args(const cmp_srun_args_t *o, int argc, char **argv)
         abort();
     if (!flag(o->nodelist) || !flag(o->exclude) || !flag(o->relative) ||
         !flag(o->distribution) || !flag(o->multi_prog) || !flag(o->het) ||
-        !flag(o->jobid) || !flag(o->help) || !flag(o->has_mapping))
+        !flag(o->jobid) || !flag(o->help) || !flag(o->has_mapping) || !flag(o->gpus))
         abort();
     if (!in_argv(o->job_name, argc, argv) || !in_argv(o->mapping, argc, argv) ||
         !in_argv(o->command, argc, argv) || !in_argv(o->command_arg, argc, argv) ||
+        !in_argv(o->cpu_bind, argc, argv) || !in_argv(o->gpu_bind, argc, argv) ||
+        !in_argv(o->tres_bind, argc, argv) ||
         (!o->has_mapping && o->mapping[0]))
         abort();
 }

@@ -32,6 +32,8 @@ static const struct {
     { "SLURM_HOSTFILE", offsetof(cmp_step_input_t, hostfile) },
     { CMP_ENV_HOSTFILE, offsetof(cmp_step_input_t, our_hostfile) },
     { "SLURM_CPUS_PER_TASK", offsetof(cmp_step_input_t, cpus_per_task) },
+    { "SLURM_CPU_BIND", offsetof(cmp_step_input_t, cpu_bind_env) },
+    { "SLURM_GPU_BIND", offsetof(cmp_step_input_t, gpu_bind_env) },
     { "SLURM_JOB_NODELIST", offsetof(cmp_step_input_t, slurm.job_nodelist) },
     { "SLURM_JOB_CPUS_PER_NODE", offsetof(cmp_step_input_t, slurm.job_cpus_per_node) },
     { "SLURM_NTASKS", offsetof(cmp_step_input_t, slurm.ntasks) },
@@ -518,6 +520,92 @@ static void test_step_shape(void **state)
 
 #pragma GCC diagnostic pop
 
+/* Whose binding a placed step keeps: the user's when given (said always),
+ * Slurm's for a step with GPUs (said when verbose), else clustermap binds
+ * each rank to its cores. */
+static void test_binding(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *srun, *env;
+        int gpus_env;
+        const char *kept; /* NULL: clustermap binds */
+        int said;
+    } rows[] = {
+        { "srun -n8 ./halo", "", 0, NULL, 0 },
+        { "srun -n8 --cpu-bind=verbose ./halo", "", 0, NULL, 0 },
+        { "srun -n8 --cpu-bind=quiet,verbose ./halo", "", 0, NULL, 0 },
+        { "srun -n8 --cpu-bind=map_cpu:3,2,1,0 ./halo", "", 0,
+          "--cpu-bind=map_cpu:3,2,1,0 given: your CPU binding is kept; ranks are placed "
+          "on nodes only", 1 },
+        { "srun -n8 --cpu_bind none ./halo", "", 0,
+          "--cpu-bind=none given: your CPU binding is kept; ranks are placed on nodes "
+          "only", 1 },
+        { "srun -n8 ./halo", "SLURM_CPU_BIND=cores", 0,
+          "--cpu-bind=cores given: your CPU binding is kept; ranks are placed on nodes "
+          "only", 1 },
+        { "srun -n8 --gpus-per-task=1 ./halo", "", 0,
+          "the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks are "
+          "placed on nodes only", 0 },
+        { "srun -n8 -G 8 ./halo", "", 0, "the step asks", 0 },
+        { "srun -n8 -G0 ./halo", "", 0, NULL, 0 },
+        { "srun -n8 --gres=nic:1,gpu:a100:2 ./halo", "", 0, "the step asks", 0 },
+        { "srun -n8 --gres=gpus:2 ./halo", "", 0, NULL, 0 },
+        { "srun -n8 --tres-per-task=gres/gpu=1 ./halo", "", 0, "the step asks", 0 },
+        { "srun -n8 --ntasks-per-gpu=2 ./halo", "", 0, "the step asks", 0 },
+        { "srun -n8 ./halo", "", 1, "the step asks", 0 },
+        { "srun -n8 --gpus-per-task=1 --gpu-bind=closest ./halo", "", 0,
+          "--gpu-bind=closest given: your GPU and CPU binding are kept; ranks are "
+          "placed on nodes only", 1 },
+        { "srun -n8 ./halo", "SLURM_GPU_BIND=map_gpu:0,1", 1,
+          "--gpu-bind=map_gpu:0,1 given", 1 },
+        { "srun -n8 --gpus=8 --tres-bind=gres/gpu:closest+gres/nic:closest ./halo", "",
+          0,
+          "--tres-bind=gres/gpu:closest+gres/nic:closest given: your binding is kept; "
+          "ranks are placed on nodes only", 1 },
+        /* the srun of mpirun's daemons binds nothing of its own */
+        { MPIRUN, OURS, 1, NULL, 0 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        cmp_config_t c;
+        cmp_step_input_t in;
+        cmp_step_decision_t d;
+        cm_store_step_info_t info;
+        char *bufs[3], *argv[32], *line = malloc(strlen(rows[i].srun) + 20);
+        int argc = 0;
+        print_message("binding row %zu: %s %s\n", i, rows[i].env, rows[i].srun);
+        /* every row is a step to place */
+        sprintf(line, "srun --mapping=cluster %s", rows[i].srun + 5);
+        config("", &c);
+        /* as decide(), with the GPU variables that are not strings */
+        memset(&in, 0, sizeof in);
+        in.args_read = 1;
+        for (char *save = NULL, *t = strtok_r(line, " ", &save); t && argc < 31;
+             t = strtok_r(NULL, " ", &save))
+            argv[argc++] = t;
+        argv[argc] = NULL;
+        assert_int_equal(cmp_srun_args_parse(argc, argv, &in.sa, &in.args_err), 0);
+        bufs[0] = NULL;
+        bufs[1] = strdup(base_env);
+        set_env(&in, bufs[1]);
+        bufs[2] = strdup(rows[i].env);
+        set_env(&in, bufs[2]);
+        in.gpus_env = rows[i].gpus_env;
+        cmp_step_decide(&c, &in, NULL, &d);
+        memset(&info, 0, sizeof info);
+        if (!rows[i].kept)
+            assert_null(d.bind_kept);
+        else if (!d.bind_kept || strncmp(d.bind_kept, rows[i].kept, strlen(rows[i].kept)))
+            fail_msg("'%s', expected '%s...'", d.bind_kept ? d.bind_kept : "(null)",
+                     rows[i].kept);
+        assert_int_equal(d.bind_kept_said, rows[i].said);
+        cmp_step_decision_free(&d);
+        free(line);
+        for (int k = 1; k < 3; k++)
+            free(bufs[k]);
+    }
+}
+
 static cm_profile_t *profile(uid_t uid, const char *name, int n)
 {
     cm_error_t err = { "" };
@@ -619,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_request_and_overlays),
         cmocka_unit_test(test_step_shape),
+        cmocka_unit_test(test_binding),
         CM_TEST_STORE_CASE(test_store_step_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
