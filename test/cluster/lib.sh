@@ -220,8 +220,10 @@ cm_node_xml() {
 # cores, GPUs, NICs and GPU links): DIR/node.xml (a copy every host sees
 # at the same path, for clustermap's hwloc_xml=), DIR/gres.conf (the
 # first CM_CLUSTER_GPUS GPUs and every NIC, Cores= their locality, Links=
-# relative GPU link bandwidth), and on its standard output the slurm.conf
-# lines of the nodes' shape: "SOCKETS CORES_PER_SOCKET GRES".
+# relative GPU link bandwidth), and on its standard output the nodes'
+# shape for slurm.conf: "SOCKETS CORES_PER_SOCKET GRES", Slurm's sockets
+# being the node's locality domains (nodeinfo: Slurm 24.11 drains a node
+# whose Cores= splits a socket).
 cm_gres_config() {
     xml=$1 gd=$2
     info=$(perl "$CM_SRC/test/cluster/nodeinfo" "$xml") || cm_die "cannot read the node description $xml"
@@ -267,7 +269,7 @@ cm_gres_config() {
         }' > "$gd/gres.conf" || cm_die "cannot write $gd/gres.conf"
     gres=gpu:$CM_GPUS
     [ "$nnic" -eq 0 ] || gres=$gres,nic:$nnic
-    echo "$info" | awk -v gres="$gres" '$1 == "node" { print $2, $3, gres }'
+    echo "$info" | awk -v gres="$gres" '$1 == "slurm" { print $2, $3, gres }'
 }
 
 # cm_gres_devices: the character devices gres.conf names (File=), made

@@ -85,10 +85,11 @@ closest_as_predicted() {
     done <"$1"
 }
 
-test_expect_success 'nodeinfo reads a node type: shape, GPUs and NICs in PCI order with their locality, GPU links' '
+test_expect_success 'nodeinfo reads a node type: shape, Slurm sockets (locality domains), GPUs and NICs in PCI order with their locality, GPU links' '
     "$CM_CLUSTER_BIN/nodeinfo" "$NODES/gpu4.xml" >gpu4.info &&
     cat >expect <<-\EOF &&
 	node 2 8
+	slurm 2 8
 	gpu 0 cuda0 nvidia 0-7
 	gpu 1 cuda1 nvidia 0-7
 	gpu 2 cuda2 nvidia 8-15
@@ -104,6 +105,7 @@ test_expect_success 'nodeinfo reads a node type: shape, GPUs and NICs in PCI ord
     "$CM_CLUSTER_BIN/nodeinfo" "$NODES/frontier.xml" | grep -v "^link" >frontier.info &&
     cat >expect <<-\EOF &&
 	node 1 64
+	slurm 8 8
 	gpu 0 rsmi0 amd 48-55
 	gpu 1 rsmi1 amd 56-63
 	gpu 2 rsmi2 amd 16-23
@@ -120,10 +122,10 @@ test_expect_success 'nodeinfo reads a node type: shape, GPUs and NICs in PCI ord
     test_cmp expect frontier.info &&
     "$CM_CLUSTER_BIN/nodeinfo" "$NODES/dgx.xml" >dgx.info &&
     test "$(grep -c "^gpu .* nvidia" dgx.info)" -eq 8 &&
-    grep "^node 2 32$" dgx.info && grep "^gpu 7 cuda7 nvidia 48-63$" dgx.info &&
+    grep "^node 2 32$" dgx.info && grep "^slurm 4 16$" dgx.info && grep "^gpu 7 cuda7 nvidia 48-63$" dgx.info &&
     test "$(grep -c "^link .* 300000$" dgx.info)" -eq 56 &&
     "$CM_CLUSTER_BIN/nodeinfo" "$NODES/gh200.xml" >gh200.info &&
-    grep "^node 4 72$" gh200.info && grep "^gpu 3 cuda3 nvidia 216-287$" gh200.info &&
+    grep "^node 4 72$" gh200.info && grep "^slurm 4 72$" gh200.info && grep "^gpu 3 cuda3 nvidia 216-287$" gh200.info &&
     grep "^nic 3 mlx5_3 ib3 216-287$" gh200.info
 '
 
@@ -168,7 +170,8 @@ test_expect_success 'CM_CLUSTER_GPUS=4: gres.conf from gpu4.xml, the node shape 
     test "$(grep -c "^Name=gpu" gpu2/gres.conf)" -eq 2 &&
     gen byfile CM_CLUSTER_GPUS=8 CM_CLUSTER_NODE_XML="$NODES/frontier.xml" &&
     grep "^Name=gpu File=$dev/dri/renderD128 Cores=48-55 Links=-1,4,2,0,0,0,1,0 Flags=amd_gpu_env$" byfile/gres.conf &&
-    grep "^Name=nic File=$dev/cxi3 Cores=32-47$" byfile/gres.conf
+    grep "^Name=nic File=$dev/cxi3 Cores=32-47$" byfile/gres.conf &&
+    grep "^NodeName=DEFAULT Sockets=8 CoresPerSocket=8 ThreadsPerCore=1" byfile/slurm.conf
 '
 
 test_expect_success 'bad GPU settings are refused, naming the variable' '
@@ -311,10 +314,10 @@ test_expect_success TRES_BIND,FOLDED_CPUS '--tres-bind=gres/gpu:closest+gres/nic
     ! grep UCX_NET_DEVICES tb
 '
 
-test_expect_success 'frontier: 8 GCDs, ROCR_VISIBLE_DEVICES (amd_gpu_env), no CUDA variable' '
+test_expect_success 'frontier: 8 GCDs, one Slurm socket per L3, ROCR_VISIBLE_DEVICES (amd_gpu_env), no CUDA variable' '
     CM_CLUSTER_GPUS=8 CM_CLUSTER_NODE_XML=frontier "$CM_CLUSTER_BIN/up.sh" &&
     run scontrol show node n1 >node &&
-    grep "Gres=gpu:8(S:0),nic:4(S:0)" node && grep "CPUTot=64 " node &&
+    grep "Gres=gpu:8(S:0-7),nic:4(S:0-7)" node && grep "CPUTot=64 " node &&
     test -c "$CM_CLUSTER_STATE/dev/dri/renderD135" &&
     layout f1 -N1 -n8 --gpus-per-task=1 &&
     awk "{ print \$1, \$3 }" f1 >actual &&
@@ -329,10 +332,10 @@ test_expect_success FOLDED_CPUS 'frontier --gpu-bind=closest: closest as predict
     closest_as_predicted f2 0-7
 '
 
-test_expect_success 'dgx: 8 GPUs, 4 NICs, 64 cores; -N2 -n16 --gpus-per-task=1' '
+test_expect_success 'dgx: 8 GPUs, 4 NICs, 64 cores in 4 Slurm sockets (NUMA nodes); -N2 -n16 --gpus-per-task=1' '
     CM_CLUSTER_GPUS=8 CM_CLUSTER_NODE_XML=dgx "$CM_CLUSTER_BIN/up.sh" &&
     run scontrol show node n1 >node &&
-    grep "Gres=gpu:8(S:0-1),nic:4(S:0-1)" node && grep "CPUTot=64 " node &&
+    grep "Gres=gpu:8(S:0-3),nic:4(S:0-3)" node && grep "CPUTot=64 " node &&
     layout d1 -N2 -n16 --gpus-per-task=1 &&
     awk "{ print \$1, \$2, \$3 }" d1 >actual &&
     awk "BEGIN { for (k = 0; k < 16; k++) print k, \"n\" (1 + int(k / 8)), k % 8 }" >expect &&
