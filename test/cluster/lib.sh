@@ -232,7 +232,32 @@ cm_gres_config() {
     [ "$CM_GPUS" -le "$ngpu" ] ||
         cm_die "CM_CLUSTER_GPUS=$CM_GPUS: node type $xml has $ngpu GPUs"
     cp "$xml" "$gd/node.xml"
-    echo "$info" | awk -v gpus="$CM_GPUS" -v dev="$CM_DEV" -v src="$xml" '
+    # Slurm 25.11 and later take a Cores= of exactly one socket or of the
+    # whole node only (_check_core_range_matches_sock; 24.11 takes whole
+    # sockets): a device whose locality spans some of the sockets (the
+    # frontier type's NICs, one per NUMA node of two L3 sockets) gets no
+    # Cores= there, and a comment saying so.
+    one_socket=0
+    if printf '25.11\n%s\n' "$(slurmd -V 2>/dev/null | awk '{ print $2 }')" | sort -V -C; then
+        one_socket=1
+    fi
+    echo "$info" | awk -v gpus="$CM_GPUS" -v dev="$CM_DEV" -v src="$xml" -v one_socket="$one_socket" '
+        function cores_arg(name, list,   n, i, part, ab, lo, hi, cnt) {
+            if (!one_socket) return " Cores=" list
+            n = split(list, part, ",")
+            lo = -1; hi = -1; cnt = 0
+            for (i = 1; i <= n; i++) {
+                if (split(part[i], ab, "-") == 1) ab[2] = ab[1]
+                if (lo < 0 || ab[1] + 0 < lo) lo = ab[1] + 0
+                if (ab[2] + 0 > hi) hi = ab[2] + 0
+                cnt += ab[2] - ab[1] + 1
+            }
+            if (cnt == ncores || (cnt == cps && lo % cps == 0 && hi == lo + cps - 1))
+                return " Cores=" list
+            dropped = dropped "# " name ": no Cores=" list " (spans " cnt / cps " of the sockets; Slurm 25.11 and later take one socket or all)\n"
+            return ""
+        }
+        $1 == "slurm" { cps = $3; ncores = $2 * $3 }
         $1 == "gpu" && $2 < gpus { vendor[$2] = $4; cores[$2] = $5 }
         $1 == "nic" { nic[$2] = $3; niccores[$2] = $5; nnic = $2 + 1 }
         $1 == "link" && $2 < gpus && $3 < gpus {
@@ -245,7 +270,6 @@ cm_gres_config() {
             print "# harness'"'"'s own character devices (major 42, kept for sample use), no"
             print "# real GPU or NIC; Cores= is the locality and Links= the GPU link"
             print "# bandwidth (relative to the slowest link) the XML describes."
-            print "AutoDetect=off"
             for (i = 0; i < gpus; i++) {
                 if (vendor[i] == "amd" || vendor[i] == "intel") {
                     file = dev "/dri/renderD" (128 + i)
@@ -262,10 +286,11 @@ cm_gres_config() {
                     }
                     links = " Links=" links
                 }
-                printf "Name=gpu File=%s Cores=%s%s Flags=%s\n", file, cores[i], links, flag
+                line = line sprintf("Name=gpu File=%s%s%s Flags=%s\n", file, cores_arg("GPU " i, cores[i]), links, flag)
             }
             for (i = 0; i < nnic; i++)
-                printf "Name=nic File=%s/%s Cores=%s\n", dev, nic[i], niccores[i]
+                line = line sprintf("Name=nic File=%s/%s%s\n", dev, nic[i], cores_arg("NIC " nic[i], niccores[i]))
+            printf "%sAutoDetect=off\n%s", dropped, line
         }' > "$gd/gres.conf" || cm_die "cannot write $gd/gres.conf"
     gres=gpu:$CM_GPUS
     [ "$nnic" -eq 0 ] || gres=$gres,nic:$nnic

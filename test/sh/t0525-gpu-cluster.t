@@ -40,6 +40,8 @@ esac
 case $SLURM_V in
     2[3-9].1[1-2].* | 2[4-9].* | [3-9]*) test_set_prereq TRES_BIND ;;
 esac
+# Slurm 25.11 and later take a gres.conf Cores= of one socket or all cores.
+if printf '25.11\n%s\n' "$SLURM_V" | sort -V -C; then test_set_prereq ONE_SOCKET_CORES; fi
 if [ -e "$(. "$CM_CLUSTER_BIN/lib.sh" && echo "$CM_SLURM_PLUGINDIR")/topology_block.so" ]; then
     test_set_prereq TOPOLOGY_BLOCK
 fi
@@ -170,7 +172,13 @@ test_expect_success 'CM_CLUSTER_GPUS=4: gres.conf from gpu4.xml, the node shape 
     test "$(grep -c "^Name=gpu" gpu2/gres.conf)" -eq 2 &&
     gen byfile CM_CLUSTER_GPUS=8 CM_CLUSTER_NODE_XML="$NODES/frontier.xml" &&
     grep "^Name=gpu File=$dev/dri/renderD128 Cores=48-55 Links=-1,4,2,0,0,0,1,0 Flags=amd_gpu_env$" byfile/gres.conf &&
-    grep "^Name=nic File=$dev/cxi3 Cores=32-47$" byfile/gres.conf &&
+    if test_have_prereq ONE_SOCKET_CORES; then
+        grep "^Name=nic File=$dev/cxi3$" byfile/gres.conf &&
+        grep "^# NIC cxi3: no Cores=32-47 (spans 2 of the sockets; Slurm 25.11 and later take one socket or all)$" byfile/gres.conf
+    else
+        grep "^Name=nic File=$dev/cxi3 Cores=32-47$" byfile/gres.conf &&
+        ! grep "^# NIC" byfile/gres.conf
+    fi &&
     grep "^NodeName=DEFAULT Sockets=8 CoresPerSocket=8 ThreadsPerCore=1" byfile/slurm.conf
 '
 
@@ -317,7 +325,12 @@ test_expect_success TRES_BIND,FOLDED_CPUS '--tres-bind=gres/gpu:closest+gres/nic
 test_expect_success 'frontier: 8 GCDs, one Slurm socket per L3, ROCR_VISIBLE_DEVICES (amd_gpu_env), no CUDA variable' '
     CM_CLUSTER_GPUS=8 CM_CLUSTER_NODE_XML=frontier "$CM_CLUSTER_BIN/up.sh" &&
     run scontrol show node n1 >node &&
-    grep "Gres=gpu:8(S:0-7),nic:4(S:0-7)" node && grep "CPUTot=64 " node &&
+    if test_have_prereq ONE_SOCKET_CORES; then
+        grep "Gres=gpu:8(S:0-7),nic:4\$" node
+    else
+        grep "Gres=gpu:8(S:0-7),nic:4(S:0-7)" node
+    fi &&
+    grep "CPUTot=64 " node &&
     test -c "$CM_CLUSTER_STATE/dev/dri/renderD135" &&
     layout f1 -N1 -n8 --gpus-per-task=1 &&
     awk "{ print \$1, \$3 }" f1 >actual &&
