@@ -11,6 +11,7 @@
 #   gpu_cols FILE            the five fixed columns of a layout, without
 #                            the VAR=VALUE tail
 #   gpu_var FILE VAR         "RANK VALUE" of VAR per task ("-" when unset)
+#   gpu_fold, gpu_closest, gpu_job_cpus, GPU_NODE_XML: see below
 
 GPU_TASK=$SHARNESS_TEST_DIRECTORY/lib/gpu-task
 
@@ -107,3 +108,7 @@ gpu_job_cpus() {
             }
         }' "$1"
 }
+
+# GPU_NODE_XML: the node type's hwloc XML as every host of a GPU cluster
+# sees it (up.sh copies it there), for the plugin's hwloc_xml= argument.
+GPU_NODE_XML=$CM_CLUSTER_STATE/etc/node.xml
