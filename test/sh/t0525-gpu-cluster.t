@@ -46,6 +46,7 @@ if [ -e "$(. "$CM_CLUSTER_BIN/lib.sh" && echo "$CM_SLURM_PLUGINDIR")/topology_bl
     test_set_prereq TOPOLOGY_BLOCK
 fi
 if [ "$GPU_MACHINE_CPUS" -lt 4 ]; then test_set_prereq FEW_CPUS; fi
+if command -v hwloc-calc >/dev/null 2>&1; then test_set_prereq HWLOC_CALC; fi
 say "# Slurm $SLURM_V, $GPU_MACHINE_CPUS machine CPUs"
 
 # gen DIR [VAR=VALUE...]: the configuration up.sh would write, into DIR.
@@ -129,6 +130,25 @@ test_expect_success 'nodeinfo reads a node type: shape, Slurm sockets (locality 
     "$CM_CLUSTER_BIN/nodeinfo" "$NODES/gh200.xml" >gh200.info &&
     grep "^node 4 72$" gh200.info && grep "^slurm 4 72$" gh200.info && grep "^gpu 3 cuda3 nvidia 216-287$" gh200.info &&
     grep "^nic 3 mlx5_3 ib3 216-287$" gh200.info
+'
+
+# hwloc_cores XML DEVICE: the cores hwloc gives the OS device DEVICE, as
+# a range list ("0-7"), to hold nodeinfo's own reading against.
+hwloc_cores() {
+    hwloc-calc -i "$1" "os=$2" --intersect core | tr , '\n' | awk '
+        NR == 1 || $1 != last + 1 { if (NR > 1) out = out sep (lo == last ? lo : lo "-" last); sep = ","; lo = $1 }
+        { last = $1 }
+        END { print out sep (lo == last ? lo : lo "-" last) }' | sed 's/^,//'
+}
+
+test_expect_success HWLOC_CALC 'nodeinfo agrees with hwloc on every GPU'"'"'s and NIC'"'"'s cores, all four types' '
+    for t in gpu4 dgx frontier gh200; do
+        "$CM_CLUSTER_BIN/nodeinfo" "$NODES/$t.xml" | grep -E "^(gpu|nic) " | cut -d" " -f3,5 >$t.mine &&
+        while read -r dev cores; do
+            echo "$dev $(hwloc_cores "$NODES/$t.xml" "$dev")" || return 1
+        done <$t.mine >$t.hwloc &&
+        test_cmp $t.hwloc $t.mine || return 1
+    done
 '
 
 test_expect_success 'nodeinfo names the file and what it expected when a description does not fit' '
