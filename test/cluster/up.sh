@@ -4,6 +4,7 @@
 # differently configured one is replaced.  Returns when every node is idle.
 #   CM_CLUSTER_DIR, CM_CLUSTER_NAME, CM_CLUSTER_NODES   which cluster (lib.sh)
 #   CM_CLUSTER_PLUGSTACK[_FILE], CM_CLUSTER_SLURM_EXTRA  configuration (lib.sh)
+#   CM_CLUSTER_GPUS, CM_CLUSTER_NODE_XML  GPU nodes and their type (lib.sh)
 #   CM_CLUSTER_TIMEOUT   seconds to wait for idle nodes (60)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +39,9 @@ if [ -r "$CM_CONF" ]; then
     new=$(mktemp -d "$CM_STATE/.new-etc.XXXXXX")
     cm_write_config "$new"
     same=1
-    for f in slurm.conf topology.conf plugstack.conf hosts; do
+    for f in slurm.conf topology.conf plugstack.conf hosts gres.conf node.xml; do
+        # gres.conf and node.xml exist with CM_CLUSTER_GPUS only
+        [ -e "$new/$f" ] || [ -e "$CM_ETC/$f" ] || continue
         cmp -s "$new/$f" "$CM_ETC/$f" || same=0
     done
     rm -rf "$new"
@@ -57,6 +60,7 @@ start=$(date +%s)
 mkdir -p "$CM_ETC" "$CM_LOG" "$CM_RUN" "$CM_SPOOL" "$CM_TMP"
 chmod 0755 "$CM_STATE" "$CM_ETC" "$CM_RUN"
 cm_write_config "$CM_ETC"
+cm_gres_devices
 cm_net_up
 cm_daemons_up
 if ! cm_wait_idle "$timeout"; then
