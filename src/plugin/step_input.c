@@ -30,9 +30,9 @@ void cmp_step_input_read(cmp_step_input_t *in)
     in->hostfile = getenv("SLURM_HOSTFILE");
     in->our_hostfile = getenv(CMP_ENV_HOSTFILE);
     in->cpus_per_task = getenv("SLURM_CPUS_PER_TASK");
-    static const char *const gpu_env[] = {"SLURM_GPUS",         "SLURM_GPUS_PER_NODE",
-                                          "SLURM_GPUS_PER_TASK", "SLURM_NTASKS_PER_GPU",
-                                          "SLURM_CPUS_PER_GPU",  "SLURM_MEM_PER_GPU"};
+    static const char *const gpu_env[] = { "SLURM_GPUS",          "SLURM_GPUS_PER_NODE",
+                                           "SLURM_GPUS_PER_TASK", "SLURM_NTASKS_PER_GPU",
+                                           "SLURM_CPUS_PER_GPU",  "SLURM_MEM_PER_GPU" };
     for (size_t k = 0; k < sizeof gpu_env / sizeof gpu_env[0]; k++) {
         const char *v = getenv(gpu_env[k]);
         in->gpus_env |= v && *v && strcmp(v, "0") != 0;

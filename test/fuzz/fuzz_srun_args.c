@@ -60,8 +60,7 @@ static void check_args(const cmp_srun_args_t *o, int argc, char **argv)
     if (!in_argv(o->job_name, argc, argv) || !in_argv(o->mapping, argc, argv) ||
         !in_argv(o->command, argc, argv) || !in_argv(o->command_arg, argc, argv) ||
         !in_argv(o->cpu_bind, argc, argv) || !in_argv(o->gpu_bind, argc, argv) ||
-        !in_argv(o->tres_bind, argc, argv) ||
-        (!o->has_mapping && o->mapping[0]))
+        !in_argv(o->tres_bind, argc, argv) || (!o->has_mapping && o->mapping[0]))
         abort();
 }
 
@@ -73,8 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char **argv = a.argv;
 
     cmp_srun_args_t o;
-    cm_error_t err = {""};
-    memset(&o, 0xa5, sizeof o);   /* the parser must set every field */
+    cm_error_t err = { "" };
+    memset(&o, 0xa5, sizeof o); /* the parser must set every field */
     if (cmp_srun_args_parse(argc, argv, &o, &err) < 0) {
         if (!err.msg[0])
             abort();

@@ -161,6 +161,9 @@ static void test_srun_args(void **state)
     FAILS(cmp_srun_args_parse(3, bad_N, &o, err));
     assert_int_equal(cmp_srun_args_parse(6, garbage, &o, NULL), 0);
     assert_int_equal(cmp_srun_is_mpirun(NULL), 0);
+    assert_int_equal(cmp_names_gpu(NULL), 0);
+    assert_int_equal(cmp_names_gpu(""), 0);
+    assert_int_equal(cmp_names_gpu(",,gpu"), 1);
 
     assert_null(cmp_resolve_command(NULL));
     char *out = cmp_resolve_command("");

@@ -537,16 +537,20 @@ static void test_binding(void **state)
         { "srun -n8 --cpu-bind=quiet,verbose ./halo", "", 0, NULL, 0 },
         { "srun -n8 --cpu-bind=map_cpu:3,2,1,0 ./halo", "", 0,
           "--cpu-bind=map_cpu:3,2,1,0 given: your CPU binding is kept; ranks are placed "
-          "on nodes only", 1 },
+          "on nodes only",
+          1 },
         { "srun -n8 --cpu_bind none ./halo", "", 0,
           "--cpu-bind=none given: your CPU binding is kept; ranks are placed on nodes "
-          "only", 1 },
+          "only",
+          1 },
         { "srun -n8 ./halo", "SLURM_CPU_BIND=cores", 0,
           "--cpu-bind=cores given: your CPU binding is kept; ranks are placed on nodes "
-          "only", 1 },
+          "only",
+          1 },
         { "srun -n8 --gpus-per-task=1 ./halo", "", 0,
           "the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks are "
-          "placed on nodes only", 0 },
+          "placed on nodes only",
+          0 },
         { "srun -n8 -G 8 ./halo", "", 0, "the step asks", 0 },
         { "srun -n8 -G0 ./halo", "", 0, NULL, 0 },
         { "srun -n8 --gres=nic:1,gpu:a100:2 ./halo", "", 0, "the step asks", 0 },
@@ -556,13 +560,14 @@ static void test_binding(void **state)
         { "srun -n8 ./halo", "", 1, "the step asks", 0 },
         { "srun -n8 --gpus-per-task=1 --gpu-bind=closest ./halo", "", 0,
           "--gpu-bind=closest given: your GPU and CPU binding are kept; ranks are "
-          "placed on nodes only", 1 },
+          "placed on nodes only",
+          1 },
         { "srun -n8 ./halo", "SLURM_GPU_BIND=map_gpu:0,1", 1,
           "--gpu-bind=map_gpu:0,1 given", 1 },
-        { "srun -n8 --gpus=8 --tres-bind=gres/gpu:closest+gres/nic:closest ./halo", "",
-          0,
+        { "srun -n8 --gpus=8 --tres-bind=gres/gpu:closest+gres/nic:closest ./halo", "", 0,
           "--tres-bind=gres/gpu:closest+gres/nic:closest given: your binding is kept; "
-          "ranks are placed on nodes only", 1 },
+          "ranks are placed on nodes only",
+          1 },
         /* the srun of mpirun's daemons binds nothing of its own */
         { MPIRUN, OURS, 1, NULL, 0 },
     };
