@@ -27,6 +27,7 @@ LIBDIR  ?= $(PREFIX)/lib
 LIBEXECDIR ?= $(PREFIX)/libexec
 INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
 SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
 DESTDIR ?=
 BUILD   ?= build
@@ -403,6 +404,8 @@ install: all
 	install -m 0755 $(PINGPONG) $(DESTDIR)$(LIBEXECDIR)/clustermap/pingpong
 	for f in $(wildcard docs/man/*.1); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man1/; done
 	for f in $(wildcard docs/man/*.8); do install -m 0644 $$f $(DESTDIR)$(MANDIR)/man8/; done
+	install -d $(DESTDIR)$(DATADIR)/clustermap/nodes
+	install -m 0644 $(wildcard test/data/nodes/*.xml) $(DESTDIR)$(DATADIR)/clustermap/nodes/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clustermap $(DESTDIR)$(LIBDIR)/libclustermap.a \
@@ -416,9 +419,10 @@ uninstall:
 	  $(DESTDIR)$(LIBEXECDIR)/clustermap/bin/mpiexec \
 	  $(DESTDIR)$(LIBEXECDIR)/clustermap/pingpong \
 	  $(foreach f,$(wildcard docs/man/*.1),$(DESTDIR)$(MANDIR)/man1/$(notdir $(f))) \
-	  $(foreach f,$(wildcard docs/man/*.8),$(DESTDIR)$(MANDIR)/man8/$(notdir $(f)))
+	  $(foreach f,$(wildcard docs/man/*.8),$(DESTDIR)$(MANDIR)/man8/$(notdir $(f))) \
+	  $(foreach f,$(wildcard test/data/nodes/*.xml),$(DESTDIR)$(DATADIR)/clustermap/nodes/$(notdir $(f)))
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/clustermap/bin $(DESTDIR)$(LIBEXECDIR)/clustermap \
-	  2>/dev/null
+	  $(DESTDIR)$(DATADIR)/clustermap/nodes $(DESTDIR)$(DATADIR)/clustermap 2>/dev/null
 
 # What a program linking the static libraries needs besides, in link
 # order: test/fuzz/build.sh links its targets with it.
