@@ -91,7 +91,7 @@ def write_node(path, desc):
                           else ""))
                 g.line(d + 1, '<page_type size="4096" count="%d"/>' % (m["mem"] // 4096))
                 g.line(d, '</object>')
-            for l3 in numa.get("l3", [None]):
+            for k, l3 in enumerate(numa.get("l3", [None])):
                 cd = d
                 cores = numa["cores"] if l3 is None else l3
                 if l3 is not None:
@@ -107,6 +107,7 @@ def write_node(path, desc):
                            % (c, sets([c], [numa["os"]]), g.next_gp()))
                     g.line(cd, '</object>')
                 if l3 is not None:
+                    write_pci(g, d + 1, numa.get("l3_pci", {}).get(k, []), gpus)
                     g.line(d, '</object>')
             write_pci(g, d, numa["pci"], gpus)
             if not whole:
@@ -257,11 +258,12 @@ def frontier():
     for q in range(4):
         a, b, nic = per_numa[q]
         assert {gcd_l3[a], gcd_l3[b]} == {2 * q, 2 * q + 1}
-        pci = [amd_gcd(a, "0000:%02x:00.0" % gcd_bus[a]),
-               amd_gcd(b, "0000:%02x:00.0" % gcd_bus[b]),
-               cassini(nic, "0000:%02x:00.0" % nic_bus[nic])]
+        # A GCD's locality is its L3 (8 cores), the NIC's the NUMA node.
+        l3_pci = {gcd_l3[a] - 2 * q: [amd_gcd(a, "0000:%02x:00.0" % gcd_bus[a])],
+                  gcd_l3[b] - 2 * q: [amd_gcd(b, "0000:%02x:00.0" % gcd_bus[b])]}
+        pci = [cassini(nic, "0000:%02x:00.0" % nic_bus[nic])]
         numas.append({"os": q, "cores": r(16 * q, 16), "mem": 128 * GiB, "pci": pci,
-                      "l3": [r(16 * q, 8), r(16 * q + 8, 8)]})
+                      "l3": [r(16 * q, 8), r(16 * q + 8, 8)], "l3_pci": l3_pci})
     pairs = {(0, 1): 200000, (2, 3): 200000, (4, 5): 200000, (6, 7): 200000,
              (0, 2): 100000, (1, 3): 100000, (4, 6): 100000, (5, 7): 100000,
              (0, 6): 50000, (1, 7): 50000, (2, 4): 50000, (3, 5): 50000}
