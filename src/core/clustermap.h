@@ -281,6 +281,40 @@ cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
  *  per byte.  @p nnodes is 1 to 2^20, and the tree at most 2^24 slots. */
 cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err);
 
+/** @p nnodes identical nodes of the hwloc topology @p xml_path (NULL: the
+ *  live machine) whose slots are GPUs (cm_devices_from_hwloc()), @p per_gpu
+ *  (1 to 1024) slots per GPU, under one switch.  Levels: switch, node, then
+ *  the GPU groups that split, coarsest first: "socket" (the package of a
+ *  GPU's locality), "numa" (its NUMA node), and the interconnect level
+ *  ("nvlink", "xgmi" or "xelink", after cm_devices_link_name()): the GPUs
+ *  joined by links of the highest bandwidth of the matrix, in connected
+ *  groups.  A level splits when it has more groups than the level above
+ *  and fewer than there are GPUs and nests with its neighbours; of levels
+ *  with the same groups the interconnect is kept, then numa, then socket.
+ *  So an all-to-all switch (NVSwitch) adds no level.  Then "gpu" (one
+ *  vertex per GPU, labelled "gpu<k>", k the GPU index on its node) and,
+ *  when @p per_gpu > 1, leaves "task" (labelled "gpu<k>.<j>").  Costs: a
+ *  level whose every pair of GPUs (with their lowest common ancestor
+ *  there) has a direct link gets 1 / the smallest such bandwidth per byte
+ *  and cm_tree_default_latency() of the interconnect level per message;
+ *  other levels their defaults (cm_tree_default_latency(),
+ *  cm_tree_default_bandwidth()); "gpu" and "task" cost 0.  Inside a node
+ *  the GPUs are in the order of their locality's first PU (GPU index on
+ *  ties), which is the order Slurm's block distribution with
+ *  --gpu-bind=closest gives them, not necessarily the GPU index order:
+ *  cm_tree_slot_gpu() gives a slot's GPU.  @p nnodes is 1 to 2^20, the
+ *  tree at most 2^24 slots; a node without GPUs is an error naming the
+ *  file. */
+cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu,
+                                   cm_error_t *err);
+
+/** The GPU index, on its node, of slot @p s of a tree made by
+ *  cm_tree_from_hwloc_gpus() (or cut from one by cm_tree_restrict()): the
+ *  k of the "gpu<k>" label of the "gpu" vertex above the slot.  -1 for a
+ *  NULL tree, a slot that does not exist, or a tree without such a
+ *  vertex. */
+int cm_tree_slot_gpu(const cm_tree_t *t, int s);
+
 /** Slurm configuration files (no controller needed): NodeName lines of
  *  @p slurm_conf (Sockets, CoresPerSocket, ThreadsPerCore, CPUs, Boards,
  *  SocketsPerBoard, Weight; NodeName=DEFAULT; hostlist expressions; Include
@@ -916,6 +950,9 @@ int cm_devices_gpu_vendor(const cm_devices_t *d, int gpu);
  *  (of equal ones the first in hwloc's order, so CPU memory before a
  *  GH200's GPU memory); -1 when none does or the GPU does not exist. */
 int cm_devices_gpu_numa(const cm_devices_t *d, int gpu);
+/** OS index of the package holding GPU @p gpu's locality; -1 when the
+ *  locality is not inside one package or the GPU does not exist. */
+int cm_devices_gpu_package(const cm_devices_t *d, int gpu);
 /** The cores of GPU @p gpu's locality: their number, and in *@p cores
  *  (may be NULL) their hwloc logical indexes, ascending, owned by @p d
  *  (PUs when the topology has no cores).  0 and NULL for a GPU that does

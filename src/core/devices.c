@@ -33,6 +33,7 @@ typedef struct dev {
     char busid[32];   /* dddd:bb:dd.f */
     int vendor;       /* PCI vendor id */
     int numa;         /* OS index, -1 */
+    int package;      /* OS index, -1 */
     int ncores, npus; /* lengths of cores[] and pus[] */
     int *cores;       /* logical core indexes of the locality */
     int *pus;         /* OS PU indexes of the locality */
@@ -131,6 +132,12 @@ static int fill_locality(hwloc_topology_t topo, device_t *d)
 {
     d->loc = hwloc_get_non_io_ancestor_obj(topo, d->pci);
     d->numa = -1;
+    d->package = -1;
+    hwloc_obj_t pk = d->loc;
+    while (pk && pk->type != HWLOC_OBJ_PACKAGE)
+        pk = pk->parent;
+    if (pk)
+        d->package = (int)pk->os_index;
     hwloc_const_cpuset_t set = d->loc ? d->loc->cpuset : NULL;
     if (!set)
         return 0;
@@ -428,6 +435,11 @@ int cm_devices_gpu_vendor(const cm_devices_t *d, int g)
 int cm_devices_gpu_numa(const cm_devices_t *d, int g)
 {
     return gpu(d, g) ? gpu(d, g)->numa : -1;
+}
+
+int cm_devices_gpu_package(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->package : -1;
 }
 
 int cm_devices_gpu_cores(const cm_devices_t *d, int g, const int **cores)

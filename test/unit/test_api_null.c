@@ -637,6 +637,7 @@ static void test_devices(void **state)
         assert_null(cm_devices_gpu_busid(x, bad));
         assert_int_equal(cm_devices_gpu_vendor(x, bad), -1);
         assert_int_equal(cm_devices_gpu_numa(x, -1), -1);
+        assert_int_equal(cm_devices_gpu_package(x, bad), -1);
         assert_int_equal(cm_devices_gpu_cores(x, bad, &ids), 0);
         assert_null(ids);
         ids = (const int *)&ids;
@@ -654,6 +655,18 @@ static void test_devices(void **state)
         assert_null(cm_devices_nic_cpulist(x, i ? 2 : 0));
     }
     cm_devices_free(d);
+
+    const char *xml = cm_test_data_path("nodes/gpu4.xml");
+    FAILS_NULL(cm_tree_from_hwloc_gpus(cm_test_data_path("nodes/none.xml"), 1, 1, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 0, 1, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 1, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 1, 1025, err));
+    assert_int_equal(cm_tree_slot_gpu(NULL, 0), -1);
+    cm_tree_t *t = cm_tree_from_hwloc_gpus(xml, 1, 1, NULL);
+    assert_non_null(t);
+    assert_int_equal(cm_tree_slot_gpu(t, -1), -1);
+    assert_int_equal(cm_tree_slot_gpu(t, 4), -1);
+    cm_tree_free(t);
 }
 
 static void test_restrict(void **state)

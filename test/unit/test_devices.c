@@ -99,6 +99,7 @@ static void test_frontier(void **state)
     gpu_is(d, 6, "rsmi6", "0000:d9:00.0", 2, "32-39", "hsn3");
     gpu_is(d, 7, "rsmi7", "0000:de:00.0", 2, "40-47", "hsn3");
     assert_int_equal(cm_devices_gpu_vendor(d, 4), 0x1002);
+    assert_int_equal(cm_devices_gpu_package(d, 7), 0);
     assert_string_equal(cm_devices_nic_fabric(d, 2), "cxi2");
     assert_string_equal(cm_devices_nic_cpulist(d, 2), "0-15");
     assert_string_equal(cm_devices_link_name(d), "xgmi");
@@ -117,6 +118,7 @@ static void test_gh200(void **state)
     assert_int_equal(cm_devices_nnics(d), 4);
     /* the CPU memory's NUMA node, not the GPU's HBM node of the same cpuset */
     gpu_is(d, 2, "nvml2", "0029:01:00.0", 2, "144-215", "ib2");
+    assert_int_equal(cm_devices_gpu_package(d, 2), 2);
     const int *cores;
     assert_int_equal(cm_devices_gpu_cores(d, 3, &cores), 72);
     assert_int_equal(cores[0], 216);
