@@ -197,15 +197,10 @@ static cm_tree_t *build_part(const cm_machine_opts_t *o, int n, const int *keep,
         return n ? cm_tree_from_hierarchy_restricted(o->hierarchy, o->distances,
                                                      n, keep, nkeep, err)
                  : cm_tree_from_hierarchy(o->hierarchy, o->distances, err);
-    if (o->gpus) {
-        /* A node's GPUs are few: the tree is built whole, then cut. */
-        cm_tree_t *t = cm_tree_from_hwloc_gpus(xml, o->nodes, o->gpus, err);
-        if (!t || !n || cm_tree_nslots(t) <= WHOLE_MAX_SLOTS)
-            return t;
-        cm_tree_t *part = cm_tree_restrict(t, n, keep, nkeep, err);
-        cm_tree_free(t);
-        return part;
-    }
+    if (o->gpus)
+        return n ? cm_tree_from_hwloc_gpus_restricted(xml, o->nodes, o->gpus, n, keep,
+                                                      nkeep, err)
+                 : cm_tree_from_hwloc_gpus(xml, o->nodes, o->gpus, err);
     if (o->hwloc_xml || o->hwloc_live)
         return n ? cm_tree_from_hwloc_restricted(xml, o->nodes, n, keep, nkeep, err)
                  : cm_tree_from_hwloc(xml, o->nodes, err);

@@ -1071,6 +1071,14 @@ cm_tree_t *cm_tree_from_hierarchy_restricted(const char *hierarchy,
                                              const int *keep, int nkeep,
                                              cm_error_t *err);
 
+/** cm_tree_restrict(cm_tree_from_hwloc_gpus(@p xml_path, @p nnodes,
+ *  @p per_gpu), @p n, @p keep, @p nkeep) reading one node and building only
+ *  the nodes kept.  Same errors as cm_tree_from_hwloc_gpus(); the caller
+ *  frees the result; cm_tree_slot_gpu() answers on it. */
+cm_tree_t *cm_tree_from_hwloc_gpus_restricted(const char *xml_path, int nnodes,
+                                              int per_gpu, int n, const int *keep,
+                                              int nkeep, cm_error_t *err);
+
 /** cm_tree_restrict(cm_tree_from_hwloc(@p xml_path, @p nnodes), @p n,
  *  @p keep, @p nkeep) reading one node and building only the nodes kept.
  *  Same errors as cm_tree_from_hwloc(); the caller frees the result. */

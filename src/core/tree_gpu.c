@@ -303,3 +303,26 @@ int cm_tree_slot_gpu(const cm_tree_t *t, int s)
     long k = strtol(label + 3, &end, 10);
     return *end == '\0' && k <= INT_MAX ? (int)k : -1;
 }
+
+cm_tree_t *cm_tree_from_hwloc_gpus_restricted(const char *xml_path, int nnodes,
+                                              int per_gpu, int n, const int *keep,
+                                              int nkeep, cm_error_t *err)
+{
+    const char *what = xml_path ? xml_path : "live machine";
+    if (nnodes < 1 || nnodes > GPU_MAX_NODES) {
+        cm_error_set(err, "%s: node count must be 1..%d, got %d", what, GPU_MAX_NODES,
+                     nnodes);
+        return NULL;
+    }
+    cm_tree_t *one = cm_tree_from_hwloc_gpus(xml_path, 1, per_gpu, err);
+    if (!one)
+        return NULL;
+    cm_tree_t *r = NULL;
+    if ((long)nnodes * cm_tree_nslots(one) > GPU_MAX_SLOTS)
+        cm_error_set(err, "%s: %d nodes of %d GPU slots exceed %ld slots", what, nnodes,
+                     cm_tree_nslots(one), GPU_MAX_SLOTS);
+    else
+        r = cm_tree_nodes_restricted(one, nnodes, n, keep, nkeep, what, err);
+    cm_tree_free(one);
+    return r;
+}

@@ -661,6 +661,11 @@ static void test_devices(void **state)
     FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 0, 1, err));
     FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 1, 0, err));
     FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 1, 1025, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(xml, 0, 1, 4, NULL, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(xml, 1, 0, 4, NULL, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(xml, 2, 1, 0, NULL, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(cm_test_data_path("hwloc/1s-4c.xml"), 1,
+                                                  1, 1, NULL, 0, err));
     assert_int_equal(cm_tree_slot_gpu(NULL, 0), -1);
     cm_tree_t *t = cm_tree_from_hwloc_gpus(xml, 1, 1, NULL);
     assert_non_null(t);

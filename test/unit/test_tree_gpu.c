@@ -135,6 +135,39 @@ static void test_restricted(void **state)
     cm_tree_free(t);
 }
 
+static void test_restricted_view(void **state)
+{
+    (void)state;
+    /* built from one node: the same part as cutting the whole tree, labels,
+     * levels, costs and GPUs included */
+    const char *xml = cm_test_data_path("nodes/frontier.xml");
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_tree_from_hwloc_gpus(xml, 50, 2, &err);
+    assert_non_null(t);
+    int keep[] = { 333, 17 };
+    cm_tree_t *a = cm_tree_restrict(t, 20, keep, 2, &err);
+    cm_tree_t *b = cm_tree_from_hwloc_gpus_restricted(xml, 50, 2, 20, keep, 2, &err);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(cm_tree_nslots(a), cm_tree_nslots(b));
+    assert_int_equal(cm_tree_origin_nslots(b), 800);
+    assert_int_equal(cm_tree_nlevels(a), cm_tree_nlevels(b));
+    for (int l = 0; l < cm_tree_nlevels(a); l++) {
+        assert_string_equal(cm_tree_level_name(a, l), cm_tree_level_name(b, l));
+        assert_true(cm_tree_level_byte_cost(a, l) == cm_tree_level_byte_cost(b, l));
+    }
+    for (int s = 0; s < cm_tree_nslots(a); s++) {
+        assert_int_equal(cm_tree_slot_origin(a, s), cm_tree_slot_origin(b, s));
+        assert_int_equal(cm_tree_slot_gpu(a, s), cm_tree_slot_gpu(b, s));
+        assert_string_equal(cm_tree_vertex_label(a, cm_tree_slot_vertex(a, s)),
+                            cm_tree_vertex_label(b, cm_tree_slot_vertex(b, s)));
+    }
+    assert_true(cm_tree_slot_from_origin(b, 333) >= 0);
+    cm_tree_free(a);
+    cm_tree_free(b);
+    cm_tree_free(t);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -163,7 +196,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu4),       cmocka_unit_test(test_dgx),
         cmocka_unit_test(test_frontier),   cmocka_unit_test(test_gh200),
-        cmocka_unit_test(test_restricted), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_restricted), cmocka_unit_test(test_restricted_view),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
