@@ -79,6 +79,13 @@ test_expect_success 'gh200: GPU k in package k (cores 72k..72k+71) with NIC k' '
     grep -x "gpu=2 name=nvml2 busid=0029:01:00.0 numa=2 cpus=144-215 nic=ib2" devices.gh200
 '
 
+# What the virtual cluster relies on: a live load (the plugin's) reads the
+# node's XML when HWLOC_XMLFILE names it.
+test_expect_success 'devices --hwloc-live follows HWLOC_XMLFILE' '
+    HWLOC_XMLFILE="$NODES/frontier.xml" cm_run devices --hwloc-live >live &&
+    test_cmp devices.frontier live
+'
+
 test_expect_success 'devices on a CPU-only topology: no GPU is not an error' '
     cm_run devices --hwloc-xml "$CM_DATA/hwloc/2s-8c-smt2.xml" >out &&
     echo "gpus=0 nics=0 interconnect=-" >expect &&
