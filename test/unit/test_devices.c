@@ -150,8 +150,15 @@ static void test_no_gpu(void **state)
     assert_null(cm_devices_link_name(d));
     assert_int_equal(cm_devices_gpu_nic(d, 0), -1);
     cm_devices_free(d);
+    /* The live machine.  hwloc's pci component leaks about 1 KB in
+     * libpciaccess per load and unloads it before LeakSanitizer can name
+     * (and so suppress) it: the ASan run of this test would fail on it.
+     * The row runs without that component; the XML rows above are what
+     * test the PCI devices. */
     cm_error_t err = { "" };
+    setenv("HWLOC_COMPONENTS", "-pci", 1);
     d = cm_devices_from_hwloc(NULL, &err);
+    unsetenv("HWLOC_COMPONENTS");
     if (!d)
         fail_msg("live machine: %s", err.msg);
     assert_true(cm_devices_ngpus(d) >= 0);
