@@ -33,6 +33,9 @@ int cm_cmd_plan(int argc, char **argv);
 /** `clustermap profile`: the profile store (src/cli/cmd_profile.c). */
 int cm_cmd_profile(int argc, char **argv);
 
+/** `clustermap devices`: a node's GPUs and NICs (src/cli/cmd_devices.c). */
+int cm_cmd_devices(int argc, char **argv);
+
 /** `clustermap explain`: a placed step's record (src/cli/cmd_explain.c). */
 int cm_cmd_explain(int argc, char **argv);
 

@@ -62,7 +62,8 @@ static void usage(FILE *f)
 "                         the messages per level, the node that sends most and\n"
 "                         L_max, the busiest uplink: max over nodes and switch\n"
 "                         groups of the bytes they send out (or take in),\n"
-"                         priced at their uplink's level, per node\n"
+"                         priced at their uplink's level, per node; with\n"
+"                         --gpus each rank's node, GPU, NIC and CPUs\n"
 "  -q, --quiet            no progress line (shown on a terminal after 2 s)\n"
 "  -h, --help             this text\n"
 "\n"
@@ -94,7 +95,8 @@ static void print_inputs(const cm_machine_opts_t *mo, const cm_matrix_t *m,
 /* The figures, computed first (the lower bound last: it may take long),
  * then printed once @p prog has ended. */
 static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
-                  int bound, int verbose, cm_cli_progress_t **prog)
+                  int bound, int verbose, const cm_machine_opts_t *mopts,
+                  cm_cli_progress_t **prog)
 {
     cm_error_t err = { "" };
     cm_cost_report_t r;
@@ -153,6 +155,12 @@ static int report(const cm_matrix_t *m, const cm_tree_t *t, const int *map,
         fprintf(stderr, "max_node=%d\nL_max=", cm_tree_node_origin(t, r.max_node));
         cm_cli_print_number(stderr, cm_cost_links(m, t, map));
         fputc('\n', stderr);
+        int st = cm_machine_gpu_ranks(stderr, mopts, CMD, t, map, cm_matrix_n(m));
+        if (st != 0) {
+            free(r.level_bytes);
+            free(r.level_msgs);
+            return st;
+        }
     }
     free(r.level_bytes);
     free(r.level_msgs);
@@ -217,7 +225,7 @@ int cm_cmd_eval(int argc, char **argv)
         status = cm_cli_fail(CM_EXIT_FAIL, CMD, "out of memory");
     else if ((status = cm_cli_mapping_get(CMD, mapping, m, t, po.seed, map)) == 0) {
         cm_cli_progress_phase(prog, "evaluating%s", eo.bound ? ", the lower bound" : "");
-        status = report(m, t, map, eo.bound, po.verbose, &prog);
+        status = report(m, t, map, eo.bound, po.verbose, &po.machine, &prog);
     }
     cm_cli_progress_end(prog);   /* (when report() did not) */
     free(map);

@@ -63,7 +63,8 @@ static void usage(FILE *f)
 "                         --distribution=arbitrary, or smpirun's -hostfile\n"
 "                         (machines with node names: --slurm-conf, --hwloc-*)\n"
 "  -v, --verbose          print the algorithm, J, T_max and the time taken on\n"
-"                         stderr; for auto also the winner and every candidate\n"
+"                         stderr; for auto also the winner and every candidate;\n"
+"                         with --gpus each rank's node, GPU, NIC and CPUs\n"
 "                         (auto returns the lowest J among the candidates\n"
 "                         whose T_max, the slowest rank's communication time,\n"
 "                         is no higher than block's: `clustermap eval --help`;\n"
@@ -94,7 +95,7 @@ static int write_stdout(const int *map, int n)
 static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                 const cm_tree_t *t, const cm_plan_options_t *o,
                 const char *output, const char *hostfile, int verbose,
-                cm_cli_progress_t *prog)
+                const cm_machine_opts_t *mopts, cm_cli_progress_t *prog)
 {
     cm_error_t err = { "" };
     int n = cm_matrix_n(m), status;
@@ -153,6 +154,8 @@ static int plan(const cm_cli_algorithm_t *a, const cm_matrix_t *m,
                 status = cm_cli_fail(CM_EXIT_FAIL, CMD, "%s", err.msg);
             free(text);
         }
+        if (status == CM_EXIT_OK)
+            status = cm_machine_gpu_ranks(stderr, mopts, CMD, t, map, n);
     }
     free(map);
     return status;
@@ -279,7 +282,8 @@ int cm_cmd_plan(int argc, char **argv)
         po.initial = init_map;
     }
     if (status == 0)
-        status = plan(a, m, t, &po, pa.output, pa.hostfile, mo.verbose, prog);
+        status = plan(a, m, t, &po, pa.output, pa.hostfile, mo.verbose, &mo.machine,
+                      prog);
     else
         cm_cli_progress_end(prog);
     free(init_map);

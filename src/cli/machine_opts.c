@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cm_text.h"
 #include "machine_opts.h"
 
 /* The three ways to describe a machine.  Each option belongs to at most one
@@ -11,12 +12,15 @@ enum source { SRC_NONE = -1, SRC_HIERARCHY, SRC_HWLOC, SRC_SLURM, NSOURCES };
 
 static const char *const source_usage[NSOURCES] = {
     "--hierarchy H --distances D",
-    "--hwloc-xml FILE|--hwloc-live [--nodes N]",
+    "--hwloc-xml FILE|--hwloc-live [--nodes N] [--gpus[=K]]",
     "--slurm-conf FILE [--topology-conf FILE] [--nodelist EXPR]",
 };
 
 /* Largest --nodes accepted: a bound on input, far above any real job. */
 #define MAX_NODES 1000000
+
+/* Largest --gpus=K: what cm_tree_from_hwloc_gpus() takes. */
+#define MAX_PER_GPU 1024
 
 /* Machines up to this many slots are built whole once the matrix is known
  * (a few milliseconds), so that every baseline, random included, is drawn
@@ -71,6 +75,16 @@ int cm_machine_opts_set(cm_machine_opts_t *o, const char *cmd, int code,
 {
     const char **slot;
 
+    if (code == CM_OPT_GPUS) {
+        uint64_t v = 1;
+        if (o->gpus)
+            return cm_cli_usage_error(cmd, "--gpus given twice");
+        if (arg && (cm_cli_parse_u64(arg, MAX_PER_GPU, &v) != 0 || v == 0))
+            return cm_cli_usage_error(cmd, "--gpus=K expects K tasks per GPU, "
+                                      "from 1 to %d, got '%s'", MAX_PER_GPU, arg);
+        o->gpus = (int)v;
+        return 0;
+    }
     if (code == CM_OPT_HWLOC_LIVE) {
         if (o->hwloc_live)
             return cm_cli_usage_error(cmd, "--hwloc-live given twice");
@@ -107,7 +121,8 @@ static void sources_given(const cm_machine_opts_t *o, const char *given[NSOURCES
                          : o->distances ? "--distances" : NULL;
     given[SRC_HWLOC] = o->hwloc_xml ? "--hwloc-xml"
                      : o->hwloc_live ? "--hwloc-live"
-                     : o->nodes_arg ? "--nodes" : NULL;
+                     : o->nodes_arg ? "--nodes"
+                     : o->gpus ? "--gpus" : NULL;
     given[SRC_SLURM] = o->slurm_conf ? "--slurm-conf"
                      : o->topology_conf ? "--topology-conf"
                      : o->nodelist ? "--nodelist" : NULL;
@@ -146,8 +161,8 @@ int cm_machine_opts_check(const cm_machine_opts_t *o, const char *cmd, int flags
             return cm_cli_usage_error(cmd, "conflicting machine descriptions: "
                                       "--hwloc-xml and --hwloc-live (give one)");
         if (!o->hwloc_xml && !o->hwloc_live)
-            return cm_cli_usage_error(cmd, "--nodes needs --hwloc-xml or "
-                                      "--hwloc-live");
+            return cm_cli_usage_error(cmd, "%s needs --hwloc-xml or "
+                                      "--hwloc-live", given[first]);
         break;
     case SRC_SLURM:
         if (!o->slurm_conf)
@@ -182,6 +197,10 @@ static cm_tree_t *build_part(const cm_machine_opts_t *o, int n, const int *keep,
         return n ? cm_tree_from_hierarchy_restricted(o->hierarchy, o->distances,
                                                      n, keep, nkeep, err)
                  : cm_tree_from_hierarchy(o->hierarchy, o->distances, err);
+    if (o->gpus)
+        return n ? cm_tree_from_hwloc_gpus_restricted(xml, o->nodes, o->gpus, n, keep,
+                                                      nkeep, err)
+                 : cm_tree_from_hwloc_gpus(xml, o->nodes, o->gpus, err);
     if (o->hwloc_xml || o->hwloc_live)
         return n ? cm_tree_from_hwloc_restricted(xml, o->nodes, n, keep, nkeep, err)
                  : cm_tree_from_hwloc(xml, o->nodes, err);
@@ -296,6 +315,9 @@ void cm_machine_opts_help(FILE *f, int flags)
 "  --hwloc-xml FILE       nodes like this hwloc topology (lstopo --of xml)\n"
 "  --hwloc-live           nodes like the machine this runs on\n"
 "  --nodes N              number of such nodes (default 1)\n"
+"  --gpus[=K]             with --hwloc-*: the slots are the nodes' GPUs, K\n"
+"                         tasks per GPU (default 1); `clustermap devices`\n"
+"                         lists them\n"
 "  --slurm-conf FILE      nodes as described by this slurm.conf\n"
 "  --topology-conf FILE   switches from this topology.conf (default: one switch)\n"
 "  --nodelist EXPR        Slurm hostlist of the allocation, e.g. n[1-4]\n"
@@ -361,6 +383,34 @@ int cm_place_opts_parse(cm_place_opts_t *o, const char *cmd, int argc, char **ar
     if (optind < argc)
         return cm_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     return cm_machine_opts_check(&o->machine, cmd, machine_flags);
+}
+
+int cm_machine_gpu_ranks(FILE *f, const cm_machine_opts_t *o, const char *cmd,
+                         const cm_tree_t *t, const int *map, int n)
+{
+    if (!o->gpus)
+        return 0;
+    cm_error_t err = { "" };
+    cm_devices_t *d = cm_devices_from_hwloc(o->hwloc_live ? NULL : o->hwloc_xml, &err);
+    if (!d)
+        return cm_cli_fail(CM_EXIT_FAIL, cmd, "%s", err.msg);
+    for (int r = 0; r < n; r++) {
+        int g = cm_tree_slot_gpu(t, map[r]);
+        int node = cm_tree_slot_node(t, map[r]);
+        const char *name = cm_tree_vertex_label(t, cm_tree_node_vertex(t, node));
+        const char *nic = cm_devices_nic_name(d, cm_devices_gpu_nic(d, g));
+        const char *cpus = cm_devices_gpu_cpulist(d, g);
+        /* names come from the XML: escaped, one rank a line */
+        fprintf(f, "rank=%d node=", r);
+        cm_text_fputs(name ? name : "-", f);
+        fprintf(f, " gpu=%d nic=", g);
+        cm_text_fputs(nic ? nic : "-", f);
+        fputs(" cpus=", f);
+        cm_text_fputs(cpus && *cpus ? cpus : "-", f);
+        fputc('\n', f);
+    }
+    cm_devices_free(d);
+    return 0;
 }
 
 void cm_machine_line(FILE *f, const cm_tree_t *t)

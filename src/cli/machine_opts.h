@@ -5,7 +5,7 @@
  *   --matrix FILE [--format auto|mtx|metis|triplets]
  *   exactly one machine source:
  *     --hierarchy H --distances D               (VieM/KaHIP convention)
- *     --hwloc-xml FILE | --hwloc-live  [--nodes N]
+ *     --hwloc-xml FILE | --hwloc-live  [--nodes N] [--gpus[=K]]
  *     --slurm-conf FILE [--topology-conf FILE] [--nodelist EXPR]
  *   --level-costs name=cost,...                 (overrides, any source:
  *   --level-latency name=seconds,...             docs/machine-costs.md)
@@ -44,6 +44,7 @@ enum cm_machine_optcode {
     CM_OPT_LEVEL_COSTS,
     CM_OPT_LEVEL_LATENCY,
     CM_OPT_LEVEL_BANDWIDTH,
+    CM_OPT_GPUS,
     CM_OPT_MACHINE_END, /* first code after the machine options */
     CM_OPT_SEED = CM_OPT_MACHINE_END,
     CM_OPT_WEIGHT,
@@ -63,7 +64,8 @@ enum cm_machine_optcode {
     { "nodelist",      required_argument, NULL, CM_OPT_NODELIST },      \
     { "level-costs",   required_argument, NULL, CM_OPT_LEVEL_COSTS },   \
     { "level-latency", required_argument, NULL, CM_OPT_LEVEL_LATENCY }, \
-    { "level-bandwidth", required_argument, NULL, CM_OPT_LEVEL_BANDWIDTH }
+    { "level-bandwidth", required_argument, NULL, CM_OPT_LEVEL_BANDWIDTH }, \
+    { "gpus",          optional_argument, NULL, CM_OPT_GPUS }
 
 /** What the options said; all strings point into argv. */
 typedef struct cm_machine_opts {
@@ -77,6 +79,7 @@ typedef struct cm_machine_opts {
     int nodes;
     const char *slurm_conf, *topology_conf, *nodelist;
     const char *level_costs, *level_latency, *level_bandwidth;
+    int gpus;                 /**< --gpus[=K]: K slots per GPU; 0: cores */
     const char *keep_mapping; /**< set by the command, not an option: a
                                    mapping file it will read (eval --mapping
                                    FILE, plan --initial), whose slots the
@@ -119,6 +122,15 @@ int cm_machine_opts_load(const cm_machine_opts_t *o, const char *cmd,
 /** The --help lines for these options (with --matrix when @p flags has
  *  CM_MACHINE_NEED_MATRIX). */
 void cm_machine_opts_help(FILE *f, int flags);
+
+/** On a GPU machine (--gpus), one line per rank of @p map (n slots of
+ *  @p t) on @p f: "rank=R node=NAME gpu=G nic=NIC cpus=LIST", the GPU's
+ *  index on its node, its nearest NIC and the CPUs of its locality (OS
+ *  indexes) as cm_devices_from_hwloc() reads them from the machine's
+ *  hwloc topology.  Nothing on other machines.  0, or the exit status of
+ *  a reported error for @p cmd. */
+int cm_machine_gpu_ranks(FILE *f, const cm_machine_opts_t *o, const char *cmd,
+                         const cm_tree_t *t, const int *map, int n);
 
 /** The tree as one line, root first: each level's name and vertex count,
  *  "switch 4 > node 8 > socket 16 > core 64" -- what eval prints as

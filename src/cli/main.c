@@ -22,6 +22,8 @@ static const subcommand_t subcommands[] = {
       "level inside an allocation" },
     { "explain", cm_cmd_explain, "print what the plugin chose for a placed step, "
       "and why" },
+    { "devices", cm_cmd_devices, "list a node's GPUs and NICs with their "
+      "locality, as --gpus sees them" },
     { "profile", cm_cmd_profile, "manage the profile store: list, show, "
       "export, import, merge, ingest, delete, reset, prune" },
 };

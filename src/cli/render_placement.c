@@ -93,7 +93,7 @@ static void draw_leaf(cairo_t *cr, const placement_pic_t *p, int v, double x,
 {
     int first, count, rank;
     double rgb[3], ink[3], fs, tw;
-    char label[16];
+    char label[32];
 
     cm_tree_vertex_slots(p->in->t, v, &first, &count);
     rank = p->rank_at[first];
@@ -109,7 +109,12 @@ static void draw_leaf(cairo_t *cr, const placement_pic_t *p, int v, double x,
     cairo_stroke(cr);
     if (rank < 0 || w < 9)
         return;
-    snprintf(label, sizeof label, "%d", rank);
+    /* on a GPU machine (--gpus) the slot also names its GPU */
+    int gpu = cm_tree_slot_gpu(p->in->t, first);
+    if (gpu >= 0)
+        snprintf(label, sizeof label, "%d/g%d", rank, gpu);
+    else
+        snprintf(label, sizeof label, "%d", rank);
     fs = h * 0.42 > 13 ? 13 : h * 0.42;
     tw = cm_render_text_width(cr, fs, label);
     if (tw > w - 3)

@@ -281,6 +281,40 @@ cm_tree_t *cm_tree_from_hierarchy(const char *hierarchy, const char *distances,
  *  per byte.  @p nnodes is 1 to 2^20, and the tree at most 2^24 slots. */
 cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err);
 
+/** @p nnodes identical nodes of the hwloc topology @p xml_path (NULL: the
+ *  live machine) whose slots are GPUs (cm_devices_from_hwloc()), @p per_gpu
+ *  (1 to 1024) slots per GPU, under one switch.  Levels: switch, node, then
+ *  the GPU groups that split, coarsest first: "socket" (the package of a
+ *  GPU's locality), "numa" (its NUMA node), and the interconnect level
+ *  ("nvlink", "xgmi" or "xelink", after cm_devices_link_name()): the GPUs
+ *  joined by links of the highest bandwidth of the matrix, in connected
+ *  groups.  A level splits when it has more groups than the level above
+ *  and fewer than there are GPUs and nests with its neighbours; of levels
+ *  with the same groups the interconnect is kept, then numa, then socket.
+ *  So an all-to-all switch (NVSwitch) adds no level.  Then "gpu" (one
+ *  vertex per GPU, labelled "gpu<k>", k the GPU index on its node) and,
+ *  when @p per_gpu > 1, leaves "task" (labelled "gpu<k>.<j>").  Costs: a
+ *  level whose every pair of GPUs (with their lowest common ancestor
+ *  there) has a direct link gets 1 / the smallest such bandwidth per byte
+ *  and cm_tree_default_latency() of the interconnect level per message;
+ *  other levels their defaults (cm_tree_default_latency(),
+ *  cm_tree_default_bandwidth()); "gpu" and "task" cost 0.  Inside a node
+ *  the GPUs are in the order of their locality's first PU (GPU index on
+ *  ties), which is the order Slurm's block distribution with
+ *  --gpu-bind=closest gives them, not necessarily the GPU index order:
+ *  cm_tree_slot_gpu() gives a slot's GPU.  @p nnodes is 1 to 2^20, the
+ *  tree at most 2^24 slots; a node without GPUs is an error naming the
+ *  file. */
+cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu,
+                                   cm_error_t *err);
+
+/** The GPU index, on its node, of slot @p s of a tree made by
+ *  cm_tree_from_hwloc_gpus() (or cut from one by cm_tree_restrict()): the
+ *  k of the "gpu<k>" label of the "gpu" vertex above the slot.  -1 for a
+ *  NULL tree, a slot that does not exist, or a tree without such a
+ *  vertex. */
+int cm_tree_slot_gpu(const cm_tree_t *t, int s);
+
 /** Slurm configuration files (no controller needed): NodeName lines of
  *  @p slurm_conf (Sockets, CoresPerSocket, ThreadsPerCore, CPUs, Boards,
  *  SocketsPerBoard, Weight; NodeName=DEFAULT; hostlist expressions; Include
@@ -917,6 +951,98 @@ int cm_hostfile_write(const char *path, const cm_tree_t *t, const int *map,
                       int n, cm_error_t *err);
 
 /* ------------------------------------------------------------------------ */
+/* A node's devices: GPUs and NICs                                          */
+/* ------------------------------------------------------------------------ */
+
+/** The GPUs and NICs of one node as hwloc describes them, with their
+ *  locality.  Immutable once read.
+ *
+ *  A GPU is a PCI device with a GPU or co-processor OS device of hwloc's
+ *  NVML, RSMI, LevelZero, CUDA or OpenCL backend, or, when no backend named
+ *  it, a PCI display or 3D controller (class 0x0300, 0x0302, 0x0380) of
+ *  NVIDIA, AMD or Intel (vendor 0x10de, 0x1002, 0x8086): one GPU per
+ *  physical device however many backends name it.  A NIC is a PCI device
+ *  (not a GPU) with an OpenFabrics or Network OS device; network
+ *  interfaces without a PCI device (loopback, virtual) are not NICs.  GPUs
+ *  and NICs are each numbered in PCI bus id order from 0: GPU index k is
+ *  Slurm's GPU index on the node (gres.conf File= order).  A device's
+ *  locality is the cpuset of its nearest non-I/O ancestor. */
+typedef struct cm_devices cm_devices_t;
+
+/** Read the devices of the hwloc XML @p xml_path (an `lstopo --of xml`
+ *  export with I/O), or of the live machine when @p xml_path is NULL.  A
+ *  node without GPUs or NICs is not an error (0 of them).  A new handle the
+ *  caller releases with cm_devices_free(), or NULL with @p err naming the
+ *  file (cannot open, not hwloc XML, more than 4096 GPUs or NICs, no
+ *  memory). */
+cm_devices_t *cm_devices_from_hwloc(const char *xml_path, cm_error_t *err);
+
+/** Release @p d (NULL: no-op); strings and arrays it gave die with it. */
+void cm_devices_free(cm_devices_t *d);
+
+/** GPUs and NICs; 0 for NULL. */
+int cm_devices_ngpus(const cm_devices_t *d);
+int cm_devices_nnics(const cm_devices_t *d);
+
+/** GPU @p gpu's name: its OS device of the first backend of NVML, RSMI,
+ *  LevelZero, CUDA, OpenCL ("nvml0", "rsmi3"), or its PCI bus id when no
+ *  backend named it.  NULL for a NULL handle or a GPU that does not exist
+ *  (as every string query below). */
+const char *cm_devices_gpu_name(const cm_devices_t *d, int gpu);
+/** GPU @p gpu's PCI bus id, "dddd:bb:dd.f" in lower-case hex. */
+const char *cm_devices_gpu_busid(const cm_devices_t *d, int gpu);
+/** GPU @p gpu's PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel),
+ *  which says which runtime's visible-devices variable applies; -1 for a
+ *  GPU that does not exist. */
+int cm_devices_gpu_vendor(const cm_devices_t *d, int gpu);
+/** OS index of the smallest NUMA node holding GPU @p gpu's whole locality
+ *  (of equal ones the first in hwloc's order, so CPU memory before a
+ *  GH200's GPU memory); -1 when none does or the GPU does not exist. */
+int cm_devices_gpu_numa(const cm_devices_t *d, int gpu);
+/** OS index of the package holding GPU @p gpu's locality; -1 when the
+ *  locality is not inside one package or the GPU does not exist. */
+int cm_devices_gpu_package(const cm_devices_t *d, int gpu);
+/** The cores of GPU @p gpu's locality: their number, and in *@p cores
+ *  (may be NULL) their hwloc logical indexes, ascending, owned by @p d
+ *  (PUs when the topology has no cores).  0 and NULL for a GPU that does
+ *  not exist. */
+int cm_devices_gpu_cores(const cm_devices_t *d, int gpu, const int **cores);
+/** As cm_devices_gpu_cores(), the OS indexes of the PUs (what
+ *  sched_setaffinity() and Slurm's CPU masks count). */
+int cm_devices_gpu_pus(const cm_devices_t *d, int gpu, const int **pus);
+/** The PUs of cm_devices_gpu_pus() as a Linux CPU list ("0-7,16"). */
+const char *cm_devices_gpu_cpulist(const cm_devices_t *d, int gpu);
+/** The NIC nearest GPU @p gpu: the one whose locality shares the smallest
+ *  common ancestor with the GPU's; among equally near NICs the one of
+ *  index gpu x nnics / ngpus, else the nearest index to it (lower first),
+ *  so GPUs sharing a locality share its NICs in turn.  -1 when the node
+ *  has no NIC or the GPU does not exist. */
+int cm_devices_gpu_nic(const cm_devices_t *d, int gpu);
+/** Bandwidth in bytes per second of the direct link from GPU @p a to GPU
+ *  @p b, from hwloc's NVLinkBandwidth, XGMIBandwidth or XeLinkBandwidth
+ *  matrix (MB/s there; through a switch the closure hwloc computes, the
+ *  largest of several matrices).  0 for no link, a == b, or a GPU that
+ *  does not exist. */
+double cm_devices_gpu_bandwidth(const cm_devices_t *d, int a, int b);
+/** The interconnect the bandwidths come from: "nvlink", "xgmi" or
+ *  "xelink" (the first matrix, in that order, with a link between two
+ *  GPUs); NULL when there is none or for NULL.  Static string. */
+const char *cm_devices_link_name(const cm_devices_t *d);
+
+/** NIC @p nic's name: its network interface ("ib0", "hsn2") when it has
+ *  one, else its OpenFabrics device. */
+const char *cm_devices_nic_name(const cm_devices_t *d, int nic);
+/** NIC @p nic's OpenFabrics device ("mlx5_0", "cxi2"): what UCX_NET_DEVICES
+ *  and libfabric name; NULL when it has none. */
+const char *cm_devices_nic_fabric(const cm_devices_t *d, int nic);
+/** NIC @p nic's PCI bus id, as cm_devices_gpu_busid(). */
+const char *cm_devices_nic_busid(const cm_devices_t *d, int nic);
+/** NIC @p nic's NUMA node, as cm_devices_gpu_numa(). */
+int cm_devices_nic_numa(const cm_devices_t *d, int nic);
+/** NIC @p nic's locality as a Linux CPU list of OS PU indexes. */
+const char *cm_devices_nic_cpulist(const cm_devices_t *d, int nic);
+
+/* ------------------------------------------------------------------------ */
 /* Output files                                                             */
 /* ------------------------------------------------------------------------ */
 
@@ -993,6 +1119,14 @@ cm_tree_t *cm_tree_from_hierarchy_restricted(const char *hierarchy,
                                              const char *distances, int n,
                                              const int *keep, int nkeep,
                                              cm_error_t *err);
+
+/** cm_tree_restrict(cm_tree_from_hwloc_gpus(@p xml_path, @p nnodes,
+ *  @p per_gpu), @p n, @p keep, @p nkeep) reading one node and building only
+ *  the nodes kept.  Same errors as cm_tree_from_hwloc_gpus(); the caller
+ *  frees the result; cm_tree_slot_gpu() answers on it. */
+cm_tree_t *cm_tree_from_hwloc_gpus_restricted(const char *xml_path, int nnodes,
+                                              int per_gpu, int n, const int *keep,
+                                              int nkeep, cm_error_t *err);
 
 /** cm_tree_restrict(cm_tree_from_hwloc(@p xml_path, @p nnodes), @p n,
  *  @p keep, @p nkeep) reading one node and building only the nodes kept.

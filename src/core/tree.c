@@ -446,6 +446,14 @@ static const struct {
     { "numa",   0.3e-6,  16e9 },
     { "socket", 0.3e-6,  16e9 },
     { "node",   0.4e-6,  14e9 },
+    /* GPU trees: two ranks on one GPU share its memory; a direct GPU link
+     * is priced from hwloc's bandwidth matrix by the reader, these are
+     * for trees that name the level without one (one NVLink 3 pair). */
+    { "gpu",    0,       INFINITY },
+    { "task",   0,       INFINITY },
+    { "nvlink", 0.2e-6,  50e9 },
+    { "xgmi",   0.2e-6,  50e9 },
+    { "xelink", 0.2e-6,  50e9 },
 };
 
 /* Switch level of a name: 0 for "switch", k for "switch<k>", 1 for

@@ -364,6 +364,23 @@ static int n_uniform(const void *ctx, int v)
     return v == 0;
 }
 
+cm_tree_t *cm_tree_nodes_restricted(const cm_tree_t *one, int nnodes, int n,
+                                    const int *keep, int nkeep, const char *what,
+                                    cm_error_t *err)
+{
+    nodes_t x = { one, nnodes, cm_tree_nvertices(one) - 1, cm_tree_nslots(one) };
+    if (check_size(what, nnodes, x.slots, err) < 0)
+        return NULL;
+    const cm_tree_view_t tv = {
+        .ctx = &x, .nslots = nnodes * x.slots, .nnodes = nnodes,
+        .nchildren = n_nchildren, .child = n_child, .parent = n_parent,
+        .level = n_level, .slots = n_slots, .slot_vertex = n_slot_vertex,
+        .node_vertex = n_node_vertex, .label = n_label, .uniform = n_uniform,
+        .levels = one,
+    };
+    return cm_tree_restrict_view(&tv, n, 1, keep, nkeep, err);
+}
+
 cm_tree_t *cm_tree_from_hwloc_restricted(const char *xml_path, int nnodes,
                                          int n, const int *keep, int nkeep,
                                          cm_error_t *err)
@@ -374,18 +391,7 @@ cm_tree_t *cm_tree_from_hwloc_restricted(const char *xml_path, int nnodes,
     cm_tree_t *one = cm_tree_from_hwloc(xml_path, 1, err);
     if (!one)
         return NULL;
-    nodes_t x = { one, nnodes, cm_tree_nvertices(one) - 1, cm_tree_nslots(one) };
-    cm_tree_t *r = NULL;
-    if (check_size(what, nnodes, x.slots, err) == 0) {
-        const cm_tree_view_t tv = {
-            .ctx = &x, .nslots = nnodes * x.slots, .nnodes = nnodes,
-            .nchildren = n_nchildren, .child = n_child, .parent = n_parent,
-            .level = n_level, .slots = n_slots, .slot_vertex = n_slot_vertex,
-            .node_vertex = n_node_vertex, .label = n_label, .uniform = n_uniform,
-            .levels = one,
-        };
-        r = cm_tree_restrict_view(&tv, n, 1, keep, nkeep, err);
-    }
+    cm_tree_t *r = cm_tree_nodes_restricted(one, nnodes, n, keep, nkeep, what, err);
     cm_tree_free(one);
     return r;
 }

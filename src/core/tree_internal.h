@@ -63,6 +63,15 @@ typedef struct cm_tree_view {
     int (*add_levels)(const void *ctx, cm_tree_t *r, cm_error_t *err);
 } cm_tree_view_t;
 
+/** cm_tree_restrict() of @p nnodes copies of the one-node tree @p one
+ *  (a root, vertex 1 its node "node0", as cm_tree_from_hwloc() and
+ *  cm_tree_from_hwloc_gpus() build it for one node) under its root,
+ *  without building them: nodes labelled "node<i>".  @p what names the
+ *  machine in errors (more than 2^20 nodes or 2^24 slots). */
+cm_tree_t *cm_tree_nodes_restricted(const cm_tree_t *one, int nnodes, int n,
+                                    const int *keep, int nkeep, const char *what,
+                                    cm_error_t *err);
+
 /** cm_tree_restrict() of the tree @p view describes; without @p baselines
  *  the slots of block and cyclic are not added (the rule and @p keep
  *  only). */

@@ -631,6 +631,64 @@ static void test_mapping_files(void **state)
     cm_test_rmtree(dir);
 }
 
+static void test_devices(void **state)
+{
+    (void)state;
+    FAILS_NULL(cm_devices_from_hwloc(cm_test_data_path("nodes/none.xml"), err));
+    FAILS_NULL(cm_devices_from_hwloc(cm_test_data_path("hwloc/broken.xml"), err));
+    cm_devices_free(NULL);
+    assert_int_equal(cm_devices_ngpus(NULL), 0);
+    assert_int_equal(cm_devices_nnics(NULL), 0);
+    assert_null(cm_devices_link_name(NULL));
+    const int *ids = (const int *)&ids;
+    cm_devices_t *d = cm_devices_from_hwloc(cm_test_data_path("nodes/gpu4.xml"), NULL);
+    assert_non_null(d);
+    const cm_devices_t *each[] = { NULL, d };
+    for (int i = 0; i < 2; i++) {
+        const cm_devices_t *x = each[i];
+        int bad = i ? 4 : 0; /* gpu4 has GPUs 0..3, NICs 0..1 */
+        assert_null(cm_devices_gpu_name(x, bad));
+        assert_null(cm_devices_gpu_name(x, -1));
+        assert_null(cm_devices_gpu_busid(x, bad));
+        assert_int_equal(cm_devices_gpu_vendor(x, bad), -1);
+        assert_int_equal(cm_devices_gpu_numa(x, -1), -1);
+        assert_int_equal(cm_devices_gpu_package(x, bad), -1);
+        assert_int_equal(cm_devices_gpu_cores(x, bad, &ids), 0);
+        assert_null(ids);
+        ids = (const int *)&ids;
+        assert_int_equal(cm_devices_gpu_pus(x, -1, &ids), 0);
+        assert_null(ids);
+        assert_int_equal(cm_devices_gpu_cores(x, bad, NULL), 0);
+        assert_null(cm_devices_gpu_cpulist(x, bad));
+        assert_int_equal(cm_devices_gpu_nic(x, bad), -1);
+        assert_true(cm_devices_gpu_bandwidth(x, 0, bad) == 0);
+        assert_true(cm_devices_gpu_bandwidth(x, -1, 0) == 0);
+        assert_null(cm_devices_nic_name(x, i ? 2 : 0));
+        assert_null(cm_devices_nic_fabric(x, -1));
+        assert_null(cm_devices_nic_busid(x, i ? 2 : 0));
+        assert_int_equal(cm_devices_nic_numa(x, -1), -1);
+        assert_null(cm_devices_nic_cpulist(x, i ? 2 : 0));
+    }
+    cm_devices_free(d);
+
+    const char *xml = cm_test_data_path("nodes/gpu4.xml");
+    FAILS_NULL(cm_tree_from_hwloc_gpus(cm_test_data_path("nodes/none.xml"), 1, 1, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 0, 1, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 1, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus(xml, 1, 1025, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(xml, 0, 1, 4, NULL, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(xml, 1, 0, 4, NULL, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(xml, 2, 1, 0, NULL, 0, err));
+    FAILS_NULL(cm_tree_from_hwloc_gpus_restricted(cm_test_data_path("hwloc/1s-4c.xml"), 1,
+                                                  1, 1, NULL, 0, err));
+    assert_int_equal(cm_tree_slot_gpu(NULL, 0), -1);
+    cm_tree_t *t = cm_tree_from_hwloc_gpus(xml, 1, 1, NULL);
+    assert_non_null(t);
+    assert_int_equal(cm_tree_slot_gpu(t, -1), -1);
+    assert_int_equal(cm_tree_slot_gpu(t, 4), -1);
+    cm_tree_free(t);
+}
+
 static void test_restrict(void **state)
 {
     (void)state;
@@ -701,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_hostlist),
         cmocka_unit_test(test_mapping_files),
         cmocka_unit_test(test_restrict),
+        cmocka_unit_test(test_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -367,6 +367,8 @@ static void test_default_cost(void **state)
         { "switch30", 31 * 1.05e-6, 12.5e9 / 1073741824.0 },
         { "cluster", 2 * 1.05e-6, 12.5e9 / 2 },
         { "root", 2 * 1.05e-6, 12.5e9 / 2 },
+        { "nvlink", 0.2e-6, 50e9 },  { "xgmi", 0.2e-6, 50e9 },
+        { "xelink", 0.2e-6, 50e9 },
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         assert_true(cm_tree_default_latency(want[i].name) == want[i].latency);
@@ -376,6 +378,10 @@ static void test_default_cost(void **state)
     assert_true(cm_tree_default_latency("core") == 0);
     assert_true(isinf(cm_tree_default_bandwidth("core")));
     assert_true(cm_tree_default_cost("core") == 0);
+    assert_true(cm_tree_default_latency("gpu") == 0);
+    assert_true(isinf(cm_tree_default_bandwidth("gpu")));
+    assert_true(cm_tree_default_latency("task") == 0);
+    assert_true(isinf(cm_tree_default_bandwidth("task")));
     /* Costs never fall towards the root. */
     static const char *const up[] = { "core", "l2", "l3", "numa", "socket", "node",
                                       "switch", "switch1", "switch2" };

@@ -288,11 +288,25 @@ def gh200():
             "links": {"name": "NVLinkBandwidth", "pairs": pairs}}
 
 
+def one_numa():
+    """A test machine, not a node type: 4 GPUs and 2 NICs of one locality,
+    where the nearest NIC is a tie for every GPU."""
+    pci = [nvidia_gpu(k, "0000:%02x:00.0" % (0x10 * (k + 1)), "Tesla T4", 0x1eb8)
+           for k in range(4)]
+    pci += [mlx(0, "0000:18:00.0"), mlx(1, "0000:38:00.0")]
+    return {"name": "gpu4-one-numa", "cpu_model": "Synthetic 8-core CPU",
+            "packages": [{"numas": [{"os": 0, "cores": r(0, 8), "mem": 64 * GiB,
+                                     "pci": pci}]}]}
+
+
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else here
     for f in (gpu4, dgx, frontier, gh200):
         d = f()
         write_node(os.path.join(out, d["name"] + ".xml"), d)
+    d = one_numa()
+    write_node(os.path.join(here, "..", "gpu", d["name"] + ".xml"), d)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,506 @@
+/* devices.c -- a node's GPUs and NICs, with their locality, from hwloc.
+ *
+ * hwloc names one GPU several times, once per backend (cuda0 and nvml0 are
+ * the same board), and always under its PCI device; so a GPU here is a PCI
+ * device, named by the most specific of its OS devices.  A NIC is likewise
+ * a PCI device with an OpenFabrics or Network OS device; network devices
+ * without a PCI parent (lo, bridges, tunnels) are not NICs.  Both lists
+ * are in PCI bus order, which is the order Slurm numbers GPUs in (the
+ * File= lines of gres.conf, NVIDIA's and AMD's enumeration by bus), not
+ * hwloc's logical order, which follows the tree.
+ *
+ * A device's locality is the cpuset of its nearest non-I/O ancestor, as
+ * hwloc_get_non_io_ancestor_obj() gives it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwloc.h>
+
+#include "clustermap.h"
+
+/* More GPUs or NICs than this in one node is a broken description. */
+#define DEV_MAX 4096
+
+typedef struct dev {
+    hwloc_obj_t pci;  /* the PCI device; only during the build */
+    hwloc_obj_t loc;  /* nearest non-I/O ancestor; only during the build */
+    char *name;       /* GPU: nvml0, rsmi0...; NIC: the network interface */
+    char *fabric;     /* NIC: OpenFabrics device, or NULL */
+    char busid[32];   /* dddd:bb:dd.f */
+    int vendor;       /* PCI vendor id */
+    int numa;         /* OS index, -1 */
+    int package;      /* OS index, -1 */
+    int ncores, npus; /* lengths of cores[] and pus[] */
+    int *cores;       /* logical core indexes of the locality */
+    int *pus;         /* OS PU indexes of the locality */
+    char *cpulist;    /* pus as "0-7,16" */
+    int nic;          /* GPU: nearest NIC, -1 */
+} device_t;
+
+struct cm_devices {
+    int ngpus, nnics;
+    device_t *gpus, *nics;
+    double *bw;       /* [ngpus * ngpus] bytes/s, 0 = no direct link */
+    const char *link; /* "nvlink", "xgmi", "xelink", or NULL */
+};
+
+/* Backends in order of preference for a GPU's name: the management
+ * libraries first (their index is the one tools print), then the
+ * programming interfaces. */
+static const char *const gpu_backend[] = { "NVML", "RSMI",   "LevelZero",
+                                           "CUDA", "OpenCL", NULL };
+
+static int backend_rank(const char *subtype)
+{
+    for (int i = 0; subtype && gpu_backend[i]; i++)
+        if (!strcmp(subtype, gpu_backend[i]))
+            return i;
+    return -1;
+}
+
+/* GPU vendors whose display/3D controllers are GPUs when no backend named
+ * them: NVIDIA, AMD, Intel. */
+static int gpu_by_class(hwloc_obj_t pci)
+{
+    unsigned cls = pci->attr->pcidev.class_id, ven = pci->attr->pcidev.vendor_id;
+    return (cls == 0x0300 || cls == 0x0302 || cls == 0x0380) &&
+        (ven == 0x10de || ven == 0x1002 || ven == 0x8086);
+}
+
+static int load(hwloc_topology_t *topo, const char *xml_path, cm_error_t *err)
+{
+    const char *what = xml_path ? xml_path : "the live machine";
+    if (xml_path) {
+        FILE *f = fopen(xml_path, "r");
+        if (!f)
+            return cm_error_set(err, "%s: cannot open hwloc XML: %s", xml_path,
+                                strerror(errno));
+        fclose(f);
+    }
+    if (hwloc_topology_init(topo) < 0)
+        return cm_error_set(err, "%s: hwloc_topology_init failed", what);
+    if (xml_path && hwloc_topology_set_xml(*topo, xml_path) < 0) {
+        hwloc_topology_destroy(*topo);
+        return cm_error_set(err, "%s: hwloc cannot use this XML file: %s", xml_path,
+                            strerror(errno));
+    }
+    /* GPUs and NICs are "important" PCI devices; their OS devices too. */
+    hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_load(*topo) < 0) {
+        hwloc_topology_destroy(*topo);
+        return cm_error_set(err,
+                            "%s: hwloc cannot load the topology (not an lstopo "
+                            "XML export?)",
+                            what);
+    }
+    return 0;
+}
+
+static int cmp_busid(const void *a, const void *b)
+{
+    const device_t *x = a, *y = b;
+    return strcmp(x->busid, y->busid);
+}
+
+/* "0-7,16,18-19" of the sorted @p ids. */
+static char *format_list(const int *ids, int n)
+{
+    size_t cap = 16 + (size_t)n * 24, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+            j++;
+        int w = j > i
+            ? snprintf(s + len, cap - len, "%s%d-%d", len ? "," : "", ids[i], ids[j])
+            : snprintf(s + len, cap - len, "%s%d", len ? "," : "", ids[i]);
+        len += (size_t)w;
+        i = j + 1;
+    }
+    return s;
+}
+
+/* Locality, NUMA node and CPU lists of @p d from its PCI device. */
+static int fill_locality(hwloc_topology_t topo, device_t *d)
+{
+    d->loc = hwloc_get_non_io_ancestor_obj(topo, d->pci);
+    d->numa = -1;
+    d->package = -1;
+    hwloc_obj_t pk = d->loc;
+    while (pk && pk->type != HWLOC_OBJ_PACKAGE)
+        pk = pk->parent;
+    if (pk)
+        d->package = (int)pk->os_index;
+    hwloc_const_cpuset_t set = d->loc ? d->loc->cpuset : NULL;
+    if (!set)
+        return 0;
+    /* The smallest NUMA node holding the whole locality; of equal ones the
+     * first (on a GH200 the CPU memory comes before the GPU's). */
+    int best = INT_MAX;
+    hwloc_obj_t n = NULL;
+    while ((n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n)))
+        if (n->cpuset && !hwloc_bitmap_iszero(set) &&
+            hwloc_bitmap_isincluded(set, n->cpuset) &&
+            hwloc_bitmap_weight(n->cpuset) < best) {
+            best = hwloc_bitmap_weight(n->cpuset);
+            d->numa = (int)n->os_index;
+        }
+    int w = hwloc_bitmap_weight(set);
+    if (w < 0)
+        w = 0;
+    d->pus = malloc(((size_t)w + 1) * sizeof(int));
+    hwloc_obj_type_t ct = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0
+        ? HWLOC_OBJ_CORE
+        : HWLOC_OBJ_PU;
+    int nc = hwloc_get_nbobjs_by_type(topo, ct);
+    d->cores = malloc(((size_t)(nc > 0 ? nc : 0) + 1) * sizeof(int));
+    if (!d->pus || !d->cores)
+        return -1;
+    unsigned id;
+    hwloc_bitmap_foreach_begin(id, set)
+    {
+        if (d->npus < w)
+            d->pus[d->npus++] = (int)id;
+    }
+    hwloc_bitmap_foreach_end();
+    for (int i = 0; i < nc; i++) {
+        hwloc_obj_t c = hwloc_get_obj_by_type(topo, ct, (unsigned)i);
+        if (c->cpuset && hwloc_bitmap_isincluded(c->cpuset, set))
+            d->cores[d->ncores++] = i;
+    }
+    d->cpulist = format_list(d->pus, d->npus);
+    return d->cpulist ? 0 : -1;
+}
+
+static void set_busid(device_t *d)
+{
+    struct hwloc_pcidev_attr_s *p = &d->pci->attr->pcidev;
+    snprintf(d->busid, sizeof d->busid, "%04x:%02x:%02x.%01x", (unsigned)p->domain,
+             (unsigned)p->bus, (unsigned)p->dev, (unsigned)p->func);
+    d->vendor = p->vendor_id;
+}
+
+static int collect(hwloc_topology_t topo, cm_devices_t *d, const char *what,
+                   cm_error_t *err)
+{
+    int ng = 0, nn = 0;
+    hwloc_obj_t pci = NULL;
+    while ((pci = hwloc_get_next_pcidev(topo, pci))) {
+        int gpu = gpu_by_class(pci), nic = 0;
+        for (hwloc_obj_t o = pci->io_first_child; o; o = o->next_sibling) {
+            if (o->type != HWLOC_OBJ_OS_DEVICE)
+                continue;
+            hwloc_obj_osdev_type_t t = o->attr->osdev.type;
+            if ((t == HWLOC_OBJ_OSDEV_GPU || t == HWLOC_OBJ_OSDEV_COPROC) &&
+                backend_rank(o->subtype) >= 0)
+                gpu = 1;
+            if (t == HWLOC_OBJ_OSDEV_OPENFABRICS || t == HWLOC_OBJ_OSDEV_NETWORK)
+                nic = 1;
+        }
+        ng += gpu;
+        nn += nic && !gpu;
+    }
+    if (ng > DEV_MAX || nn > DEV_MAX)
+        return cm_error_set(err, "%s: %d GPUs and %d NICs, at most %d of each", what, ng,
+                            nn, DEV_MAX);
+    d->gpus = calloc((size_t)ng + 1, sizeof(device_t));
+    d->nics = calloc((size_t)nn + 1, sizeof(device_t));
+    if (!d->gpus || !d->nics)
+        return cm_error_set(err, "%s: out of memory", what);
+    while ((pci = hwloc_get_next_pcidev(topo, pci))) {
+        int gpu = gpu_by_class(pci), best = -1, nic = 0;
+        const char *gname = NULL, *net = NULL, *fab = NULL;
+        for (hwloc_obj_t o = pci->io_first_child; o; o = o->next_sibling) {
+            if (o->type != HWLOC_OBJ_OS_DEVICE || !o->name)
+                continue;
+            hwloc_obj_osdev_type_t t = o->attr->osdev.type;
+            int r = backend_rank(o->subtype);
+            if ((t == HWLOC_OBJ_OSDEV_GPU || t == HWLOC_OBJ_OSDEV_COPROC) && r >= 0) {
+                gpu = 1;
+                if (best < 0 || r < best) {
+                    best = r;
+                    gname = o->name;
+                }
+            }
+            if (t == HWLOC_OBJ_OSDEV_NETWORK && !net)
+                net = o->name, nic = 1;
+            if (t == HWLOC_OBJ_OSDEV_OPENFABRICS && !fab)
+                fab = o->name, nic = 1;
+        }
+        device_t *x;
+        if (gpu)
+            x = &d->gpus[d->ngpus++];
+        else if (nic)
+            x = &d->nics[d->nnics++];
+        else
+            continue;
+        x->pci = pci;
+        x->nic = -1;
+        set_busid(x);
+        const char *name = gpu ? (gname ? gname : x->busid) : (net ? net : fab);
+        x->name = strdup(name);
+        if (!gpu && fab && !(x->fabric = strdup(fab)))
+            return cm_error_set(err, "%s: out of memory", what);
+        if (!x->name || fill_locality(topo, x) < 0)
+            return cm_error_set(err, "%s: out of memory", what);
+    }
+    qsort(d->gpus, (size_t)d->ngpus, sizeof(device_t), cmp_busid);
+    qsort(d->nics, (size_t)d->nnics, sizeof(device_t), cmp_busid);
+    return 0;
+}
+
+/* The GPU whose PCI device is @p o or holds it; -1 when none. */
+static int gpu_of(const cm_devices_t *d, hwloc_obj_t o)
+{
+    while (o && o->type == HWLOC_OBJ_OS_DEVICE)
+        o = o->parent;
+    for (int g = 0; o && g < d->ngpus; g++)
+        if (d->gpus[g].pci == o)
+            return g;
+    return -1;
+}
+
+/* Add the GPU pairs of bandwidth matrix @p dist (MB/s) to d->bw (bytes/s),
+ * keeping the larger value.  1 when it had a link between two GPUs, and
+ * in *@p others whether it has objects that are not GPUs (switches). */
+static int merge_links(cm_devices_t *d, const struct hwloc_distances_s *dist, int *others)
+{
+    int n = d->ngpus, any = 0;
+    for (unsigned i = 0; i < dist->nbobjs; i++) {
+        int a = gpu_of(d, dist->objs[i]);
+        if (a < 0 && others)
+            *others = 1;
+        for (unsigned j = 0; j < dist->nbobjs; j++) {
+            int b = gpu_of(d, dist->objs[j]);
+            double v = (double)dist->values[i * dist->nbobjs + j] * 1e6;
+            if (a < 0 || b < 0 || a == b || v <= 0)
+                continue;
+            if (v > d->bw[a * n + b])
+                d->bw[a * n + b] = v;
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* Interconnect bandwidth matrices (hwloc's NVML, RSMI and Level Zero
+ * backends) as bytes/s between GPUs; of several matrices the larger value
+ * wins.  A matrix with switches (NVML lists NVSwitch ports) gets its ports
+ * merged and its paths through a switch closed, so that every pair the
+ * switch joins has a value; hwloc's closure drops the direct GPU-GPU
+ * values, so it runs only then, after those are kept. */
+static int read_links(hwloc_topology_t topo, cm_devices_t *d, const char *what,
+                      cm_error_t *err)
+{
+    int n = d->ngpus;
+    d->bw = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+    if (!d->bw)
+        return cm_error_set(err, "%s: out of memory", what);
+    static const struct {
+        const char *hwloc, *level;
+    } mats[] = { { "NVLinkBandwidth", "nvlink" },
+                 { "XGMIBandwidth", "xgmi" },
+                 { "XeLinkBandwidth", "xelink" } };
+    for (size_t m = 0; m < sizeof mats / sizeof mats[0]; m++) {
+        unsigned nr = 1;
+        struct hwloc_distances_s *dist = NULL;
+        if (hwloc_distances_get_by_name(topo, mats[m].hwloc, &nr, &dist, 0) < 0 || nr < 1)
+            continue;
+        int any = 0, others = 0;
+        if (dist->kind & HWLOC_DISTANCES_KIND_MEANS_BANDWIDTH) {
+            any = merge_links(d, dist, &others);
+            if (others) {
+                hwloc_distances_transform(
+                    topo, dist, HWLOC_DISTANCES_TRANSFORM_MERGE_SWITCH_PORTS, NULL, 0);
+                if (hwloc_distances_transform(
+                        topo, dist, HWLOC_DISTANCES_TRANSFORM_TRANSITIVE_CLOSURE, NULL,
+                        0) == 0)
+                    any |= merge_links(d, dist, NULL);
+            }
+        }
+        if (any && !d->link)
+            d->link = mats[m].level;
+        hwloc_distances_release(topo, dist);
+    }
+    return 0;
+}
+
+/* Nearest NIC of each GPU: the smallest common ancestor; of equally near
+ * NICs the one at GPU index x NICs / GPUs, or the nearest index to it, so
+ * that GPUs sharing a locality share NICs in pairs, as Slurm's closest. */
+static void nearest_nics(hwloc_topology_t topo, cm_devices_t *d)
+{
+    for (int g = 0; g < d->ngpus; g++) {
+        int best = -1, bw = INT_MAX;
+        long target = d->nnics ? (long)g * d->nnics / d->ngpus : 0;
+        for (int k = 0; k < d->nnics; k++) {
+            hwloc_obj_t a = d->gpus[g].loc, b = d->nics[k].loc;
+            hwloc_obj_t c = a && b ? hwloc_get_common_ancestor_obj(topo, a, b) : NULL;
+            int w = c && c->cpuset ? hwloc_bitmap_weight(c->cpuset) : INT_MAX - 1;
+            if (w < 0)
+                w = INT_MAX - 1;
+            if (w < bw || (w == bw && labs(k - target) < labs(best - target))) {
+                bw = w;
+                best = k;
+            }
+        }
+        d->gpus[g].nic = best;
+    }
+}
+
+cm_devices_t *cm_devices_from_hwloc(const char *xml_path, cm_error_t *err)
+{
+    const char *what = xml_path ? xml_path : "live machine";
+    hwloc_topology_t topo;
+    if (load(&topo, xml_path, err) < 0)
+        return NULL;
+    cm_devices_t *d = calloc(1, sizeof *d);
+    if (!d) {
+        cm_error_set(err, "%s: out of memory", what);
+    } else if (collect(topo, d, what, err) < 0 || read_links(topo, d, what, err) < 0) {
+        cm_devices_free(d);
+        d = NULL;
+    } else {
+        nearest_nics(topo, d);
+    }
+    hwloc_topology_destroy(topo);
+    return d;
+}
+
+static void dev_clear(device_t *x)
+{
+    free(x->name);
+    free(x->fabric);
+    free(x->cores);
+    free(x->pus);
+    free(x->cpulist);
+}
+
+void cm_devices_free(cm_devices_t *d)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < d->ngpus; i++)
+        dev_clear(&d->gpus[i]);
+    for (int i = 0; i < d->nnics; i++)
+        dev_clear(&d->nics[i]);
+    free(d->gpus);
+    free(d->nics);
+    free(d->bw);
+    free(d);
+}
+
+int cm_devices_ngpus(const cm_devices_t *d)
+{
+    return d ? d->ngpus : 0;
+}
+
+int cm_devices_nnics(const cm_devices_t *d)
+{
+    return d ? d->nnics : 0;
+}
+
+static const device_t *gpu(const cm_devices_t *d, int g)
+{
+    return d && g >= 0 && g < d->ngpus ? &d->gpus[g] : NULL;
+}
+
+static const device_t *nic(const cm_devices_t *d, int k)
+{
+    return d && k >= 0 && k < d->nnics ? &d->nics[k] : NULL;
+}
+
+const char *cm_devices_gpu_name(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->name : NULL;
+}
+
+const char *cm_devices_gpu_busid(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->busid : NULL;
+}
+
+int cm_devices_gpu_vendor(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->vendor : -1;
+}
+
+int cm_devices_gpu_numa(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->numa : -1;
+}
+
+int cm_devices_gpu_package(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->package : -1;
+}
+
+int cm_devices_gpu_cores(const cm_devices_t *d, int g, const int **cores)
+{
+    const device_t *x = gpu(d, g);
+    if (cores)
+        *cores = x ? x->cores : NULL;
+    return x ? x->ncores : 0;
+}
+
+int cm_devices_gpu_pus(const cm_devices_t *d, int g, const int **pus)
+{
+    const device_t *x = gpu(d, g);
+    if (pus)
+        *pus = x ? x->pus : NULL;
+    return x ? x->npus : 0;
+}
+
+const char *cm_devices_gpu_cpulist(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->cpulist : NULL;
+}
+
+int cm_devices_gpu_nic(const cm_devices_t *d, int g)
+{
+    return gpu(d, g) ? gpu(d, g)->nic : -1;
+}
+
+double cm_devices_gpu_bandwidth(const cm_devices_t *d, int a, int b)
+{
+    if (!gpu(d, a) || !gpu(d, b))
+        return 0;
+    return d->bw[a * d->ngpus + b];
+}
+
+const char *cm_devices_link_name(const cm_devices_t *d)
+{
+    return d ? d->link : NULL;
+}
+
+const char *cm_devices_nic_name(const cm_devices_t *d, int k)
+{
+    return nic(d, k) ? nic(d, k)->name : NULL;
+}
+
+const char *cm_devices_nic_fabric(const cm_devices_t *d, int k)
+{
+    return nic(d, k) ? nic(d, k)->fabric : NULL;
+}
+
+const char *cm_devices_nic_busid(const cm_devices_t *d, int k)
+{
+    return nic(d, k) ? nic(d, k)->busid : NULL;
+}
+
+int cm_devices_nic_numa(const cm_devices_t *d, int k)
+{
+    return nic(d, k) ? nic(d, k)->numa : -1;
+}
+
+const char *cm_devices_nic_cpulist(const cm_devices_t *d, int k)
+{
+    return nic(d, k) ? nic(d, k)->cpulist : NULL;
+}
