@@ -308,6 +308,20 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
 cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu,
                                    cm_error_t *err);
 
+/** One machine from two: the levels and vertices of @p outer down to its
+ *  "node" level (switches and nodes, in its order; what lies below its
+ *  nodes is dropped), and under every node a copy of what lies below the
+ *  first node of @p inner (its sockets, NUMA nodes, GPUs...: say
+ *  cm_tree_from_hwloc_gpus() of one node), each level with the costs of
+ *  the tree it comes from, node speeds and labels as in the tree they
+ *  come from.  So Slurm's switches (cm_tree_from_switches()) and hwloc's
+ *  view of a node price each what they know; cm_tree_slot_gpu() works on
+ *  the result.  Both trees must be finalized and have a "node" level,
+ *  and the inner node something inside; the inner levels' names must not
+ *  be those of the outer levels kept.  A new finalized tree, or NULL with
+ *  @p err (also for NULL trees, or a result cm_tree_finalize() refuses). */
+cm_tree_t *cm_tree_graft(const cm_tree_t *outer, const cm_tree_t *inner, cm_error_t *err);
+
 /** The GPU index, on its node, of slot @p s of a tree made by
  *  cm_tree_from_hwloc_gpus() (or cut from one by cm_tree_restrict()): the
  *  k of the "gpu<k>" label of the "gpu" vertex above the slot.  -1 for a

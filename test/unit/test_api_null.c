@@ -686,6 +686,12 @@ static void test_devices(void **state)
     assert_non_null(t);
     assert_int_equal(cm_tree_slot_gpu(t, -1), -1);
     assert_int_equal(cm_tree_slot_gpu(t, 4), -1);
+    FAILS_NULL(cm_tree_graft(NULL, t, err));
+    FAILS_NULL(cm_tree_graft(t, NULL, err));
+    cm_tree_t *unfinished = cm_tree_new();
+    FAILS_NULL(cm_tree_graft(unfinished, t, err));
+    FAILS_NULL(cm_tree_graft(t, unfinished, err));
+    cm_tree_free(unfinished);
     cm_tree_free(t);
 }
 
