@@ -62,7 +62,7 @@ gcases=
 [ "$gpu" = none ] || gcases="moe|moe.c||32|$g32
 halo3d|halo3d.c||32|$g32
 halo3d-scrambled|halo3d.c|--scramble 1|32|$g32
-moe|moe.c|--iters 5|144|$g144
+moe|moe.c||144|$g144
 halo3d-scrambled|halo3d.c|--scramble 1|144|$g144"
 # cg needs a power of two of ranks: not at 144
 [ "$gpu" != all ] || gcases="$gcases
