@@ -56,8 +56,8 @@ transpose|transpose.c|
 powerlaw|powerlaw.c|'
 
 # name|source|arguments|ranks|platforms (GPU platforms: one rank per GPU)
-g32=gpu-dgx4,gpu-frontier4
-g144=gpu-nvl72x2
+g32='gpu-dgx4,gpu-frontier4'
+g144='gpu-nvl72x2'
 gcases=
 [ "$gpu" = none ] || gcases="moe|moe.c||32|$g32
 halo3d|halo3d.c||32|$g32
