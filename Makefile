@@ -13,6 +13,7 @@
 #   make bench-large     the engine at 65,536 to 1,048,576 ranks
 #   make bench-controller  slurmctld's load of placed sruns at 10,000 nodes (root)
 #   make bench-sim       simulated run time under each placement (SimGrid)
+#   make bench-sim-gpu   the same on the GPU platforms alone, every app (SimGrid)
 #   make bench-sim-css   CSS schedules against MPI_Alltoallv (SimGrid)
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make deb             Debian packages into build/deb/ (debian/)
@@ -151,7 +152,7 @@ BENCHES   := $(patsubst bench/engine/%.c,$(BUILD)/bench/%,$(BENCH_SRC)) $(BUILD)
 TARGETS := $(LIBCORE) $(LIBCORE_SO) $(PCFILE) $(LIBS_STORE_ALL) $(LIBLAUNCH) $(LIBTOPO) $(LIBOVL) \
            $(CLI) $(PMPI_SO) $(PLUGIN_SO) $(PLACE_SO) $(SHIM) $(PINGPONG)
 
-.PHONY: all print-link-libs print-archives tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-css install uninstall clean
+.PHONY: all print-link-libs print-archives tests benches check check-quick check-stacks check-package deb unit-check deps demo bench bench-large bench-controller bench-sim bench-sim-gpu bench-sim-css install uninstall clean
 all: $(TARGETS)
 
 # The profiler sees no overlay header: what it calls of the overlays is
@@ -378,6 +379,12 @@ bench-controller:
 bench-sim:
 	@$(MAKE) --no-print-directory -s all
 	@bench/sim/run.sh $(BUILD)
+
+# The judge on the GPU platforms alone, every mini-application (bench-sim
+# runs the mixture-of-experts layer and the 3-D halos there).
+bench-sim-gpu:
+	@$(MAKE) --no-print-directory -s all
+	@CPU=0 GPU=all bench/sim/run.sh $(BUILD) bench/sim/results-gpu
 
 # The CSS schedules (seed 003) against the library's MPI_Alltoallv and the
 # classic ordering, at 64 and 128 ranks (bench/sim/README.md, "CSS
