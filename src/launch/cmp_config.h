@@ -50,6 +50,8 @@ typedef struct cmp_config {
     char place_lib[CMP_PATH_MAX];        /* place_lib=PATH of clustermap-place.so,
                                       "" = next to clustermap.so */
     char prof_dir[CMP_PATH_MAX];         /* prof_dir=DIR node-local base */
+    char hwloc_xml[CMP_PATH_MAX];        /* hwloc_xml=PATH of the GPU nodes' hwloc
+                                      XML, "" = GPU steps keep Slurm's binding */
     size_t step_budget;                  /* step_budget=BYTES a step may leave
                                       in its private directory, per node */
     cmp_profiling_t profiling;           /* profile=missing|always|never */

@@ -29,6 +29,8 @@ typedef struct cmp_srun_args {
     int gpus;                 /* asks for GPUs: -G, --gpus*, --ntasks-per-gpu,
                                  --cpus-per-gpu, --mem-per-gpu, or --gres /
                                  --tres-per-task naming gpu */
+    int gpus_per_task;        /* --gpus-per-task=N (a plain count), 0 otherwise */
+    int ntasks_per_gpu;       /* --ntasks-per-gpu=N, 0 if absent or not a count */
     /* The strings point into the argv given to cmp_srun_args_parse, whole
      * (never copied, never cut), or are "" -- never NULL after a parse;
      * readers here take a NULL, as in a struct zeroed by hand, as "". */

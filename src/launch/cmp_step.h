@@ -55,6 +55,8 @@ typedef struct cmp_step_input {
                                  Slurm (and bind.c) set them in a bound
                                  task, whose own srun would inherit them */
     const char *gpu_bind_env; /* SLURM_GPU_BIND */
+    const char *gpus_per_task_env;  /* SLURM_GPUS_PER_TASK */
+    const char *ntasks_per_gpu_env; /* SLURM_NTASKS_PER_GPU */
     cmp_slurm_env_t slurm;    /* the allocation (cmp_alloc_read_of) */
     const char *tmpdir;       /* TMPDIR */
     const char *program;      /* the command srun launches, resolved as
@@ -132,6 +134,8 @@ typedef struct cmp_step_decision {
     char *bind_kept;     /* owned, NULL when each rank is bound to its
                                  cores: why the step keeps Slurm's or the
                                  user's binding (ranks placed on nodes only) */
+    int per_gpu;         /* > 0: placed on GPUs, that many tasks on each
+                                 (the GPU slots of plugstack's hwloc_xml=) */
     int bind_kept_said;  /* 1: the user asked for that binding, say the
                                  line whatever the verbosity */
     cmp_step_mark_t mark;

@@ -141,6 +141,10 @@ static const cfg_key_t keys[] = {
       .forbid = " :", .doc = "the path of libclustermap-prof.so" },
     { "place_lib", CFG_PATH, FIELD(place_lib),
       .doc = "the path of clustermap-place.so (default: next to clustermap.so)" },
+    /* what srun cannot see of a GPU node: its GPUs' links, NUMA nodes and
+     * NICs (the nodes of a GPU partition are alike) */
+    { "hwloc_xml", CFG_PATH, FIELD(hwloc_xml),
+      .doc = "an hwloc XML export of the GPU nodes: steps with GPUs are placed on them" },
     /* root-owned, made by root (0711) when missing: see profile_step.c */
     { "prof_dir", CFG_PATH, .def_text = "/run/clustermap", FIELD(prof_dir),
       .doc = "the node-local directory of the runs being profiled" },

@@ -67,12 +67,12 @@ static const longopt_t longopts[] = {
     { "mem-per-cpu", REQ, 0 }, { "resv-ports", OPT, 0 }, { "sockets-per-node", REQ, 0 },
     { "cores-per-socket", REQ, 0 }, { "threads-per-core", REQ, 0 },
     { "extra-node-info", REQ, 'B' }, { "ntasks-per-core", REQ, 0 },
-    { "ntasks-per-socket", REQ, 0 }, { "ntasks-per-gpu", REQ, '!' },
+    { "ntasks-per-socket", REQ, 0 }, { "ntasks-per-gpu", REQ, '2' },
     { "ntasks-per-tres", REQ, 0 }, { "cpu-bind", REQ, '&' }, { "cpu_bind", REQ, '&' },
     { "hint", REQ, 0 }, { "mem-bind", REQ, 0 }, { "mem_bind", REQ, 0 },
     { "cpus-per-gpu", REQ, '!' }, { "gpus", REQ, 'G' }, { "gpu-bind", REQ, '*' },
     { "gpu-freq", REQ, 0 }, { "gpus-per-node", REQ, '!' }, { "gpus-per-socket", REQ, '!' },
-    { "gpus-per-task", REQ, '!' }, { "mem-per-gpu", REQ, '!' }, { "tres-per-task", REQ, '$' },
+    { "gpus-per-task", REQ, '1' }, { "mem-per-gpu", REQ, '!' }, { "tres-per-task", REQ, '$' },
     { "accel-bind", REQ, 0 }, { "network", REQ, 0 }, { "uid", REQ, 0 },
     { "gid", REQ, 0 }, { "x11", OPT, 0 }, { "test-only", NOARG, 0 },
     { "help", NOARG, 'h' }, { "usage", NOARG, 'h' }, { "version", NOARG, 'V' },
@@ -164,6 +164,17 @@ static int apply(cmp_srun_args_t *o, char id, const char *v, cm_error_t *err)
     case 'h': case 'V': o->help = 1; break;
     case 'J': o->job_name = v; break;
     case 'G': case '!': o->gpus |= strcmp(v, "0") != 0; break;
+    /* a count, or type:count: only a plain count is kept (0 otherwise) */
+    case '1':
+        o->gpus |= strcmp(v, "0") != 0;
+        o->gpus_per_task = cmp_parse_int(v, 1 << 16, &o->gpus_per_task) < 0 ? 0
+                                                                          : o->gpus_per_task;
+        break;
+    case '2':
+        o->gpus |= 1;
+        o->ntasks_per_gpu = cmp_parse_int(v, 1 << 16, &o->ntasks_per_gpu) < 0
+            ? 0 : o->ntasks_per_gpu;
+        break;
     case '$': o->gpus |= cmp_names_gpu(v); break;
     case '&': o->cpu_bind = v; break;
     case '*': o->gpu_bind = v; break;

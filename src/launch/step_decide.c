@@ -235,29 +235,42 @@ static int binds(const char *v)
  * and is always said; a step with GPUs keeps Slurm's GPU binding and the
  * CPU binding that goes with it: cores chosen for the CPU placement could
  * lie far from the GPU Slurm gave the rank. */
-static char *binding_kept(const cmp_step_input_t *in, int *said)
+static char *binding_kept(const cmp_config_t *c, const cmp_step_input_t *in, int *said,
+                          int *per_gpu)
 {
     const cmp_srun_args_t *a = &in->sa;
     const char *gpu = a->gpu_bind && *a->gpu_bind ? a->gpu_bind : in->gpu_bind_env;
     const char *cpu = a->cpu_bind && *a->cpu_bind ? a->cpu_bind : in->cpu_bind_env;
     *said = 1;
+    *per_gpu = 0;
     if (gpu && *gpu)
         return text("--gpu-bind=%s given: your GPU and CPU binding are kept; ranks are "
-                    "placed on nodes only",
-                    gpu);
+                    "placed on nodes only", gpu);
     if (a->tres_bind && *a->tres_bind)
         return text("--tres-bind=%s given: your binding is kept; ranks are placed on "
-                    "nodes only",
-                    a->tres_bind);
+                    "nodes only", a->tres_bind);
     if (binds(cpu))
         return text("--cpu-bind=%s given: your CPU binding is kept; ranks are placed on "
-                    "nodes only",
-                    cpu);
+                    "nodes only", cpu);
     *said = 0;
-    if (a->gpus || in->gpus_env)
-        return text("the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks "
-                    "are placed on nodes only");
-    return NULL;
+    if (!a->gpus && !in->gpus_env)
+        return NULL;
+    /* the step's tasks per GPU, when each task drives one GPU or K tasks
+     * share one: the GPU slots of the node the plan places them on */
+    int per_task = a->gpus_per_task, share = a->ntasks_per_gpu;
+    if (!per_task && !a->gpus && in->gpus_per_task_env)
+        cmp_parse_int(in->gpus_per_task_env, 1 << 16, &per_task);
+    if (!share && !a->gpus && in->ntasks_per_gpu_env)
+        cmp_parse_int(in->ntasks_per_gpu_env, 1 << 16, &share);
+    *per_gpu = share > 0 && per_task <= 1 ? share : per_task == 1 ? 1 : 0;
+    if (*per_gpu && c->hwloc_xml[0])
+        return NULL;
+    *per_gpu = 0;
+    return text("the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks "
+                "are placed on nodes only (%s)",
+                c->hwloc_xml[0] ? "clustermap places --gpus-per-task=1 and "
+                                  "--ntasks-per-gpu=N steps on GPUs"
+                                : "plugstack.conf has no hwloc_xml= for the GPU nodes");
 }
 
 static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
@@ -284,7 +297,7 @@ static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,
     }
     d->mpirun = cmp_srun_is_mpirun(&in->sa);
     if (!d->mpirun)
-        d->bind_kept = binding_kept(in, &d->bind_kept_said);
+        d->bind_kept = binding_kept(c, in, &d->bind_kept_said, &d->per_gpu);
     d->cpus_per_task =
         in->sa.cpus_per_task ? in->sa.cpus_per_task : int_of(in->cpus_per_task, 1 << 16);
     if (d->cpus_per_task < 1)

@@ -41,6 +41,8 @@ void cmp_step_input_read(cmp_step_input_t *in)
     if (!getenv("SLURM_CPU_BIND_LIST"))
         in->cpu_bind_env = getenv("SLURM_CPU_BIND");
     in->gpu_bind_env = getenv("SLURM_GPU_BIND");
+    in->gpus_per_task_env = getenv("SLURM_GPUS_PER_TASK");
+    in->ntasks_per_gpu_env = getenv("SLURM_NTASKS_PER_GPU");
     cmp_slurm_env_read(&in->slurm);
     in->tmpdir = getenv("TMPDIR");
     in->mpirun_why = getenv(CMP_ENV_MPIRUN_WHY);

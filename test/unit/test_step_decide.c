@@ -34,6 +34,8 @@ static const struct {
     { "SLURM_CPUS_PER_TASK", offsetof(cmp_step_input_t, cpus_per_task) },
     { "SLURM_CPU_BIND", offsetof(cmp_step_input_t, cpu_bind_env) },
     { "SLURM_GPU_BIND", offsetof(cmp_step_input_t, gpu_bind_env) },
+    { "SLURM_GPUS_PER_TASK", offsetof(cmp_step_input_t, gpus_per_task_env) },
+    { "SLURM_NTASKS_PER_GPU", offsetof(cmp_step_input_t, ntasks_per_gpu_env) },
     { "SLURM_JOB_NODELIST", offsetof(cmp_step_input_t, slurm.job_nodelist) },
     { "SLURM_JOB_CPUS_PER_NODE", offsetof(cmp_step_input_t, slurm.job_cpus_per_node) },
     { "SLURM_NTASKS", offsetof(cmp_step_input_t, slurm.ntasks) },
@@ -523,6 +525,8 @@ static void test_step_shape(void **state)
 /* Whose binding a placed step keeps: the user's when given (said always),
  * Slurm's for a step with GPUs (said when verbose), else clustermap binds
  * each rank to its cores. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static void test_binding(void **state)
 {
     (void)state;
@@ -531,6 +535,8 @@ static void test_binding(void **state)
         int gpus_env;
         const char *kept; /* NULL: clustermap binds */
         int said;
+        const char *conf; /* plugstack.conf arguments, NULL: none */
+        int per_gpu;      /* tasks per GPU slot of a step placed on GPUs */
     } rows[] = {
         { "srun -n8 ./halo", "", 0, NULL, 0 },
         { "srun -n8 --cpu-bind=verbose ./halo", "", 0, NULL, 0 },
@@ -570,6 +576,28 @@ static void test_binding(void **state)
           1 },
         /* the srun of mpirun's daemons binds nothing of its own */
         { MPIRUN, OURS, 1, NULL, 0 },
+        /* with the GPU nodes' hwloc XML: one task per GPU, or K per GPU,
+         * are placed on GPUs; other GPU shapes keep Slurm's binding */
+        { "srun -n8 --gpus-per-task=1 ./halo", "", 0, NULL, 0, "hwloc_xml=/n.xml", 1 },
+        { "srun -n8 --ntasks-per-gpu=2 ./halo", "", 0, NULL, 0, "hwloc_xml=/n.xml", 2 },
+        { "srun -n8 ./halo", "SLURM_GPUS_PER_TASK=1", 1, NULL, 0, "hwloc_xml=/n.xml", 1 },
+        { "srun -n8 ./halo", "SLURM_NTASKS_PER_GPU=4", 1, NULL, 0, "hwloc_xml=/n.xml",
+          4 },
+        { "srun -n8 --gpus-per-task=2 ./halo", "", 0,
+          "the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks are "
+          "placed on nodes only (clustermap places --gpus-per-task=1 and "
+          "--ntasks-per-gpu=N steps on GPUs)",
+          0, "hwloc_xml=/n.xml", 0 },
+        { "srun -n8 --gpus-per-task=a100:1 ./halo", "", 0, "the step asks", 0,
+          "hwloc_xml=/n.xml", 0 },
+        { "srun -n8 -G 8 ./halo", "SLURM_GPUS_PER_TASK=1", 1, "the step asks", 0,
+          "hwloc_xml=/n.xml", 0 },
+        { "srun -n8 --gpus-per-task=1 --cpu-bind=cores ./halo", "", 0, "--cpu-bind=cores",
+          1, "hwloc_xml=/n.xml", 0 },
+        { "srun -n8 --gpus-per-task=1 ./halo", "", 0,
+          "the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks are "
+          "placed on nodes only (plugstack.conf has no hwloc_xml= for the GPU nodes)",
+          0 },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         cmp_config_t c;
@@ -581,7 +609,7 @@ static void test_binding(void **state)
         print_message("binding row %zu: %s %s\n", i, rows[i].env, rows[i].srun);
         /* every row is a step to place */
         sprintf(line, "srun --mapping=cluster %s", rows[i].srun + 5);
-        config("", &c);
+        config(rows[i].conf ? rows[i].conf : "", &c);
         /* as decide(), with the GPU variables that are not strings */
         memset(&in, 0, sizeof in);
         in.args_read = 1;
@@ -604,12 +632,14 @@ static void test_binding(void **state)
             fail_msg("'%s', expected '%s...'", d.bind_kept ? d.bind_kept : "(null)",
                      rows[i].kept);
         assert_int_equal(d.bind_kept_said, rows[i].said);
+        assert_int_equal(d.per_gpu, rows[i].per_gpu);
         cmp_step_decision_free(&d);
         free(line);
         for (int k = 1; k < 3; k++)
             free(bufs[k]);
     }
 }
+#pragma GCC diagnostic pop
 
 static cm_profile_t *profile(uid_t uid, const char *name, int n)
 {
