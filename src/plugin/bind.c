@@ -194,3 +194,144 @@ void cmp_bind_task(spank_t sp, const cmp_config_t *c)
         fprintf(stderr, "clustermap: rank %u slot %d cpus %s\n", rank, slot, cpus);
     slurm_debug("clustermap: rank %u slot %d bound to cpus %s", rank, slot, cpus);
 }
+
+/* Item @p k (0-based) of the blank-separated @p list into buf; -1 if none
+ * or too long. */
+static int info_item(const char *list, int k, char *buf, size_t size)
+{
+    const char *p = list;
+    for (; k > 0 && p; k--)
+        if ((p = strchr(p, ' ')))
+            p++;
+    if (!p || !*p)
+        return -1;
+    size_t len = strcspn(p, " ");
+    if (len >= size)
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return 0;
+}
+
+/* Linux CPU list "0-7,16" into @p set; -1 when malformed. */
+static int parse_cpulist(const char *s, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    while (*s) {
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s || a < 0 || a >= CPU_SETSIZE)
+            return -1;
+        if (*end == '-') {
+            s = end + 1;
+            b = strtol(s, &end, 10);
+            if (end == s || b < a || b >= CPU_SETSIZE)
+                return -1;
+        }
+        for (long c = a; c <= b; c++)
+            CPU_SET((int)c, set);
+        if (*end && *end != ',')
+            return -1;
+        s = *end ? end + 1 : end;
+    }
+    return CPU_COUNT(set) ? 0 : -1;
+}
+
+void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
+{
+    static char list[16384 * 6 + 64], info[65536];
+    static const char *const visible[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                          "ZE_AFFINITY_MASK"};
+    char verbose[8] = "", on_node[16] = "", item[4096], value[64];
+    uint32_t rank = 0;
+
+    if (!c->bind || spank_getenv(sp, CMP_ENV_GPUS, list, sizeof list) != ESPANK_SUCCESS)
+        return;
+    spank_getenv(sp, CMP_ENV_VERBOSE, verbose, sizeof verbose);
+    if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
+        return;
+    int gpu = cmp_core_list_entry(list, rank), ngpus = 0;
+    if (gpu < 0 || spank_getenv(sp, CMP_ENV_GPU_INFO, info, sizeof info) != ESPANK_SUCCESS ||
+        info_item(info, gpu, item, sizeof item) < 0) {
+        cmp_log_error("rank %u: no GPU in %s or %s; keeping Slurm's binding", rank,
+                      CMP_ENV_GPUS, CMP_ENV_GPU_INFO);
+        return;
+    }
+    for (const char *p = info; p; p = strchr(p + 1, ' '))
+        ngpus++;
+    /* Only a step holding every GPU of the node may hand a rank another
+     * GPU than Slurm's: the others could be another job's. */
+    if (spank_getenv(sp, "SLURM_GPUS_ON_NODE", on_node, sizeof on_node) != ESPANK_SUCCESS ||
+        atoi(on_node) != ngpus) {
+        slurm_debug("clustermap: rank %u: the step holds %s of the node's %d GPUs: "
+                    "keeping Slurm's binding", rank, on_node[0] ? on_node : "none", ngpus);
+        if (verbose[0] == '1')
+            fprintf(stderr, "clustermap: rank %u gpu not bound (the step holds %s of "
+                    "the node's %d GPUs)\n", rank, on_node[0] ? on_node : "none", ngpus);
+        return;
+    }
+    char *colon = strchr(item, ':');
+    if (!colon)
+        return;
+    *colon = '\0';
+    const char *nic = item, *cpus = colon + 1;
+    /* Every task of the node decides alike, from the node alone: a rank
+     * given a GPU while its neighbour kept Slurm's could share one.  So
+     * the GPU, its NIC and its cores are all applied when the node allows
+     * every core of every GPU's locality (the description is this node's),
+     * or none is. */
+    const char *why = NULL;
+    cpu_set_t want, allowed;
+    int pus[CPU_SETSIZE], n;
+    cm_error_t err;
+    CPU_ZERO(&allowed);
+    if ((n = allowed_pus(pus, CPU_SETSIZE, &err)) <= 0)
+        why = "the node's CPUs cannot be read";
+    for (int i = 0; i < n; i++)
+        CPU_SET(pus[i], &allowed);
+    for (int k = 0; !why && k < ngpus; k++) {
+        char other[4096], *c;
+        cpu_set_t both;
+        if (info_item(info, k, other, sizeof other) < 0 || !(c = strchr(other, ':')) ||
+            parse_cpulist(c + 1, &want) < 0)
+            why = "a GPU without a CPU list";
+        else if (CPU_AND(&both, &want, &allowed), !CPU_EQUAL(&both, &want))
+            why = "hwloc_xml= describes CPUs this node does not allow";
+    }
+    if (!why && parse_cpulist(cpus, &want) < 0)
+        why = "a GPU without a CPU list";
+    int set = 0;
+    for (size_t k = 0; !why && k < sizeof visible / sizeof visible[0]; k++)
+        set |= spank_getenv(sp, visible[k], value, sizeof value) != ESPANK_ENV_NOEXIST;
+    if (!why && !set)
+        why = "Slurm set no visible-devices variable";
+    if (!why && sched_setaffinity(0, sizeof want, &want) != 0)
+        why = "sched_setaffinity failed";
+    if (why) {
+        slurm_debug("clustermap: rank %u: gpu %d nic %s cpus %s not bound (%s): keeping "
+                    "Slurm's binding", rank, gpu, nic, cpus, why);
+        if (verbose[0] == '1')
+            fprintf(stderr, "clustermap: rank %u gpu %d nic %s cpus %s not bound (%s)\n",
+                    rank, gpu, nic, cpus, why);
+        return;
+    }
+    snprintf(value, sizeof value, "%d", gpu);
+    for (size_t k = 0; k < sizeof visible / sizeof visible[0]; k++) {
+        char old[8];
+        if (spank_getenv(sp, visible[k], old, sizeof old) != ESPANK_ENV_NOEXIST)
+            spank_setenv(sp, visible[k], value, 1);
+    }
+    /* the NIC follows the GPU, unless the user chose one */
+    char ucx[sizeof item + 4];
+    if (strcmp(nic, "-") && spank_getenv(sp, "UCX_NET_DEVICES", ucx, sizeof ucx) ==
+                                ESPANK_ENV_NOEXIST) {
+        snprintf(ucx, sizeof ucx, "%s:1", nic);
+        spank_setenv(sp, "UCX_NET_DEVICES", ucx, 1);
+    }
+    const char *cpu_note = "bound";
+    slurm_debug("clustermap: rank %u gpu %d nic %s cpus %s %s", rank, gpu, nic, cpus,
+                cpu_note);
+    if (verbose[0] == '1')
+        fprintf(stderr, "clustermap: rank %u gpu %d nic %s cpus %s %s\n", rank, gpu, nic,
+                cpus, cpu_note);
+}

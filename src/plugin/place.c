@@ -24,6 +24,71 @@ static double since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
+/* What the tasks of a step placed on GPUs need of GPU k of a node: its
+ * nearest NIC and its cores (cmp_plan_out_t.gpu_info). */
+static char *gpu_info(const char *xml, cm_error_t *err)
+{
+    cm_error_t e;
+    cm_devices_t *d = cm_devices_from_hwloc(xml, &e);
+    if (!d) {
+        cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
+        return NULL;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    for (int k = 0; f && k < cm_devices_ngpus(d); k++) {
+        int nic = cm_devices_gpu_nic(d, k);
+        /* the name UCX_NET_DEVICES takes (mlx5_0), none for a NIC without */
+        const char *name = nic < 0 ? NULL : cm_devices_nic_fabric(d, nic);
+        const char *cpus = cm_devices_gpu_cpulist(d, k);
+        fprintf(f, "%s%s:%s", k ? " " : "", name ? name : "-", cpus ? cpus : "-");
+    }
+    if (!f || fclose(f) != 0) {
+        free(f ? text : NULL);
+        text = NULL;
+        cm_error_set(err, "out of memory");
+    }
+    cm_devices_free(d);
+    return text;
+}
+
+/* The machine of a step placed on GPUs: Slurm's switches and nodes with
+ * the GPUs of hwloc_xml= inside each node.  Only steps that fill their
+ * nodes' GPU slots are: which GPUs Slurm gives a step that takes part of
+ * a node is known on the node only.  NULL with out->gpu_why when the
+ * step is placed on nodes only, or with @p err on a failure. */
+static cm_tree_t *gpu_tree(const cmp_plan_in_t *in, const cm_tree_t *outer,
+                           cmp_plan_out_t *out, cm_error_t *err)
+{
+    cm_error_t e;
+    const char *xml = in->config->hwloc_xml;
+    cm_tree_t *inner = cm_tree_from_hwloc_gpus(xml, 1, in->per_gpu, &e);
+    if (!inner) {
+        cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
+        return NULL;
+    }
+    int slots = cm_tree_nslots(inner);
+    for (int i = 0; i < in->alloc->nnodes; i++)
+        if (in->alloc->slots[i] != slots) {
+            if (asprintf(&out->gpu_why, "node %s holds %d of the step's tasks, not the "
+                         "%d GPU slots of a node of hwloc_xml=",
+                         in->alloc->names[i], in->alloc->slots[i], slots) < 0)
+                out->gpu_why = NULL;
+            cm_tree_free(inner);
+            return NULL;
+        }
+    cm_tree_t *t = cm_tree_graft(outer, inner, &e);
+    cm_tree_free(inner);
+    if (!t)
+        cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
+    else if (!(out->gpu_info = gpu_info(xml, err))) {
+        cm_tree_free(t);
+        t = NULL;
+    }
+    return t;
+}
+
 /* Plan with the engine: the mapping, and for the step's record the figures
  * of the plan and of Slurm's default layout, which the engine computes
  * with the plan and formats (cm_plan_report_format). */
@@ -55,7 +120,7 @@ static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
     return 0;
 }
 
-int cmp_place_plan_v3(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
+int cmp_place_plan_v4(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
 {
     const cmp_config_t *c = in->config;
     cm_error_t e;
@@ -65,6 +130,17 @@ int cmp_place_plan_v3(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *
     cm_tree_t *t = cmp_slurm_tree(in->alloc, in->cpus_per_task, c->topo_cache, &e);
     if (!t)
         return cm_error_set(err, "%s", e.msg);
+    if (in->per_gpu > 0) {
+        cm_tree_t *g = gpu_tree(in, t, out, err);
+        if (!g && !out->gpu_why) {
+            cm_tree_free(t);
+            return -1;
+        }
+        if (g) {
+            cm_tree_free(t);
+            t = g;
+        }
+    }
     /* The deadline covers the whole placement: what reading the machine
      * took is no longer the engine's. */
     double left = c->deadline - since(&t0);
@@ -115,6 +191,8 @@ int cmp_place_plan_v3(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *
         out->node[r] = cm_tree_slot_node(t, map[r]);   /* allocation order */
         cm_tree_vertex_slots(t, cm_tree_node_vertex(t, out->node[r]), &first, &count);
         out->core[r] = map[r] - first;
+        if (out->gpu)
+            out->gpu[r] = out->gpu_info ? cm_tree_slot_gpu(t, map[r]) : -1;
     }
     rc = 0;
 out:

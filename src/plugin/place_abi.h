@@ -30,12 +30,23 @@ typedef struct cmp_plan_in {
     int cpus_per_task;
     int ntasks;
     const cm_matrix_t *matrix; /* cluster: the profile's traffic */
+    int per_gpu;               /* > 0: tasks per GPU slot; the nodes' inside
+                                     is config->hwloc_xml's (GPUs, links) */
 } cmp_plan_in_t;
 
 /** The plan: arrays of ntasks entries, allocated by the caller. */
 typedef struct cmp_plan_out {
     int *node;              /* rank -> node (index in alloc->names) */
     int *core;              /* rank -> slot on that node */
+    int *gpu;               /* per_gpu: rank -> GPU index on its node, -1
+                                     none (caller-allocated, may be NULL) */
+    char *gpu_info;         /* per_gpu, placed on GPUs: for GPU k of a
+                                     node, the k-th blank-separated item
+                                     "NIC:CPULIST" (its nearest NIC's
+                                     OpenFabrics name, "-" none;
+                                     its locality), malloc'd; NULL: the
+                                     step was placed on nodes only */
+    char *gpu_why;          /* per_gpu, not placed on GPUs: why, malloc'd */
     char how[32];           /* the winning algorithm, or the layout */
     double j_plan, j_block; /* cluster: predicted cost, and block's */
     char *explain;          /* cluster: key=value lines for the step's
@@ -50,8 +61,8 @@ typedef struct cmp_plan_out {
  *  symbol's name carries the interface's version, so that a module of
  *  another version fails to load instead of misreading them. */
 typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err);
-#define CMP_PLAN_SYMBOL "cmp_place_plan_v3"
-cmp_plan_fn cmp_place_plan_v3;
+#define CMP_PLAN_SYMBOL "cmp_place_plan_v4"
+cmp_plan_fn cmp_place_plan_v4;
 
 /** The module's file name, installed next to clustermap.so. */
 #define CMP_PLACE_LIB_NAME "clustermap-place.so"

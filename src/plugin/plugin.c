@@ -120,8 +120,10 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
-    if (config_ok(ac, av) && spank_remote(sp))
+    if (config_ok(ac, av) && spank_remote(sp)) {
         cmp_bind_task(sp, &cfg);
+        cmp_bind_gpu_task(sp, &cfg);
+    }
     return 0;
 }
 

@@ -21,6 +21,12 @@ char *cmp_spank_getenv_all(spank_t sp, const char *name, cm_error_t *err);
 /** slurm_spank_task_init: bind the task to the core srun chose for it
  *  (CLUSTERMAP_CORES).  Keeps Slurm's binding on any problem. */
 void cmp_bind_task(spank_t sp, const cmp_config_t *c);
+/** slurm_spank_task_init of a step placed on GPUs: the task's GPU
+ *  (CLUSTERMAP_GPUS) in the visible-devices variable Slurm set, its NIC in
+ *  UCX_NET_DEVICES (unless set), its cores from CLUSTERMAP_GPU_INFO when
+ *  the node allows them all.  Only when the step holds all the node's
+ *  GPUs; keeps Slurm's binding on any problem. */
+void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c);
 
 /** slurm_spank_init of a step (remote, root): when srun asked for a
  *  profile, make this node's private directory and preload the profiling

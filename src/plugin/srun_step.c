@@ -56,6 +56,8 @@ static void clear_markers(const cmp_step_input_t *in)
         unsetenv("SLURM_HOSTFILE");
     unsetenv(CMP_ENV_HOSTFILE);
     unsetenv(CMP_ENV_CORES);
+    unsetenv(CMP_ENV_GPUS);
+    unsetenv(CMP_ENV_GPU_INFO);
     unsetenv(CMP_ENV_PROFILE);
     unsetenv(CMP_ENV_RUN);
     unsetenv(CMP_ENV_NOMPI_KEY);
@@ -191,7 +193,7 @@ static int write_rankfile(const cmp_step_input_t *in, const cmp_step_decision_t 
         cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
         return -1;
     }
-    for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
+    for (int r = 0; s->req.verbose && !p->gpu_info && r < s->ntasks && r < 1024; r++)
         cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
                       p->core[r]);
     if (shared)
@@ -256,13 +258,28 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
         free(path);
         return -1;
     }
-    for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
+    for (int r = 0; s->req.verbose && !p->gpu_info && r < s->ntasks && r < 1024; r++)
         cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
                       p->core[r]);
     if (s->bind_kept)
         cmp_user_info(s->bind_kept_said, "%s", s->bind_kept);
-    int bind = c->bind && !s->bind_kept && s->ntasks <= c->bind_max_tasks &&
+    if (s->per_gpu && !p->gpu_info)
+        cmp_user_info(0, "the step asks for GPUs: Slurm's GPU and CPU binding are kept; "
+                      "ranks are placed on nodes only (%s)",
+                      p->gpu_why ? p->gpu_why : "out of memory");
+    int bind = c->bind && !s->bind_kept && !s->per_gpu && s->ntasks <= c->bind_max_tasks &&
                s->ntasks <= 16384;
+    char *gpus = p->gpu_info && p->gpu && c->bind && s->ntasks <= c->bind_max_tasks
+        ? cmp_core_list_format(p->gpu, s->ntasks, &err)
+        : NULL;
+    if (gpus) {
+        setenv(CMP_ENV_GPUS, gpus, 1);
+        setenv(CMP_ENV_GPU_INFO, p->gpu_info, 1);
+        for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
+            cmp_user_info(1, "rank %d -> %s gpu %d", r, s->alloc.names[p->node[r]],
+                          p->gpu[r]);
+    }
+    free(gpus);
     char *cores = bind ? cmp_core_list_format(p->core, s->ntasks, &err) : NULL;
     if (bind && !cores)
         cmp_debug("ranks not bound to their cores: %s", err.msg);
@@ -312,12 +329,15 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
     memset(&out, 0, sizeof out);
     out.node = malloc((size_t)s->ntasks * sizeof *out.node);
     out.core = malloc((size_t)s->ntasks * sizeof *out.core);
+    if (s->per_gpu)
+        out.gpu = malloc((size_t)s->ntasks * sizeof *out.gpu);
     cmp_plan_fn *plan = NULL;
-    if (!out.node || !out.core)
+    if (!out.node || !out.core || (s->per_gpu && !out.gpu))
         cm_error_set(&err, "out of memory");
     else
         plan = place_module(c, &err);
-    cmp_plan_in_t pin = { c, s->req.mode, &s->alloc, s->cpus_per_task, s->ntasks, m };
+    cmp_plan_in_t pin = { c, s->req.mode, &s->alloc, s->cpus_per_task, s->ntasks, m,
+                          s->per_gpu };
     if (!plan || plan(&pin, &out, &err) < 0 || plan_valid(s, &out, &err) < 0)
         cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
     else if (write_plan(c, in, s, &out) == 0)
@@ -365,6 +385,9 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
     free(out.node);
     free(out.explain);
     free(out.core);
+    free(out.gpu);
+    free(out.gpu_info);
+    free(out.gpu_why);
     return rc;
 }
 

@@ -83,6 +83,10 @@
  * step's environment; read by the tasks' side of the plugin on the nodes
  * (bind.c, profile_step.c, overlay_step.c, overlay_trace.c, log.c). */
 #define CMP_ENV_CORES     "CLUSTERMAP_CORES"        /* core index per rank */
+#define CMP_ENV_GPUS      "CLUSTERMAP_GPUS"         /* GPU index per rank, of a
+                                                       step placed on GPUs */
+#define CMP_ENV_GPU_INFO  "CLUSTERMAP_GPU_INFO"     /* per GPU of a node:
+                                                       "NIC:CPULIST ..." */
 #define CMP_ENV_PROFILE   "CLUSTERMAP_STEP_PROFILE" /* job name to profile as */
 #define CMP_ENV_RUN       "CLUSTERMAP_STEP_RUN"     /* how the step was placed,
                                                        for its run history */

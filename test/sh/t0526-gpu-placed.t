@@ -1,0 +1,126 @@
+#!/bin/sh
+#
+# Steps with GPUs placed by the plugin on the virtual cluster's GPU nodes
+# (CM_CLUSTER_GPUS=4, node type gpu4: GPUs 0-1 and 2-3 NVLink pairs, GPUs
+# 0-1 near NIC mlx5_0 and cores 0-7, GPUs 2-3 near mlx5_1 and cores 8-15),
+# with plugstack's hwloc_xml= naming that node type.  The profile `pairs`
+# (rank i talks to rank i + 4 only) must put every pair on one node and on
+# one NVLink pair; every rank's GPU, NIC and cores are checked against the
+# node type.  The nodes claim cores this machine lacks: the tasks then say
+# their binding is not applied (the description is not this node's), and
+# keep Slurm's, which t0525 measures.  A binding the user gives, a step
+# that does not fill its nodes' GPUs and a CPU step are left as said.
+
+test_description='SPANK plugin: steps with GPUs placed on GPUs, NICs and cores'
+
+SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+. /usr/share/sharness/sharness.sh
+
+CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0526}
+unset CM_CLUSTER_SLURM_EXTRA CM_CLUSTER_NODE_XML CM_CLUSTER_TOPOLOGY
+CM_CLUSTER_GPUS=4
+export CM_CLUSTER_GPUS
+. "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+
+# job OUT SRUN-ARGS...: one srun of `true` with the pairs profile, verbose,
+# in a job of 2 whole nodes of 4 tasks.
+job() {
+    _out=$1; shift
+    printf '#!/bin/sh\nsrun %s --mapping=cluster,name=pairs,verbose true\n' "$*" >job.sh &&
+    sbw -N2 --ntasks-per-node=4 --gpus-per-node=4 --exclusive -o "out/$_out.out" \
+        -e "out/$_out.err" job.sh
+}
+
+# plan_gpus ERR: "rank node gpu" of srun's plan lines.
+plan_gpus() {
+    sed -n 's/^clustermap: rank \([0-9]*\) -> \([^ ]*\) gpu \([0-9]*\)$/\1 \2 \3/p' "$1" |
+        sort -n
+}
+
+# task_gpus ERR: "rank gpu nic cpus" of the tasks' lines.
+task_gpus() {
+    sed -n 's/^clustermap: rank \([0-9]*\) gpu \([0-9]*\) nic \([^ ]*\) cpus \([^ ]*\) .*/\1 \2 \3 \4/p' \
+        "$1" | sort -n
+}
+
+test_expect_success 'GPU cluster with the plugin comes up, the pairs profile is stored' '
+    plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
+    test -r "$STATE/etc/node.xml" &&
+    import_pairs
+'
+
+test_expect_success '--gpus-per-task=1: every pair on one node and one NVLink pair' '
+    job gpt --gpus-per-task=1 &&
+    grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" out/gpt.err &&
+    plan_gpus out/gpt.err >plan &&
+    test "$(wc -l <plan)" -eq 8 &&
+    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
+         END { for (i = 0; i < 4; i++)
+                   if (node[i] != node[i + 4] || int(gpu[i] / 2) != int(gpu[i + 4] / 2))
+                       exit 1 }" plan &&
+    awk "{ print \$2, \$3 }" plan | sort | uniq -d >twice &&
+    test ! -s twice || diag out/gpt.err
+'
+
+test_expect_success 'each rank: the plan'"'"'s GPU, its NIC and its cores, as gpu4 has them' '
+    task_gpus out/gpt.err >tasks &&
+    test "$(wc -l <tasks)" -eq 8 &&
+    awk "{ print \$1, \$3 }" plan >plan.gpu &&
+    awk "{ print \$1, \$2 }" tasks >tasks.gpu &&
+    test_cmp plan.gpu tasks.gpu &&
+    awk "{ want_nic = \$2 < 2 ? \"mlx5_0\" : \"mlx5_1\";
+           want_cpus = \$2 < 2 ? \"0-7\" : \"8-15\";
+           if (\$3 != want_nic || \$4 != want_cpus) exit 1 }" tasks || diag out/gpt.err
+'
+
+# The nodes claim 16 cores on a machine of fewer: the tasks say so and keep
+# Slurm's binding (a machine of 16 or more CPUs binds them).
+test_expect_success 'a node description this machine does not match keeps Slurm'"'"'s binding' '
+    if [ "$(getconf _NPROCESSORS_ONLN)" -lt 16 ]; then
+        test "$(grep -c "not bound (hwloc_xml= describes CPUs this node does not allow)$" \
+            out/gpt.err)" -eq 8
+    else
+        test "$(grep -c "^clustermap: rank [0-9]* gpu .* bound$" out/gpt.err)" -eq 8
+    fi || diag out/gpt.err
+'
+
+test_expect_success '--ntasks-per-gpu=2: two tasks share a GPU of each NVLink pair' '
+    printf "#!/bin/sh\nsrun --ntasks-per-gpu=2 --mapping=cluster,name=pairs,verbose true\n" \
+        >job.sh &&
+    sbw -N1 -n8 --gpus-per-node=4 --exclusive -o out/tpg.out -e out/tpg.err job.sh &&
+    plan_gpus out/tpg.err >plan2 &&
+    test "$(wc -l <plan2)" -eq 8 &&
+    awk "{ print \$3 }" plan2 | sort | uniq -c | awk "{ print \$1 }" | sort -u >per_gpu &&
+    echo 2 >expect &&
+    test_cmp expect per_gpu &&
+    awk "{ gpu[\$1] = \$3 } END { for (i = 0; i < 4; i++)
+         if (int(gpu[i] / 2) != int(gpu[i + 4] / 2)) exit 1 }" plan2 || diag out/tpg.err
+'
+
+test_expect_success 'an explicit --gpu-bind wins, with one line, and no GPU line' '
+    job gb --gpus-per-task=1 --gpu-bind=closest &&
+    grep -x "clustermap: --gpu-bind=closest given: your GPU and CPU binding are kept; ranks are placed on nodes only" \
+        out/gb.err &&
+    test -z "$(task_gpus out/gb.err)" &&
+    test -z "$(plan_gpus out/gb.err)" || diag out/gb.err
+'
+
+test_expect_success 'a step that does not fill its nodes'"'"' GPUs is placed on nodes only' '
+    printf "#!/bin/sh\nsrun -n6 --gpus-per-task=1 --mapping=cluster,verbose true\n" >job.sh &&
+    sbw -N2 --ntasks-per-node=4 --gpus-per-node=4 --exclusive -o out/part.out \
+        -e out/part.err job.sh &&
+    grep "^clustermap: the step asks for GPUs: Slurm.s GPU and CPU binding are kept; ranks are placed on nodes only (node n[0-9]* holds [0-9] of the step.s tasks, not the 4 GPU slots of a node of hwloc_xml=)$" \
+        out/part.err &&
+    test -z "$(task_gpus out/part.err)" || diag out/part.err
+'
+
+test_expect_success 'a CPU step on the GPU nodes is bound to cores as before' '
+    printf "#!/bin/sh\nsrun -n8 --mapping=cluster,name=pairs,verbose true\n" >job.sh &&
+    sbw -N2 --ntasks-per-node=4 --exclusive -o out/cpu.out -e out/cpu.err job.sh &&
+    test "$(grep -c "^clustermap: rank [0-9]* -> n[0-9]* core [0-9]*$" out/cpu.err)" -eq 8 &&
+    test -z "$(plan_gpus out/cpu.err)" &&
+    ! grep "asks for GPUs" out/cpu.err || diag out/cpu.err
+'
+
+cluster_finish
+test_done
