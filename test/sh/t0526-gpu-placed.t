@@ -106,7 +106,7 @@ test_expect_success 'an explicit --gpu-bind wins, with one line, and no GPU line
 '
 
 test_expect_success 'a step that does not fill its nodes'"'"' GPUs is placed on nodes only' '
-    printf "#!/bin/sh\nsrun -n6 --gpus-per-task=1 --mapping=cluster,verbose true\n" >job.sh &&
+    printf "#!/bin/sh\nsrun -n6 --gpus-per-task=1 --mapping=block,verbose true\n" >job.sh &&
     sbw -N2 --ntasks-per-node=4 --gpus-per-node=4 --exclusive -o out/part.out \
         -e out/part.err job.sh &&
     grep "^clustermap: the step asks for GPUs: Slurm.s GPU and CPU binding are kept; ranks are placed on nodes only (node n[0-9]* holds [0-9] of the step.s tasks, not the 4 GPU slots of a node of hwloc_xml=)$" \
