@@ -43,4 +43,10 @@ char *cmp_core_list_format(const int *slot, int ntasks, cm_error_t *err);
  *  included). */
 int cmp_core_list_entry(const char *list, unsigned rank);
 
+/** Item @p k (0-based) of the blank-separated list @p info (the per-GPU
+ *  "NIC:CPULIST" items of CLUSTERMAP_GPU_INFO) into @p buf, whole.  0, or
+ *  -1 (@p buf then "" when it has room) for a NULL argument, k < 0, no
+ *  such item, or an item that does not fit @p size. */
+int cmp_gpu_info_item(const char *info, int k, char *buf, size_t size);
+
 #endif /* CMP_LAYOUT_TEXT_H */

@@ -46,23 +46,23 @@ typedef struct cmp_step_input {
     /* srun's environment that stands for its options (srun(1), "INPUT
      * ENVIRONMENT VARIABLES"): a batch job's GPU options reach its steps
      * this way */
-    int gpus_env;             /* SLURM_GPUS, SLURM_GPUS_PER_NODE, _PER_TASK,
+    int gpus_env;                   /* SLURM_GPUS, SLURM_GPUS_PER_NODE, _PER_TASK,
                                  SLURM_NTASKS_PER_GPU, SLURM_CPUS_PER_GPU,
                                  SLURM_MEM_PER_GPU (not "0"), or SLURM_GRES
                                  naming gpu */
-    const char *cpu_bind_env; /* SLURM_CPU_BIND when the user set it: not
+    const char *cpu_bind_env;       /* SLURM_CPU_BIND when the user set it: not
                                  when SLURM_CPU_BIND_LIST is set too, as
                                  Slurm (and bind.c) set them in a bound
                                  task, whose own srun would inherit them */
-    const char *gpu_bind_env; /* SLURM_GPU_BIND */
+    const char *gpu_bind_env;       /* SLURM_GPU_BIND */
     const char *gpus_per_task_env;  /* SLURM_GPUS_PER_TASK */
     const char *ntasks_per_gpu_env; /* SLURM_NTASKS_PER_GPU */
-    cmp_slurm_env_t slurm;    /* the allocation (cmp_alloc_read_of) */
-    const char *tmpdir;       /* TMPDIR */
-    const char *program;      /* the command srun launches, resolved as
+    cmp_slurm_env_t slurm;          /* the allocation (cmp_alloc_read_of) */
+    const char *tmpdir;             /* TMPDIR */
+    const char *program;            /* the command srun launches, resolved as
                                  its exec will find it; NULL or "" none */
-    const char *parent_pid;   /* srun's parent's pid, decimal */
-    int srun_refuses_nodes;   /* this srun refuses -N with the arbitrary
+    const char *parent_pid;         /* srun's parent's pid, decimal */
+    int srun_refuses_nodes;         /* this srun refuses -N with the arbitrary
                                  layout a placement needs (Slurm >= 23.11) */
     /* what clustermap's mpirun hands the srun of its daemons (cm_env.h) */
     const char *mpirun_why, *mpirun_rankfile, *mpirun_pid, *mpirun_np, *mpirun_program,

@@ -132,3 +132,23 @@ int cmp_core_list_entry(const char *list, unsigned rank)
         return -1;
     return (int)v;
 }
+
+int cmp_gpu_info_item(const char *info, int k, char *buf, size_t size)
+{
+    if (buf && size)
+        buf[0] = '\0';
+    if (!info || !buf || !size || k < 0)
+        return -1;
+    const char *p = info;
+    for (; k > 0 && p; k--)
+        if ((p = strchr(p, ' ')))
+            p++;
+    if (!p || !*p)
+        return -1;
+    size_t len = strcspn(p, " ");
+    if (len >= size)
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return 0;
+}

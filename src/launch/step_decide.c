@@ -245,13 +245,16 @@ static char *binding_kept(const cmp_config_t *c, const cmp_step_input_t *in, int
     *per_gpu = 0;
     if (gpu && *gpu)
         return text("--gpu-bind=%s given: your GPU and CPU binding are kept; ranks are "
-                    "placed on nodes only", gpu);
+                    "placed on nodes only",
+                    gpu);
     if (a->tres_bind && *a->tres_bind)
         return text("--tres-bind=%s given: your binding is kept; ranks are placed on "
-                    "nodes only", a->tres_bind);
+                    "nodes only",
+                    a->tres_bind);
     if (binds(cpu))
         return text("--cpu-bind=%s given: your CPU binding is kept; ranks are placed on "
-                    "nodes only", cpu);
+                    "nodes only",
+                    cpu);
     *said = 0;
     if (!a->gpus && !in->gpus_env)
         return NULL;

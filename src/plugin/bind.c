@@ -195,24 +195,6 @@ void cmp_bind_task(spank_t sp, const cmp_config_t *c)
     slurm_debug("clustermap: rank %u slot %d bound to cpus %s", rank, slot, cpus);
 }
 
-/* Item @p k (0-based) of the blank-separated @p list into buf; -1 if none
- * or too long. */
-static int info_item(const char *list, int k, char *buf, size_t size)
-{
-    const char *p = list;
-    for (; k > 0 && p; k--)
-        if ((p = strchr(p, ' ')))
-            p++;
-    if (!p || !*p)
-        return -1;
-    size_t len = strcspn(p, " ");
-    if (len >= size)
-        return -1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    return 0;
-}
-
 /* Linux CPU list "0-7,16" into @p set; -1 when malformed. */
 static int parse_cpulist(const char *s, cpu_set_t *set)
 {
@@ -252,7 +234,7 @@ void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
         return;
     int gpu = cmp_core_list_entry(list, rank), ngpus = 0;
     if (gpu < 0 || spank_getenv(sp, CMP_ENV_GPU_INFO, info, sizeof info) != ESPANK_SUCCESS ||
-        info_item(info, gpu, item, sizeof item) < 0) {
+        cmp_gpu_info_item(info, gpu, item, sizeof item) < 0) {
         cmp_log_error("rank %u: no GPU in %s or %s; keeping Slurm's binding", rank,
                       CMP_ENV_GPUS, CMP_ENV_GPU_INFO);
         return;
@@ -292,7 +274,7 @@ void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
     for (int k = 0; !why && k < ngpus; k++) {
         char other[4096], *c;
         cpu_set_t both;
-        if (info_item(info, k, other, sizeof other) < 0 || !(c = strchr(other, ':')) ||
+        if (cmp_gpu_info_item(info, k, other, sizeof other) < 0 || !(c = strchr(other, ':')) ||
             parse_cpulist(c + 1, &want) < 0)
             why = "a GPU without a CPU list";
         else if (CPU_AND(&both, &want, &allowed), !CPU_EQUAL(&both, &want))

@@ -311,6 +311,34 @@ typedef struct placed {
     double j_plan, j_block;
 } placed_t;
 
+/* The record of a step placed on GPUs names each rank's GPU, NIC and
+ * cores (`clustermap explain`), for the first 1024 ranks as the verbose
+ * lines do. */
+static void explain_gpus(const cmp_step_decision_t *s, const cmp_plan_out_t *p)
+{
+    char *text = NULL, item[4096];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    fputs(explain_text, f);
+    for (int r = 0; r < s->ntasks && r < 1024; r++) {
+        char *colon = NULL;
+        if (cmp_gpu_info_item(p->gpu_info, p->gpu[r], item, sizeof item) == 0)
+            colon = strchr(item, ':');
+        if (colon)
+            *colon = '\0';
+        fprintf(f, "rank=%d node=%s gpu=%d nic=%s cpus=%s\n", r, s->alloc.names[p->node[r]],
+                p->gpu[r], colon ? item : "-", colon ? colon + 1 : "-");
+    }
+    if (fclose(f) == 0) {
+        free(explain_text);
+        explain_text = text;
+    } else {
+        free(text);
+    }
+}
+
 /* Place the step with the module.  0 when placed, -1 after the fallback
  * line.  @p note ends the summary line (whether the run is profiled). */
 static int place(const cmp_config_t *c, const cmp_step_input_t *in,
@@ -366,6 +394,8 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
                          s->ntasks, used, s->alloc.nnodes, (now_s() - t0) * 1e3,
                          out.explain) < 0)
                 explain_text = NULL;
+            if (explain_text && out.gpu_info)
+                explain_gpus(s, &out);
             free(job);
             free(key);
             free(found);

@@ -26,7 +26,8 @@ export CM_CLUSTER_GPUS
 # in a job of 2 whole nodes of 4 tasks.
 job() {
     _out=$1; shift
-    printf '#!/bin/sh\nsrun %s --mapping=cluster,name=pairs,verbose true\n' "$*" >job.sh &&
+    printf '#!/bin/sh\necho "job=$SLURM_JOB_ID"\nsrun %s --mapping=cluster,name=pairs,verbose true\n' \
+        "$*" >job.sh &&
     sbw -N2 --ntasks-per-node=4 --gpus-per-node=4 --exclusive -o "out/$_out.out" \
         -e "out/$_out.err" job.sh
 }
@@ -71,6 +72,17 @@ test_expect_success 'each rank: the plan'"'"'s GPU, its NIC and its cores, as gp
     awk "{ want_nic = \$2 < 2 ? \"mlx5_0\" : \"mlx5_1\";
            want_cpus = \$2 < 2 ? \"0-7\" : \"8-15\";
            if (\$3 != want_nic || \$4 != want_cpus) exit 1 }" tasks || diag out/gpt.err
+'
+
+test_expect_success 'clustermap explain lists every rank'"'"'s node, GPU, NIC and cores' '
+    j=$(sed -n "s/^job=//p" out/gpt.out) && test -n "$j" &&
+    "$CM" explain --store "$STORE" "$j" >explain.out &&
+    sed -n "s/^rank=\([0-9]*\) node=\([^ ]*\) gpu=\([0-9]*\) nic=\([^ ]*\) cpus=\([^ ]*\)$/\1 \2 \3 \4 \5/p" \
+        explain.out >explained &&
+    awk "{ print \$1, \$2, \$3 }" explained >explained.plan &&
+    test_cmp plan explained.plan &&
+    awk "{ print \$1, \$3, \$4, \$5 }" explained >explained.tasks &&
+    test_cmp tasks explained.tasks || diag explain.out
 '
 
 # The nodes claim 16 cores on a machine of fewer: the tasks say so and keep

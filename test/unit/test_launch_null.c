@@ -402,6 +402,15 @@ static void test_layout_text(void **state)
     free(t);
 
     assert_int_equal(cmp_core_list_entry(NULL, 0), -1);
+    char item[8] = "x";
+    assert_int_equal(cmp_gpu_info_item(NULL, 0, item, sizeof item), -1);
+    assert_string_equal(item, "");
+    assert_int_equal(cmp_gpu_info_item("a:0 b:1", 0, NULL, 8), -1);
+    assert_int_equal(cmp_gpu_info_item("a:0 b:1", -1, item, sizeof item), -1);
+    assert_int_equal(cmp_gpu_info_item("a:0 b:1", 2, item, sizeof item), -1);
+    assert_int_equal(cmp_gpu_info_item("a:0 b:1", 1, item, 3), -1);
+    assert_int_equal(cmp_gpu_info_item("a:0 b:1", 1, item, sizeof item), 0);
+    assert_string_equal(item, "b:1");
     assert_int_equal(cmp_core_list_entry("", 0), -1);
     assert_int_equal(cmp_core_list_entry("3,0", 2), -1);
     assert_int_equal(cmp_core_list_entry("3,x", 1), -1);
