@@ -152,7 +152,7 @@ static void test_config_messages(void **state)
         { "colour=blue", "unknown argument 'colour=' (expected enabled, store, default, "
           "algorithm, budget, deadline, weight, merge_weight, max_profile_size, "
           "level_costs, level_latencies, level_bandwidths, prof_lib, place_lib, "
-          "prof_dir, step_budget, profile, ingest_timeout, max_tasks, bind, bind_max_tasks, mpirun, "
+          "hwloc_xml, prof_dir, step_budget, profile, ingest_timeout, max_tasks, bind, bind_max_tasks, mpirun, "
           "mpirun_dir, loglevel, guard, guard_window, guard_probe, guard_recheck, "
           "topo_cache, overlay)" },
         { "enabled=maybe", "enabled=: expected yes or no, got 'maybe'" },
