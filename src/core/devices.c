@@ -21,6 +21,7 @@
 #include <hwloc.h>
 
 #include "clustermap.h"
+#include "hwloc_internal.h"
 
 /* More GPUs or NICs than this in one node is a broken description. */
 #define DEV_MAX 4096
@@ -69,35 +70,6 @@ static int gpu_by_class(hwloc_obj_t pci)
     unsigned cls = pci->attr->pcidev.class_id, ven = pci->attr->pcidev.vendor_id;
     return (cls == 0x0300 || cls == 0x0302 || cls == 0x0380) &&
         (ven == 0x10de || ven == 0x1002 || ven == 0x8086);
-}
-
-static int load(hwloc_topology_t *topo, const char *xml_path, cm_error_t *err)
-{
-    const char *what = xml_path ? xml_path : "the live machine";
-    if (xml_path) {
-        FILE *f = fopen(xml_path, "r");
-        if (!f)
-            return cm_error_set(err, "%s: cannot open hwloc XML: %s", xml_path,
-                                strerror(errno));
-        fclose(f);
-    }
-    if (hwloc_topology_init(topo) < 0)
-        return cm_error_set(err, "%s: hwloc_topology_init failed", what);
-    if (xml_path && hwloc_topology_set_xml(*topo, xml_path) < 0) {
-        hwloc_topology_destroy(*topo);
-        return cm_error_set(err, "%s: hwloc cannot use this XML file: %s", xml_path,
-                            strerror(errno));
-    }
-    /* GPUs and NICs are "important" PCI devices; their OS devices too. */
-    hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    if (hwloc_topology_load(*topo) < 0) {
-        hwloc_topology_destroy(*topo);
-        return cm_error_set(err,
-                            "%s: hwloc cannot load the topology (not an lstopo "
-                            "XML export?)",
-                            what);
-    }
-    return 0;
 }
 
 static int cmp_busid(const void *a, const void *b)
@@ -359,7 +331,8 @@ cm_devices_t *cm_devices_from_hwloc(const char *xml_path, cm_error_t *err)
 {
     const char *what = xml_path ? xml_path : "live machine";
     hwloc_topology_t topo;
-    if (load(&topo, xml_path, err) < 0)
+    /* GPUs and NICs are "important" PCI devices; their OS devices too. */
+    if (cm_hwloc_load(&topo, xml_path, HWLOC_TYPE_FILTER_KEEP_IMPORTANT, err) < 0)
         return NULL;
     cm_devices_t *d = calloc(1, sizeof *d);
     if (!d) {

@@ -25,6 +25,7 @@
 #include <hwloc.h>
 
 #include "clustermap.h"
+#include "hwloc_internal.h"
 #include "tree_internal.h"
 
 #define HWLOC_MAX_NODES (1 << 20)
@@ -81,7 +82,8 @@ static int nests(const cand_t *inner, const cand_t *outer, int ncores)
     return ok;
 }
 
-static int load(hwloc_topology_t *topo, const char *xml_path, cm_error_t *err)
+int cm_hwloc_load(hwloc_topology_t *topo, const char *xml_path,
+                  enum hwloc_type_filter_e io_filter, cm_error_t *err)
 {
     const char *what = xml_path ? xml_path : "the live machine";
     if (xml_path) {
@@ -98,7 +100,7 @@ static int load(hwloc_topology_t *topo, const char *xml_path, cm_error_t *err)
         return cm_error_set(err, "%s: hwloc cannot use this XML file: %s", xml_path,
                             strerror(errno));
     }
-    hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_io_types_filter(*topo, io_filter);
     if (hwloc_topology_load(*topo) < 0) {
         hwloc_topology_destroy(*topo);
         return cm_error_set(err, "%s: hwloc cannot load the topology (not an lstopo "
@@ -125,7 +127,7 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
     if (check_size(what, nnodes, 0, err) < 0)
         return NULL;
     hwloc_topology_t topo;
-    if (load(&topo, xml_path, err) < 0)
+    if (cm_hwloc_load(&topo, xml_path, HWLOC_TYPE_FILTER_KEEP_NONE, err) < 0)
         return NULL;
 
     cm_tree_t *t = NULL;
