@@ -28,12 +28,6 @@
 
 enum { C_LINK, C_NUMA, C_SOCKET, NCAND };
 
-typedef struct cand {
-    const char *name;
-    int *gid; /* [ngpus] in tree order, numbered by first appearance */
-    int ngroups, present;
-} cand_t;
-
 typedef struct gpu_order {
     int gpu, first_pu;
 } gpu_order_t;
@@ -44,36 +38,6 @@ static int cmp_order(const void *a, const void *b)
     if (x->first_pu != y->first_pu)
         return x->first_pu < y->first_pu ? -1 : 1;
     return x->gpu - y->gpu;
-}
-
-/* Number raw[i] (-1 = none) by first appearance into c. */
-static void renumber(cand_t *c, const int *raw, int n)
-{
-    c->present = 1;
-    c->ngroups = 0;
-    for (int i = 0; i < n && c->present; i++) {
-        if (raw[i] < 0) {
-            c->present = 0;
-            break;
-        }
-        c->gid[i] = -1;
-        for (int j = 0; j < i; j++)
-            if (raw[j] == raw[i]) {
-                c->gid[i] = c->gid[j];
-                break;
-            }
-        if (c->gid[i] < 0)
-            c->gid[i] = c->ngroups++;
-    }
-}
-
-static int nests(const cand_t *inner, const cand_t *outer, int n)
-{
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            if (inner->gid[i] == inner->gid[j] && outer->gid[i] != outer->gid[j])
-                return 0;
-    return 1;
 }
 
 /* Components of the links of the highest bandwidth, in tree order @p ord:
@@ -102,11 +66,36 @@ static void link_groups(const cm_devices_t *d, const gpu_order_t *ord, int n, in
     }
 }
 
+/* What add_gpu needs: the GPUs in slot order, the "gpu" level, the
+ * slots of a GPU. */
+typedef struct gpu_items {
+    const gpu_order_t *ord;
+    int gpu_level, per_gpu;
+} gpu_items_t;
+
+/* GPU @p i of the slot order: its vertex "gpu<k>" (k its index on the
+ * node) and, with several tasks a GPU, their leaves "gpu<k>.<j>". */
+static int add_gpu(cm_tree_t *t, int parent, int i, void *ctx, cm_error_t *err)
+{
+    const gpu_items_t *it = ctx;
+    char label[48];
+    snprintf(label, sizeof label, "gpu%d", it->ord[i].gpu);
+    int gv = cm_tree_add_vertex(t, parent, it->gpu_level, label, err);
+    if (gv < 0)
+        return -1;
+    for (int j = 0; it->per_gpu > 1 && j < it->per_gpu; j++) {
+        snprintf(label, sizeof label, "gpu%d.%d", it->ord[i].gpu, j);
+        if (cm_tree_add_vertex(t, gv, it->gpu_level + 1, label, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Level costs of kept level @p k (index into chain, -1 = node): the
  * slowest link between two GPUs whose lowest common group is that level,
  * when they all have one; else the defaults of @p name. */
 static int add_priced_level(cm_tree_t *t, const cm_devices_t *d, const gpu_order_t *ord,
-                            int n, const cand_t *cand, const int *chain, int nchain,
+                            int n, const cm_groups_t *cand, const int *chain, int nchain,
                             int k, const char *name, const char *link, cm_error_t *err)
 {
     double minbw = INFINITY;
@@ -152,8 +141,9 @@ cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu
     int n = cm_devices_ngpus(d);
     cm_tree_t *t = NULL;
     gpu_order_t *ord = NULL;
-    int *raw = NULL, *vid = NULL;
-    cand_t cand[NCAND] = { { 0 } };
+    int *raw = NULL;
+    cm_groups_t cand[NCAND] = { { 0 } };
+    const char *name[NCAND] = { NULL };
     if (n < 1) {
         cm_error_set(err,
                      "%s: hwloc finds no GPU in this topology (no CUDA, NVML, RSMI, "
@@ -179,9 +169,9 @@ cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu
     qsort(ord, (size_t)n, sizeof *ord, cmp_order);
 
     const char *link = cm_devices_link_name(d);
-    cand[C_LINK].name = link;
-    cand[C_NUMA].name = "numa";
-    cand[C_SOCKET].name = "socket";
+    name[C_LINK] = link;
+    name[C_NUMA] = "numa";
+    name[C_SOCKET] = "socket";
     for (int c = 0; c < NCAND; c++) {
         if (!(cand[c].gid = malloc((size_t)n * sizeof(int))))
             goto oom;
@@ -191,30 +181,15 @@ cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu
                                  : -1;
         if (c == C_LINK)
             link_groups(d, ord, n, raw);
-        renumber(&cand[c], raw, n);
+        cm_groups_number(&cand[c], raw, n);
+        if (!name[c])
+            cand[c].present = 0; /* no link between the GPUs */
     }
 
     /* Kept levels, coarsest first; candidates in order of preference, so
      * that a later one with the same groups as a kept one does not split. */
-    int chain[NCAND], nchain = 0;
-    for (int c = 0; c < NCAND; c++) {
-        if (!cand[c].present || !cand[c].name)
-            continue;
-        int pos = 0;
-        while (pos < nchain && cand[chain[pos]].ngroups <= cand[c].ngroups)
-            pos++;
-        int above = pos > 0 ? cand[chain[pos - 1]].ngroups : 1;
-        int below = pos < nchain ? cand[chain[pos]].ngroups : n;
-        if (cand[c].ngroups <= above || cand[c].ngroups >= below)
-            continue;
-        if (pos > 0 && !nests(&cand[c], &cand[chain[pos - 1]], n))
-            continue;
-        if (pos < nchain && !nests(&cand[chain[pos]], &cand[c], n))
-            continue;
-        memmove(chain + pos + 1, chain + pos, (size_t)(nchain - pos) * sizeof(int));
-        chain[pos] = c;
-        nchain++;
-    }
+    int chain[NCAND];
+    int nchain = cm_groups_chain(cand, NCAND, n, -1, chain);
 
     t = cm_tree_new();
     if (!t)
@@ -223,52 +198,24 @@ cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu
         add_priced_level(t, d, ord, n, cand, chain, nchain, -1, "node", link, err) < 0)
         goto fail;
     for (int k = 0; k < nchain; k++)
-        if (add_priced_level(t, d, ord, n, cand, chain, nchain, k, cand[chain[k]].name,
-                             link, err) < 0)
+        if (add_priced_level(t, d, ord, n, cand, chain, nchain, k, name[chain[k]], link,
+                             err) < 0)
             goto fail;
     int gpu_level = cm_tree_add_default_level(t, "gpu", "gpu", err);
     if (gpu_level < 0 ||
         (per_gpu > 1 && cm_tree_add_default_level(t, "task", "task", err) < 0))
         goto fail;
 
-    int maxg = 1;
-    for (int k = 0; k < nchain; k++)
-        if (cand[chain[k]].ngroups > maxg)
-            maxg = cand[chain[k]].ngroups;
-    vid = malloc((size_t)(nchain ? nchain : 1) * (size_t)maxg * sizeof(int));
-    if (!vid)
-        goto oom;
-    int root = cm_tree_add_vertex(t, -1, 0, "switch0", err);
-    if (root < 0)
-        goto fail;
-    char label[48];
-    for (int nd = 0; nd < nnodes; nd++) {
-        snprintf(label, sizeof label, "node%d", nd);
-        int node = cm_tree_add_vertex(t, root, 1, label, err);
-        if (node < 0)
-            goto fail;
-        for (int i = 0; i < nchain * maxg; i++)
-            vid[i] = -1;
-        for (int i = 0; i < n; i++) {
-            int parent = node;
-            for (int k = 0; k < nchain; k++) {
-                int *slot = &vid[k * maxg + cand[chain[k]].gid[i]];
-                if (*slot < 0 &&
-                    (*slot = cm_tree_add_vertex(t, parent, 2 + k, NULL, err)) < 0)
-                    goto fail;
-                parent = *slot;
-            }
-            snprintf(label, sizeof label, "gpu%d", ord[i].gpu);
-            int gv = cm_tree_add_vertex(t, parent, gpu_level, label, err);
-            if (gv < 0)
-                goto fail;
-            for (int j = 0; per_gpu > 1 && j < per_gpu; j++) {
-                snprintf(label, sizeof label, "gpu%d.%d", ord[i].gpu, j);
-                if (cm_tree_add_vertex(t, gv, gpu_level + 1, label, err) < 0)
-                    goto fail;
-            }
-        }
+    const int *gid[NCAND];
+    int ngroups[NCAND];
+    for (int k = 0; k < nchain; k++) {
+        gid[k] = cand[chain[k]].gid;
+        ngroups[k] = cand[chain[k]].ngroups;
     }
+    gpu_items_t items = { ord, gpu_level, per_gpu };
+    if (cm_tree_add_grouped_nodes(t, nnodes, n, nchain, gid, ngroups, add_gpu, &items,
+                                  what, err) < 0)
+        goto fail;
     if (cm_tree_finalize(t, err) < 0)
         goto fail;
     goto out;
@@ -283,7 +230,6 @@ out:
         free(cand[c].gid);
     free(ord);
     free(raw);
-    free(vid);
     cm_devices_free(d);
     return t;
 }

@@ -34,53 +34,6 @@
 enum { L_SOCKET, L_NUMA, L_L3, L_L2, NCAND };
 static const char *cand_name[NCAND] = {"socket", "numa", "l3", "l2"};
 
-typedef struct cand {
-    int *gid;     /* [ncores] group id, numbered by first appearance */
-    int ngroups;
-    int present;  /* every core has a group */
-} cand_t;
-
-/* Renumber raw ids (>= 0, -1 = none) by first appearance. */
-static void renumber(cand_t *c, const int *raw, int ncores, int rawmax)
-{
-    int *map = malloc(((size_t)rawmax + 1) * sizeof(int));
-    c->present = map != NULL;
-    c->ngroups = 0;
-    if (!map)
-        return;
-    for (int i = 0; i <= rawmax; i++)
-        map[i] = -1;
-    for (int i = 0; i < ncores; i++) {
-        if (raw[i] < 0) {
-            c->present = 0;
-            break;
-        }
-        if (map[raw[i]] < 0)
-            map[raw[i]] = c->ngroups++;
-        c->gid[i] = map[raw[i]];
-    }
-    free(map);
-}
-
-/* Does every group of @p inner lie inside one group of @p outer? */
-static int nests(const cand_t *inner, const cand_t *outer, int ncores)
-{
-    int *up = malloc((size_t)inner->ngroups * sizeof(int));
-    if (!up)
-        return 0;
-    for (int g = 0; g < inner->ngroups; g++)
-        up[g] = -1;
-    int ok = 1;
-    for (int i = 0; i < ncores && ok; i++) {
-        int g = inner->gid[i];
-        if (up[g] < 0)
-            up[g] = outer->gid[i];
-        else if (up[g] != outer->gid[i])
-            ok = 0;
-    }
-    free(up);
-    return ok;
-}
 
 int cm_hwloc_load(hwloc_topology_t *topo, const char *xml_path,
                   enum hwloc_type_filter_e io_filter, cm_error_t *err)
@@ -109,6 +62,54 @@ int cm_hwloc_load(hwloc_topology_t *topo, const char *xml_path,
     return 0;
 }
 
+/* A core: the leaf "core<i>" (hwloc's logical index) of level *ctx. */
+static int add_core(cm_tree_t *t, int parent, int i, void *ctx, cm_error_t *err)
+{
+    char label[32];
+    snprintf(label, sizeof label, "core%d", i);
+    return cm_tree_add_vertex(t, parent, *(const int *)ctx, label, err) < 0 ? -1 : 0;
+}
+
+int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, int nchain,
+                              const int *const *gid, const int *ngroups,
+                              cm_tree_item_fn item, void *ctx, const char *what,
+                              cm_error_t *err)
+{
+    int maxg = 1, rc = -1;
+    for (int k = 0; k < nchain; k++)
+        if (ngroups[k] > maxg)
+            maxg = ngroups[k];
+    /* the group vertices of the node being built, by level and group */
+    int *vid = malloc((size_t)(nchain ? nchain : 1) * (size_t)maxg * sizeof(int));
+    if (!vid)
+        return cm_error_set(err, "%s: out of memory", what);
+    int root = cm_tree_add_vertex(t, -1, 0, "switch0", err);
+    char label[32];
+    for (int nd = 0; root >= 0 && nd < nnodes; nd++) {
+        snprintf(label, sizeof label, "node%d", nd);
+        int node = cm_tree_add_vertex(t, root, 1, label, err);
+        if (node < 0)
+            goto out;
+        for (int i = 0; i < nchain * maxg; i++)
+            vid[i] = -1;
+        for (int i = 0; i < n; i++) {
+            int parent = node;
+            for (int k = 0; k < nchain; k++) {
+                int *slot = &vid[k * maxg + gid[k][i]];
+                if (*slot < 0 && (*slot = cm_tree_add_vertex(t, parent, 2 + k, NULL, err)) < 0)
+                    goto out;
+                parent = *slot;
+            }
+            if (item(t, parent, i, ctx, err) < 0)
+                goto out;
+        }
+    }
+    rc = root < 0 ? -1 : 0;
+out:
+    free(vid);
+    return rc;
+}
+
 /* The node count and, when @p ncores > 0, the slots within bounds. */
 static int check_size(const char *what, int nnodes, long ncores, cm_error_t *err)
 {
@@ -131,8 +132,8 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
         return NULL;
 
     cm_tree_t *t = NULL;
-    cand_t cand[NCAND] = {{0}};
-    int *raw = NULL, *vid = NULL;
+    cm_groups_t cand[NCAND] = {{0}};
+    int *raw = NULL;
     hwloc_obj_type_t leaf_type = HWLOC_OBJ_CORE;
     int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     if (ncores <= 0) {
@@ -173,32 +174,13 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
             if (raw[i] > rawmax)
                 rawmax = raw[i];
         }
-        renumber(&cand[c], raw, ncores, rawmax);
+        cm_groups_number(&cand[c], raw, ncores);
     }
 
     /* Build the chain of kept levels, coarsest first.  chain[] holds
      * candidate indices; insertion keeps it sorted by group count. */
-    int chain[NCAND], nchain = 0;
-    if (cand[L_SOCKET].present)
-        chain[nchain++] = L_SOCKET;
-    for (int c = 0; c < NCAND; c++) {
-        if (c == L_SOCKET || !cand[c].present)
-            continue;
-        int pos = 0;
-        while (pos < nchain && cand[chain[pos]].ngroups <= cand[c].ngroups)
-            pos++;
-        int above = pos > 0 ? cand[chain[pos - 1]].ngroups : 1;
-        int below = pos < nchain ? cand[chain[pos]].ngroups : ncores;
-        if (cand[c].ngroups <= above || cand[c].ngroups >= below)
-            continue;
-        if (pos > 0 && !nests(&cand[c], &cand[chain[pos - 1]], ncores))
-            continue;
-        if (pos < nchain && !nests(&cand[chain[pos]], &cand[c], ncores))
-            continue;
-        memmove(chain + pos + 1, chain + pos, (size_t)(nchain - pos) * sizeof(int));
-        chain[pos] = c;
-        nchain++;
-    }
+    int chain[NCAND];
+    int nchain = cm_groups_chain(cand, NCAND, ncores, L_SOCKET, chain);
 
     t = cm_tree_new();
     if (!t)
@@ -214,37 +196,15 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
     if (leaf_level < 0)
         goto fail;
 
-    int maxg = 1;
-    for (int k = 0; k < nchain; k++)
-        if (cand[chain[k]].ngroups > maxg)
-            maxg = cand[chain[k]].ngroups;
-    vid = malloc((size_t)(nchain ? nchain : 1) * (size_t)maxg * sizeof(int));
-    if (!vid)
-        goto oom;
-    int root = cm_tree_add_vertex(t, -1, 0, "switch0", err);
-    if (root < 0)
-        goto fail;
-    char label[48];
-    for (int n = 0; n < nnodes; n++) {
-        snprintf(label, sizeof label, "node%d", n);
-        int node = cm_tree_add_vertex(t, root, 1, label, err);
-        if (node < 0)
-            goto fail;
-        for (int i = 0; i < nchain * maxg; i++)
-            vid[i] = -1;
-        for (int i = 0; i < ncores; i++) {
-            int parent = node;
-            for (int k = 0; k < nchain; k++) {
-                int *slot = &vid[k * maxg + cand[chain[k]].gid[i]];
-                if (*slot < 0 && (*slot = cm_tree_add_vertex(t, parent, 2 + k, NULL, err)) < 0)
-                    goto fail;
-                parent = *slot;
-            }
-            snprintf(label, sizeof label, "core%d", i);
-            if (cm_tree_add_vertex(t, parent, leaf_level, label, err) < 0)
-                goto fail;
-        }
+    const int *gid[NCAND];
+    int ngroups[NCAND];
+    for (int k = 0; k < nchain; k++) {
+        gid[k] = cand[chain[k]].gid;
+        ngroups[k] = cand[chain[k]].ngroups;
     }
+    if (cm_tree_add_grouped_nodes(t, nnodes, ncores, nchain, gid, ngroups, add_core,
+                                  &leaf_level, what, err) < 0)
+        goto fail;
     if (cm_tree_finalize(t, err) < 0)
         goto fail;
     goto out;
@@ -258,7 +218,6 @@ out:
     for (int c = 0; c < NCAND; c++)
         free(cand[c].gid);
     free(raw);
-    free(vid);
     hwloc_topology_destroy(topo);
     return t;
 }

@@ -89,4 +89,44 @@ cm_tree_t *cm_tree_restrict_view(const cm_tree_view_t *view, int n,
 cm_tree_t *cm_tree_cut(const cm_tree_t *t, int n, int baselines, const int *keep,
                        int nkeep, int *rc, cm_error_t *err);
 
+/** One way of grouping a node's n items (cores, GPUs) that may become a
+ *  level of the tree (tree_groups.c). */
+typedef struct cm_groups {
+    int *gid;    /**< [n] each item's group, numbered by first appearance */
+    int ngroups;
+    int present; /**< every item has a group */
+} cm_groups_t;
+
+/** Number the ids raw[0..n) (-1: the item has none) into @p g->gid (n
+ *  entries, the caller's) by first appearance; g->present is 0 when an
+ *  item has none or memory runs out. */
+void cm_groups_number(cm_groups_t *g, const int *raw, int n);
+
+/** 1 when every group of @p inner lies inside one group of @p outer. */
+int cm_groups_nest(const cm_groups_t *inner, const cm_groups_t *outer, int n);
+
+/** The groupings among @p cand[0..ncand) that become levels, coarsest
+ *  first, into @p chain (room for ncand): a present one is kept where it
+ *  has more groups than the kept one above, fewer than the one below (or
+ *  than the n items) and nests with both; of two with the same groups the
+ *  earlier candidate is kept.  @p forced (-1: none) is kept whenever it is
+ *  present.  Returns how many were kept. */
+int cm_groups_chain(const cm_groups_t *cand, int ncand, int n, int forced, int *chain);
+
+/** Adds item @p i's own vertices under @p parent, its deepest group (or
+ *  its node); 0, or -1 with @p err. */
+typedef int (*cm_tree_item_fn)(cm_tree_t *t, int parent, int i, void *ctx, cm_error_t *err);
+
+/** The identical nodes of an hwloc reader: a root "switch0" of level 0,
+ *  @p nnodes nodes "node<k>" of level 1 under it, and in each the @p n
+ *  items of one node grouped by @p nchain levels 2, 3...: item i's group
+ *  at level 2 + k is gid[k][i], in 0..ngroups[k]-1 (a group's vertex made
+ *  when its first item comes); @p item adds the item's own vertices.  For
+ *  a tree whose levels are added, not yet finalized.  0, or -1 with
+ *  @p err ("@p what: out of memory" or the tree's refusal). */
+int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, int nchain,
+                              const int *const *gid, const int *ngroups,
+                              cm_tree_item_fn item, void *ctx, const char *what,
+                              cm_error_t *err);
+
 #endif /* CM_TREE_INTERNAL_H */
