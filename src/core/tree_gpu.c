@@ -206,14 +206,8 @@ cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu
         (per_gpu > 1 && cm_tree_add_default_level(t, "task", "task", err) < 0))
         goto fail;
 
-    const int *gid[NCAND];
-    int ngroups[NCAND];
-    for (int k = 0; k < nchain; k++) {
-        gid[k] = cand[chain[k]].gid;
-        ngroups[k] = cand[chain[k]].ngroups;
-    }
     gpu_items_t items = { ord, gpu_level, per_gpu };
-    if (cm_tree_add_grouped_nodes(t, nnodes, n, nchain, gid, ngroups, add_gpu, &items,
+    if (cm_tree_add_grouped_nodes(t, nnodes, n, cand, chain, nchain, add_gpu, &items,
                                   what, err) < 0)
         goto fail;
     if (cm_tree_finalize(t, err) < 0)

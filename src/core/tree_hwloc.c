@@ -70,15 +70,14 @@ static int add_core(cm_tree_t *t, int parent, int i, void *ctx, cm_error_t *err)
     return cm_tree_add_vertex(t, parent, *(const int *)ctx, label, err) < 0 ? -1 : 0;
 }
 
-int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, int nchain,
-                              const int *const *gid, const int *ngroups,
-                              cm_tree_item_fn item, void *ctx, const char *what,
-                              cm_error_t *err)
+int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, const cm_groups_t *cand,
+                              const int *chain, int nchain, cm_tree_item_fn item,
+                              void *ctx, const char *what, cm_error_t *err)
 {
     int maxg = 1, rc = -1;
     for (int k = 0; k < nchain; k++)
-        if (ngroups[k] > maxg)
-            maxg = ngroups[k];
+        if (cand[chain[k]].ngroups > maxg)
+            maxg = cand[chain[k]].ngroups;
     /* the group vertices of the node being built, by level and group */
     int *vid = malloc((size_t)(nchain ? nchain : 1) * (size_t)maxg * sizeof(int));
     if (!vid)
@@ -95,7 +94,7 @@ int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, int nchain,
         for (int i = 0; i < n; i++) {
             int parent = node;
             for (int k = 0; k < nchain; k++) {
-                int *slot = &vid[k * maxg + gid[k][i]];
+                int *slot = &vid[k * maxg + cand[chain[k]].gid[i]];
                 if (*slot < 0 && (*slot = cm_tree_add_vertex(t, parent, 2 + k, NULL, err)) < 0)
                     goto out;
                 parent = *slot;
@@ -196,13 +195,7 @@ cm_tree_t *cm_tree_from_hwloc(const char *xml_path, int nnodes, cm_error_t *err)
     if (leaf_level < 0)
         goto fail;
 
-    const int *gid[NCAND];
-    int ngroups[NCAND];
-    for (int k = 0; k < nchain; k++) {
-        gid[k] = cand[chain[k]].gid;
-        ngroups[k] = cand[chain[k]].ngroups;
-    }
-    if (cm_tree_add_grouped_nodes(t, nnodes, ncores, nchain, gid, ngroups, add_core,
+    if (cm_tree_add_grouped_nodes(t, nnodes, ncores, cand, chain, nchain, add_core,
                                   &leaf_level, what, err) < 0)
         goto fail;
     if (cm_tree_finalize(t, err) < 0)

@@ -119,14 +119,13 @@ typedef int (*cm_tree_item_fn)(cm_tree_t *t, int parent, int i, void *ctx, cm_er
 
 /** The identical nodes of an hwloc reader: a root "switch0" of level 0,
  *  @p nnodes nodes "node<k>" of level 1 under it, and in each the @p n
- *  items of one node grouped by @p nchain levels 2, 3...: item i's group
- *  at level 2 + k is gid[k][i], in 0..ngroups[k]-1 (a group's vertex made
+ *  items of one node grouped by the @p nchain levels 2, 3...: item i's
+ *  group at level 2 + k is cand[chain[k]].gid[i] (a group's vertex made
  *  when its first item comes); @p item adds the item's own vertices.  For
  *  a tree whose levels are added, not yet finalized.  0, or -1 with
  *  @p err ("@p what: out of memory" or the tree's refusal). */
-int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, int nchain,
-                              const int *const *gid, const int *ngroups,
-                              cm_tree_item_fn item, void *ctx, const char *what,
-                              cm_error_t *err);
+int cm_tree_add_grouped_nodes(cm_tree_t *t, int nnodes, int n, const cm_groups_t *cand,
+                              const int *chain, int nchain, cm_tree_item_fn item,
+                              void *ctx, const char *what, cm_error_t *err);
 
 #endif /* CM_TREE_INTERNAL_H */
