@@ -1,8 +1,7 @@
 /* fuzz_gres_conf.c -- libFuzzer target for the gres.conf reader
  * (cm_gres_conf_read, src/core/gres_conf.c), for node "n3".
  *
- * The input is the file, written to a private directory made once with
- * mkdtemp (in /dev/shm, else /tmp; removed at exit).  Inputs whose
+ * The input is the file (fuzz_file.h).  Inputs whose
  * hostlists expand to more than FUZZ_MAX_NAMES names (fuzz_bound.h) or
  * that hold a number above 65535 are skipped: the reader bounds both
  * (2^20 names, 2^16 devices, 2^22 core indexes, checked exactly by
@@ -26,26 +25,9 @@
 
 #include "clustermap.h"
 #include "fuzz_bound.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char dir[64], path[96];
-
-static void remove_dir(void)
-{
-    unlink(path);
-    rmdir(dir);
-}
-
-static void make_dir(void)
-{
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(dir, sizeof dir, "%s/fuzz_gres.XXXXXX", base);
-    if (!mkdtemp(dir))
-        abort();
-    snprintf(path, sizeof path, "%s/gres.conf", dir);
-    atexit(remove_dir);
-}
 
 static int big_number(const char *s, size_t n)
 {
@@ -82,11 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *s = (const char *)data;
     if (fuzz_hostlist_names(s, size) > FUZZ_MAX_NAMES || big_number(s, size))
         return 0;
-    if (!dir[0])
-        make_dir();
-    FILE *f = fopen(path, "w");
-    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
-        abort();
+    const char *path = fuzz_file("gres.conf", data, size);
     int lines = 1;
     for (size_t i = 0; i < size; i++)
         lines += s[i] == '\n';

@@ -5,8 +5,8 @@
  * in the user's store, which the user can write: clustermap's mpirun reads
  * it as untrusted text.
  *
- * The input is the file "record", written to a private directory made
- * once with mkdtemp (in /dev/shm, else /tmp; removed at exit).  The run is
+ * The input is the file "record" in a private directory (fuzz_file.h).
+ * The run is
  * collected as one whose mpirun failed (exit code 1): then the record is
  * parsed and judged and the store is never opened, so a "store=" line
  * cannot make the run write anywhere.  Each "run=" line's value is also
@@ -29,37 +29,17 @@
 
 #include "cm_history.h"
 #include "cm_store.h"
+#include "fuzz_file.h"
 #include "launch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char dir[64], path[96];
-
-/* Remove the directory at exit (libFuzzer leaves through exit()). */
-static void remove_dir(void)
-{
-    unlink(path);
-    rmdir(dir);
-}
-
-/* In /dev/shm when there is one: rewriting a file on a disk costs
- * milliseconds, on tmpfs microseconds. */
-static void make_dir(void)
-{
-    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(dir, sizeof dir, "%s/fuzz_mpirun_record.XXXXXX", base);
-    if (!mkdtemp(dir))
-        abort();
-    snprintf(path, sizeof path, "%s/record", dir);
-    atexit(remove_dir);
-}
 
 static void check_collect(void)
 {
     char msg[1024];
     int verbose = -1;
     memset(msg, 'x', sizeof msg);
-    int rc = cmp_mpirun_record_collect(dir, 1, msg, sizeof msg, &verbose);
+    int rc = cmp_mpirun_record_collect(fuzz_dir, 1, msg, sizeof msg, &verbose);
     if (!memchr(msg, '\0', sizeof msg) || verbose < 0 || verbose > 2)
         abort();
     if (rc == -1) {
@@ -89,11 +69,7 @@ static void check_run_line(const char *value)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!dir[0])
-        make_dir();
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-        abort();
+    fuzz_file("record", data, size);
     check_collect();
 
     char *text = malloc(size + 1);
