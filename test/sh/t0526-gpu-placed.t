@@ -22,6 +22,13 @@ CM_CLUSTER_GPUS=4
 export CM_CLUSTER_GPUS
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
 
+if [ -e "$(. "$CLUSTER/lib.sh" && echo "$CM_SLURM_PLUGINDIR")/topology_block.so" ]; then
+    case $SLURM_RELEASE in
+        2[6-9].* | [3-9]*) test_set_prereq BLOCK_REFUSED ;;
+        *) test_set_prereq BLOCK_PLACED ;;
+    esac
+fi
+
 # job OUT SRUN-ARGS...: one srun of `true` with the pairs profile, verbose,
 # in a job of 2 whole nodes of 4 tasks.
 job() {
@@ -132,6 +139,48 @@ test_expect_success 'a CPU step on the GPU nodes is bound to cores as before' '
     test "$(grep -c "^clustermap: rank [0-9]* -> n[0-9]* core [0-9]*$" out/cpu.err)" -eq 8 &&
     test -z "$(plan_gpus out/cpu.err)" &&
     ! grep "asks for GPUs" out/cpu.err || diag out/cpu.err
+'
+
+# NVLink racks as topology/block blocks (two nodes each: n1-n2, n3-n4).
+# The profile bpairs has rank i talk to rank i + 8 only: Slurm's layout
+# puts every pair in two blocks, the plan must keep each in one block, on
+# one node and one NVLink pair.  Slurm 26.05 refuses the arbitrary layout
+# under topology/block: there the step keeps Slurm's, with its line.
+import_bpairs() {
+    for i in 0 1 2 3 4 5 6 7; do
+        echo "$i $((i + 8)) 1000000 100" && echo "$((i + 8)) $i 1000000 100" || return 1
+    done >bpairs.txt &&
+    "$CM" profile --store "$STORE" import bpairs.txt --job-name bpairs --format triplets \
+        >import.out
+}
+block_job() {
+    printf "#!/bin/sh\nsrun --gpus-per-task=1 --mapping=cluster,name=bpairs,verbose true\n" \
+        >job.sh &&
+    sbw -N4 --ntasks-per-node=4 --gpus-per-node=4 --exclusive -o out/blk.out \
+        -e out/blk.err job.sh
+}
+
+test_expect_success BLOCK_PLACED 'topology/block: each pair in one block, one node, one NVLink pair' '
+    CM_CLUSTER_TOPOLOGY=block plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
+    grep -q "^BlockName=" "$STATE/etc/topology.conf" &&
+    import_bpairs &&
+    block_job &&
+    grep "^clustermap: placed 16 tasks of job .bpairs. on 4 of 4 nodes" out/blk.err &&
+    plan_gpus out/blk.err >bplan &&
+    test "$(wc -l <bplan)" -eq 16 &&
+    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
+         END { for (i = 0; i < 8; i++)
+                   if (node[i] != node[i + 8] || int(gpu[i] / 2) != int(gpu[i + 8] / 2))
+                       exit 1 }" bplan || diag out/blk.err
+'
+
+test_expect_success BLOCK_REFUSED 'topology/block on Slurm 26.05: Slurm'"'"'s layout, with its line' '
+    CM_CLUSTER_TOPOLOGY=block plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
+    import_bpairs &&
+    block_job &&
+    grep "topology/block: this Slurm refuses the arbitrary layout a placement needs with it" \
+        out/blk.err &&
+    test -z "$(plan_gpus out/blk.err)" || diag out/blk.err
 '
 
 cluster_finish
