@@ -310,10 +310,8 @@ void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
         snprintf(ucx, sizeof ucx, "%s:1", nic);
         spank_setenv(sp, "UCX_NET_DEVICES", ucx, 1);
     }
-    const char *cpu_note = "bound";
-    slurm_debug("clustermap: rank %u gpu %d nic %s cpus %s %s", rank, gpu, nic, cpus,
-                cpu_note);
+    slurm_debug("clustermap: rank %u gpu %d nic %s cpus %s bound", rank, gpu, nic, cpus);
     if (verbose[0] == '1')
-        fprintf(stderr, "clustermap: rank %u gpu %d nic %s cpus %s %s\n", rank, gpu, nic,
-                cpus, cpu_note);
+        fprintf(stderr, "clustermap: rank %u gpu %d nic %s cpus %s bound\n", rank, gpu, nic,
+                cpus);
 }

@@ -141,6 +141,45 @@ test_expect_success 'a CPU step on the GPU nodes is bound to cores as before' '
     ! grep "asks for GPUs" out/cpu.err || diag out/cpu.err
 '
 
+# Nodes whose description this machine matches (test/data/gpu/gpu2.xml:
+# two packages of one core, each with a GPU and a NIC, the GPUs an NVLink
+# pair), so that the tasks are bound for real: each task's visible GPU,
+# NIC and CPUs must be the plan's.  The profile tpairs has rank i talk to
+# rank i + 2 only.
+tiny_job() {
+    cat >job.sh <<\END
+#!/bin/sh
+srun --gpus-per-task=1 --mapping=cluster,name=tpairs,verbose sh -c 'echo "task $SLURM_PROCID gpu=$CUDA_VISIBLE_DEVICES ucx=$UCX_NET_DEVICES cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
+END
+    sbw -N2 --ntasks-per-node=2 --gpus-per-node=2 --exclusive -o out/tiny.out \
+        -e out/tiny.err job.sh
+}
+import_tpairs() {
+    for i in 0 1; do
+        echo "$i $((i + 2)) 1000000 100" && echo "$((i + 2)) $i 1000000 100" || return 1
+    done >tpairs.txt &&
+    "$CM" profile --store "$STORE" import tpairs.txt --job-name tpairs --format triplets \
+        >import.out
+}
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then test_set_prereq TWO_CPUS; fi
+
+test_expect_success TWO_CPUS 'nodes this machine matches: each task gets the plan'"'"'s GPU, NIC and core' '
+    CM_CLUSTER_GPUS=2 CM_CLUSTER_NODE_XML="$CM_ROOT/test/data/gpu/gpu2.xml" \
+        plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
+    import_tpairs &&
+    tiny_job &&
+    plan_gpus out/tiny.err >tplan &&
+    test "$(wc -l <tplan)" -eq 4 &&
+    awk "{ node[\$1] = \$2 } END { if (node[0] != node[2] || node[1] != node[3]) exit 1 }" \
+        tplan &&
+    awk "{ printf \"task %s gpu=%s ucx=mlx5_%s:1 cpus=%s\\n\", \$1, \$3, \$3, \$3 }" tplan \
+        >expect.tasks &&
+    grep "^task " out/tiny.out | sort -n -k2 >actual.tasks &&
+    test_cmp expect.tasks actual.tasks &&
+    test "$(grep -c "^clustermap: rank [0-9] gpu [01] nic mlx5_[01] cpus [01] bound$" out/tiny.err)" \
+        -eq 4 || diag out/tiny.err out/tiny.out
+'
+
 # NVLink racks as topology/block blocks (two nodes each: n1-n2, n3-n4).
 # The profile bpairs has rank i talk to rank i + 8 only: Slurm's layout
 # puts every pair in two blocks, the plan must keep each in one block, on

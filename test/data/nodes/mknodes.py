@@ -299,14 +299,28 @@ def one_numa():
                                      "pci": pci}]}]}
 
 
+def gpu2():
+    """A test machine, not a node type: 2 packages of 1 core, each with a
+    GPU and a NIC, the GPUs an NVLink pair.  Its 2 cores are ones every
+    machine has, so a virtual cluster of such nodes binds for real."""
+    pk = []
+    for p in range(2):
+        pci = [nvidia_gpu(p, "0000:%02x:00.0" % (0x07 + 0x80 * p), "Tesla T4", 0x1eb8),
+               mlx(p, "0000:%02x:00.0" % (0x0c + 0x80 * p))]
+        pk.append({"numas": [{"os": p, "cores": [p], "mem": 16 * GiB, "pci": pci}]})
+    return {"name": "gpu2", "cpu_model": "Synthetic 1-core CPU", "packages": pk,
+            "links": {"name": "NVLinkBandwidth", "pairs": {(0, 1): 100000}}}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else here
     for f in (gpu4, dgx, frontier, gh200):
         d = f()
         write_node(os.path.join(out, d["name"] + ".xml"), d)
-    d = one_numa()
-    write_node(os.path.join(here, "..", "gpu", d["name"] + ".xml"), d)
+    for f in (one_numa, gpu2):
+        d = f()
+        write_node(os.path.join(here, "..", "gpu", d["name"] + ".xml"), d)
 
 
 if __name__ == "__main__":
