@@ -390,6 +390,13 @@ typedef struct cm_gres cm_gres_t;
  *  node name).  Release with cm_gres_free(). */
 cm_gres_t *cm_gres_conf_read(const char *gres_conf, const char *node, cm_error_t *err);
 
+/** cm_gres_conf_read() for the @p n nodes named in @p nodes at once (the
+ *  file read once, each NodeName= expanded once): out[i] is node i's, or
+ *  all NULL with @p err on the first error (NULL arguments, n outside 1 to
+ *  2^20, an empty name, the errors of cm_gres_conf_read()).  0 or -1. */
+int cm_gres_conf_read_nodes(const char *gres_conf, const char *const *nodes, int n,
+                            cm_gres_t **out, cm_error_t *err);
+
 /** Release @p g (NULL: no-op); the strings cm_gres_device() gave die with
  *  it. */
 void cm_gres_free(cm_gres_t *g);

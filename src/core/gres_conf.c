@@ -32,6 +32,7 @@
 #define GC_MAX_CORE_ENTRIES (1L << 22)
 #define GC_MAX_LINKS 1024
 #define GC_MAX_COUNT (1L << 20)
+#define GC_MAX_NODES (1 << 20)
 
 /* A line's Cores= and Links=, shared by the devices of that line: a
  * range of files or a Count= does not copy them. */
@@ -65,9 +66,17 @@ typedef struct gres_line {
         *count;
 } gres_line_t;
 
+/* A node asked, for the search by name. */
+typedef struct named {
+    const char *name;
+    int index;
+} named_t;
+
 typedef struct gres_read {
-    cm_gres_t *g;
-    const char *node;
+    cm_gres_t **g;  /* one per node asked */
+    named_t *order; /* the nodes asked, sorted by name */
+    int n;
+    char *hit; /* the nodes the line being read applies to */
 } gres_read_t;
 
 static void dev_free(gres_dev_t *d)
@@ -265,19 +274,36 @@ static int add_attr(cm_gres_t *g, int *cores, int ncores, int *links, int nlinks
     return 0;
 }
 
-/* Does NodeName= @p expr name @p node? */
-static int names_node(const char *expr, const char *node, const char *path, int line,
+/* Mark in r->hit the nodes asked that NodeName= @p expr names. */
+static int mark_nodes(gres_read_t *r, const char *expr, const char *path, int line,
                       cm_error_t *err)
 {
     char **names;
-    int count, hit = 0;
+    int count;
     cm_error_t herr;
     if (cm_hostlist_expand(expr, &names, &count, &herr) < 0)
         return cm_error_set(err, "%s:%d: NodeName: %s", path, line, herr.msg);
-    for (int i = 0; i < count && !hit; i++)
-        hit = strcmp(names[i], node) == 0;
+    for (int i = 0; i < count; i++) {
+        int lo = 0, hi = r->n - 1;
+        while (lo <= hi) {
+            int mid = lo + (hi - lo) / 2, c = strcmp(names[i], r->order[mid].name);
+            if (!c) {
+                /* every copy of a name asked twice */
+                for (int k = mid; k >= 0 && !strcmp(names[i], r->order[k].name); k--)
+                    r->hit[r->order[k].index] = 1;
+                for (int k = mid + 1; k < r->n && !strcmp(names[i], r->order[k].name);
+                     k++)
+                    r->hit[r->order[k].index] = 1;
+                break;
+            }
+            if (c < 0)
+                hi = mid - 1;
+            else
+                lo = mid + 1;
+        }
+    }
     cm_hostlist_free(names, count);
-    return hit;
+    return 0;
 }
 
 static int set_key(gres_line_t *l, const cm_conf_token_t *t, const char *path, int line,
@@ -365,6 +391,40 @@ static int line_devices(cm_gres_t *g, const gres_line_t *l, int nlinks, const ch
     return rc;
 }
 
+/* What line @p l says, for one node's @p g. */
+static int apply_line(cm_gres_t *g, const gres_line_t *l, const char *path, int line,
+                      cm_error_t *err)
+{
+    if (l->autodetect) {
+        char *a = strdup(l->autodetect);
+        if (!a)
+            return cm_error_set(err, "%s:%d: out of memory", path, line);
+        free(g->autodetect);
+        g->autodetect = a;
+    }
+    if (!l->name)
+        return 0;
+    int *cores = NULL, ncores = 0, *links = NULL, nlinks = 0;
+    if (l->cores && parse_cores(l->cores, &cores, &ncores, path, line, err) < 0)
+        return -1;
+    if (l->links && parse_links(l->links, &links, &nlinks, path, line, err) < 0) {
+        free(cores);
+        return -1;
+    }
+    if (ncores > GC_MAX_CORE_ENTRIES - g->core_entries) {
+        free(cores);
+        free(links);
+        return cm_error_set(err,
+                            "%s:%d: Cores: more than %ld core indexes on one node's "
+                            "lines",
+                            path, line, GC_MAX_CORE_ENTRIES);
+    }
+    g->core_entries += ncores;
+    if (add_attr(g, cores, ncores, links, nlinks, path, line, err) < 0)
+        return -1;
+    return line_devices(g, l, nlinks, path, line, err);
+}
+
 static int gres_line(void *ctx, cm_conf_token_t *tok, int ntok, const char *path,
                      int line, cm_error_t *err)
 {
@@ -373,63 +433,74 @@ static int gres_line(void *ctx, cm_conf_token_t *tok, int ntok, const char *path
     for (int i = 0; i < ntok; i++)
         if (set_key(&l, &tok[i], path, line, err) < 0)
             return -1;
-    if (l.nodename) {
-        int hit = names_node(l.nodename, r->node, path, line, err);
-        if (hit <= 0)
-            return hit;
-    }
-    if (l.autodetect) {
-        char *a = strdup(l.autodetect);
-        if (!a)
-            return cm_error_set(err, "%s:%d: out of memory", path, line);
-        free(r->g->autodetect);
-        r->g->autodetect = a;
-    }
-    if (!l.name) {
-        if (l.autodetect && !l.type && !l.file && !l.multiple && !l.cores && !l.links &&
-            !l.count)
-            return 0;
+    if (!l.name &&
+        !(l.autodetect && !l.type && !l.file && !l.multiple && !l.cores && !l.links &&
+          !l.count))
         return cm_error_set(err, "%s:%d: Name= expected (the resource: gpu, nic, ...)",
                             path, line);
-    }
-    int *cores = NULL, ncores = 0, *links = NULL, nlinks = 0;
-    if (l.cores && parse_cores(l.cores, &cores, &ncores, path, line, err) < 0)
+    memset(r->hit, !l.nodename, (size_t)r->n);
+    if (l.nodename && mark_nodes(r, l.nodename, path, line, err) < 0)
         return -1;
-    if (l.links && parse_links(l.links, &links, &nlinks, path, line, err) < 0) {
-        free(cores);
-        return -1;
+    for (int k = 0; k < r->n; k++)
+        if (r->hit[k] && apply_line(r->g[k], &l, path, line, err) < 0)
+            return -1;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const named_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->index - y->index;
+}
+
+int cm_gres_conf_read_nodes(const char *gres_conf, const char *const *nodes, int n,
+                            cm_gres_t **out, cm_error_t *err)
+{
+    if (!gres_conf || !nodes || !out || n < 1 || n > GC_MAX_NODES)
+        return cm_error_set(err, "gres.conf: a file and 1 to %d node names are required",
+                            GC_MAX_NODES);
+    for (int i = 0; i < n; i++)
+        out[i] = NULL;
+    for (int i = 0; i < n; i++)
+        if (!nodes[i] || !*nodes[i])
+            return cm_error_set(err, "gres.conf: node name %d is empty", i);
+    gres_read_t r = { calloc((size_t)n, sizeof *r.g), malloc((size_t)n * sizeof(named_t)),
+                      n, malloc((size_t)n) };
+    int rc = -1;
+    if (!r.g || !r.order || !r.hit) {
+        cm_error_set(err, "%s: out of memory", gres_conf);
+        goto out;
     }
-    if (ncores > GC_MAX_CORE_ENTRIES - r->g->core_entries) {
-        free(cores);
-        free(links);
-        return cm_error_set(err,
-                            "%s:%d: Cores: more than %ld core indexes on one node's "
-                            "lines",
-                            path, line, GC_MAX_CORE_ENTRIES);
+    for (int i = 0; i < n; i++) {
+        r.order[i] = (named_t){ nodes[i], i };
+        if (!(r.g[i] = calloc(1, sizeof *r.g[i]))) {
+            cm_error_set(err, "%s: out of memory", gres_conf);
+            goto out;
+        }
     }
-    r->g->core_entries += ncores;
-    if (add_attr(r->g, cores, ncores, links, nlinks, path, line, err) < 0)
-        return -1;
-    return line_devices(r->g, &l, nlinks, path, line, err);
+    qsort(r.order, (size_t)n, sizeof *r.order, by_name);
+    rc = cm_conf_read_lines(gres_conf, gres_line, &r, err);
+out:
+    for (int i = 0; r.g && i < n; i++) {
+        if (rc < 0)
+            cm_gres_free(r.g[i]);
+        out[i] = rc < 0 ? NULL : r.g[i];
+    }
+    free(r.g);
+    free(r.order);
+    free(r.hit);
+    return rc < 0 ? -1 : 0;
 }
 
 cm_gres_t *cm_gres_conf_read(const char *gres_conf, const char *node, cm_error_t *err)
 {
-    if (!gres_conf || !node || !*node) {
+    cm_gres_t *g = NULL;
+    if (!node || !*node) {
         cm_error_set(err, "gres.conf: a file and a node name are required");
         return NULL;
     }
-    cm_gres_t *g = calloc(1, sizeof *g);
-    if (!g) {
-        cm_error_set(err, "%s: out of memory", gres_conf);
-        return NULL;
-    }
-    gres_read_t r = { g, node };
-    if (cm_conf_read_lines(gres_conf, gres_line, &r, err) < 0) {
-        cm_gres_free(g);
-        return NULL;
-    }
-    return g;
+    return cm_gres_conf_read_nodes(gres_conf, &node, 1, &g, err) < 0 ? NULL : g;
 }
 
 const char *cm_gres_autodetect(const cm_gres_t *g)

@@ -40,4 +40,9 @@ char *cmp_slurm_conf_path(void);
  *  not followed. */
 char *cmp_slurm_plugstack_path(const char *slurm_conf);
 
+/** gres.conf for @p slurm_conf: the file beside it, where Slurm always
+ *  looks.  A malloc'd path, or NULL for a NULL @p slurm_conf or out of
+ *  memory. */
+char *cmp_slurm_gres_path(const char *slurm_conf);
+
 #endif /* CMP_SLURM_CONF_H */

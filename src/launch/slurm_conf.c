@@ -86,3 +86,8 @@ char *cmp_slurm_plugstack_path(const char *slurm_conf)
         fclose(f);
     return found ? found : beside(slurm_conf, "plugstack.conf");
 }
+
+char *cmp_slurm_gres_path(const char *slurm_conf)
+{
+    return slurm_conf ? beside(slurm_conf, "gres.conf") : NULL;
+}

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "plugin.h"
@@ -53,6 +54,44 @@ static char *gpu_info(const char *xml, cm_error_t *err)
     return text;
 }
 
+/* Slurm's view of the nodes' GPUs comes first: a node that gres.conf
+ * (beside slurm.conf) gives another number of GPUs than hwloc_xml= is not
+ * the node the file describes.  -1 with out->gpu_why then (the step is
+ * placed on nodes only), 0 when they agree or there is no gres.conf (GPUs
+ * detected by slurmd).  The file is read once for all the step's nodes. */
+static int gres_disagrees(const cmp_plan_in_t *in, int ngpus, cmp_plan_out_t *out)
+{
+    char *conf = cmp_slurm_conf_path(), *gres = conf ? cmp_slurm_gres_path(conf) : NULL;
+    int n = in->alloc->nnodes, rc = 0;
+    cm_gres_t **g = NULL;
+    cm_error_t e;
+    if (!gres || access(gres, F_OK) != 0)
+        goto out;
+    if (!(g = calloc((size_t)n, sizeof *g)) ||
+        cm_gres_conf_read_nodes(gres, (const char *const *)in->alloc->names, n, g, &e) < 0) {
+        rc = -1;
+        if (asprintf(&out->gpu_why, "%s", g ? e.msg : "out of memory") < 0)
+            out->gpu_why = NULL;
+        goto out;
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        int k = cm_gres_count(g[i], "gpu");
+        if (k > 0 && k != ngpus) {
+            rc = -1;
+            if (asprintf(&out->gpu_why, "%s gives node %s %d GPUs, hwloc_xml= %d", gres,
+                         in->alloc->names[i], k, ngpus) < 0)
+                out->gpu_why = NULL;
+        }
+    }
+out:
+    for (int i = 0; g && i < n; i++)
+        cm_gres_free(g[i]);
+    free(g);
+    free(gres);
+    free(conf);
+    return rc;
+}
+
 /* The machine of a step placed on GPUs: Slurm's switches and nodes with
  * the GPUs of hwloc_xml= inside each node.  Only steps that fill their
  * nodes' GPU slots are: which GPUs Slurm gives a step that takes part of
@@ -69,6 +108,12 @@ static cm_tree_t *gpu_tree(const cmp_plan_in_t *in, const cm_tree_t *outer,
         return NULL;
     }
     int slots = cm_tree_nslots(inner);
+    if (gres_disagrees(in, slots / in->per_gpu, out) < 0) {
+        if (!out->gpu_why)
+            cm_error_set(err, "out of memory");
+        cm_tree_free(inner);
+        return NULL;
+    }
     for (int i = 0; i < in->alloc->nnodes; i++)
         if (in->alloc->slots[i] != slots) {
             if (asprintf(&out->gpu_why, "node %s holds %d of the step's tasks, not the "

@@ -141,6 +141,20 @@ test_expect_success 'a CPU step on the GPU nodes is bound to cores as before' '
     ! grep "asks for GPUs" out/cpu.err || diag out/cpu.err
 '
 
+# Slurm's view comes first: nodes that gres.conf gives 2 GPUs are not the
+# 4-GPU nodes hwloc_xml= describes (the harness declares the first 2 GPUs
+# of gpu4 and keeps the whole description in node.xml).
+test_expect_success 'gres.conf giving the nodes other GPUs than hwloc_xml=: nodes only, with the reason' '
+    CM_CLUSTER_GPUS=2 plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
+    test "$(grep -c "^NodeName=.*Name=gpu\|^Name=gpu" "$STATE/etc/gres.conf")" -ge 1 &&
+    printf "#!/bin/sh\nsrun --gpus-per-task=1 --mapping=block,verbose true\n" >job.sh &&
+    sbw -N2 --ntasks-per-node=2 --gpus-per-node=2 --exclusive -o out/gres.out \
+        -e out/gres.err job.sh &&
+    grep "^clustermap: the step asks for GPUs: Slurm.s GPU and CPU binding are kept; ranks are placed on nodes only ($STATE/etc/gres.conf gives node n[0-9]* 2 GPUs, hwloc_xml= 4)$" \
+        out/gres.err &&
+    test -z "$(task_gpus out/gres.err)" || diag out/gres.err "$STATE/etc/gres.conf"
+'
+
 # Nodes whose description this machine matches (test/data/gpu/gpu2.xml:
 # two packages of one core, each with a GPU and a NIC, the GPUs an NVLink
 # pair), so that the tasks are bound for real: each task's visible GPU,

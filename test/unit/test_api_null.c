@@ -246,6 +246,14 @@ static void test_tree_readers(void **state)
     FAILS_NULL(cm_gres_conf_read(conf, "", err));
     FAILS_NULL(cm_gres_conf_read(cm_test_data_path("slurm/none.conf"), "n1", err));
     assert_null(cm_gres_conf_read(NULL, NULL, NULL));
+    const char *gnodes[] = { "n1", "" };
+    cm_gres_t *gout[2] = { NULL, NULL };
+    FAILS(cm_gres_conf_read_nodes(NULL, gnodes, 1, gout, err));
+    FAILS(cm_gres_conf_read_nodes(conf, NULL, 1, gout, err));
+    FAILS(cm_gres_conf_read_nodes(conf, gnodes, 1, NULL, err));
+    FAILS(cm_gres_conf_read_nodes(conf, gnodes, 0, gout, err));
+    FAILS(cm_gres_conf_read_nodes(conf, gnodes, 2, gout, err)); /* an empty name */
+    assert_null(gout[0]);
     cm_gres_free(NULL);
     assert_null(cm_gres_autodetect(NULL));
     assert_int_equal(cm_gres_count(NULL, "gpu"), -1);

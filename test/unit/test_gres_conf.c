@@ -127,6 +127,41 @@ static void test_forms(void **state)
     cm_gres_free(g);
 }
 
+/* Several nodes at once: each gets the lines that name it, a name asked
+ * twice gets them twice over, a name the file does not know gets the
+ * lines without NodeName only. */
+static void test_nodes(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    const char *p = cm_test_write_file(dir, "gres.conf",
+                                       "NodeName=g[1-2] Name=gpu File=/dev/g[0-3]\n"
+                                       "NodeName=g3,h1 Name=gpu File=/dev/g[0-7]\n"
+                                       "Name=nic Count=2\n"
+                                       "NodeName=g2 AutoDetect=off\n");
+    const char *nodes[] = { "h1", "g2", "x9", "g1", "g2" };
+    cm_gres_t *g[5];
+    cm_error_t err = { "" };
+    assert_int_equal(cm_gres_conf_read_nodes(p, nodes, 5, g, &err), 0);
+    static const int gpus[5] = { 8, 4, 0, 4, 4 };
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(cm_gres_count(g[i], "gpu"), gpus[i]);
+        assert_int_equal(cm_gres_count(g[i], "nic"), 2);
+    }
+    assert_null(cm_gres_autodetect(g[0]));
+    assert_string_equal(cm_gres_autodetect(g[1]), "off");
+    assert_string_equal(cm_gres_autodetect(g[4]), "off");
+    for (int i = 0; i < 5; i++)
+        cm_gres_free(g[i]);
+    /* an error anywhere leaves every node without an answer */
+    p = cm_test_write_file(dir, "bad.conf",
+                           "Name=gpu File=/dev/g0\nNodeName=zz Name=x Speed=q\n");
+    g[0] = g[1] = (cm_gres_t *)&err;
+    assert_int_equal(cm_gres_conf_read_nodes(p, nodes, 2, g, &err), -1);
+    assert_null(g[0]);
+    assert_null(g[1]);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -176,6 +211,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_node),
         cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_nodes),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

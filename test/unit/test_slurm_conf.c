@@ -60,6 +60,13 @@ static void test_plugstack(void **state)
     (void)state;
     char *conf = in_dir("slurm.conf"), *s;
     assert_null(cmp_slurm_plugstack_path(NULL));
+    assert_null(cmp_slurm_gres_path(NULL));
+    s = cmp_slurm_gres_path("/etc/slurm/slurm.conf");
+    assert_string_equal(s, "/etc/slurm/gres.conf");
+    free(s);
+    s = cmp_slurm_gres_path("slurm.conf");
+    assert_string_equal(s, "gres.conf");
+    free(s);
     s = cmp_slurm_plugstack_path(conf); /* no file: beside it */
     char *want = in_dir("plugstack.conf");
     assert_string_equal(s, want);
