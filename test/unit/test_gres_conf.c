@@ -18,6 +18,7 @@ static cm_gres_t *load(const char *text, const char *node)
     cm_error_t err = { "" };
     cm_gres_t *g =
         cm_gres_conf_read(cm_test_write_file(dir, "gres.conf", text), node, &err);
+    cm_test_rmtree(dir);
     if (!g)
         fail_msg("%s: %s", node, err.msg);
     return g;
@@ -33,6 +34,7 @@ static void expect_error(const char *text, const char *node, const char *what)
         fail_msg("accepted: %s", text);
     if (!strstr(err.msg, what) || strncmp(err.msg, p, strlen(p)) != 0)
         fail_msg("'%s': expected '%s: ... %s'", err.msg, p, what);
+    cm_test_rmtree(dir);
 }
 
 static void assert_cores(const cm_gres_dev_t *d, const char *want)
@@ -160,6 +162,7 @@ static void test_nodes(void **state)
     assert_int_equal(cm_gres_conf_read_nodes(p, nodes, 2, g, &err), -1);
     assert_null(g[0]);
     assert_null(g[1]);
+    cm_test_rmtree(dir);
 }
 
 static void test_refusals(void **state)
