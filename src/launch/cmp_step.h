@@ -171,4 +171,10 @@ void cmp_step_decide(const cmp_config_t *c, const cmp_step_input_t *in,
 /** Free what @p d owns and zero it (NULL: nothing to do). */
 void cmp_step_decision_free(cmp_step_decision_t *d);
 
+/** The line of a step with GPUs that keeps Slurm's GPU and CPU binding and
+ *  is placed on nodes only, ending with @p why ("no reason given" for
+ *  NULL): the decision's and the placement module's reasons read alike.
+ *  Malloc'd, NULL out of memory. */
+char *cmp_gpu_nodes_only(const char *why);
+
 #endif /* CMP_STEP_H */

@@ -217,6 +217,13 @@ static void profile_key(const cmp_step_input_t *in, cmp_step_decision_t *d)
 
 /* Before the store: the mode, the reasons to leave the step to Slurm, the
  * step's tasks and nodes, its profile's key. */
+char *cmp_gpu_nodes_only(const char *why)
+{
+    return text("the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks are "
+                "placed on nodes only (%s)",
+                why ? why : "no reason given");
+}
+
 /* A --cpu-bind value that binds (or unbinds): not only "verbose"/"quiet". */
 static int binds(const char *v)
 {
@@ -269,11 +276,10 @@ static char *binding_kept(const cmp_config_t *c, const cmp_step_input_t *in, int
     if (*per_gpu && c->hwloc_xml[0])
         return NULL;
     *per_gpu = 0;
-    return text("the step asks for GPUs: Slurm's GPU and CPU binding are kept; ranks "
-                "are placed on nodes only (%s)",
-                c->hwloc_xml[0] ? "clustermap places --gpus-per-task=1 and "
-                                  "--ntasks-per-gpu=N steps on GPUs"
-                                : "plugstack.conf has no hwloc_xml= for the GPU nodes");
+    return cmp_gpu_nodes_only(c->hwloc_xml[0]
+                                  ? "clustermap places --gpus-per-task=1 and "
+                                    "--ntasks-per-gpu=N steps on GPUs"
+                                  : "plugstack.conf has no hwloc_xml= for the GPU nodes");
 }
 
 static void decide_step(const cmp_config_t *c, const cmp_step_input_t *in,

@@ -193,7 +193,7 @@ static int write_rankfile(const cmp_step_input_t *in, const cmp_step_decision_t 
         cmp_fallback(CMP_FALLBACK, NULL, "%s", err.msg);
         return -1;
     }
-    for (int r = 0; s->req.verbose && !p->gpu_info && r < s->ntasks && r < 1024; r++)
+    for (int r = 0; s->req.verbose && r < s->ntasks && r < 1024; r++)
         cmp_user_info(1, "rank %d -> %s core %d", r, s->alloc.names[p->node[r]],
                       p->core[r]);
     if (shared)
@@ -263,10 +263,11 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
                       p->core[r]);
     if (s->bind_kept)
         cmp_user_info(s->bind_kept_said, "%s", s->bind_kept);
-    if (s->per_gpu && !p->gpu_info)
-        cmp_user_info(0, "the step asks for GPUs: Slurm's GPU and CPU binding are kept; "
-                      "ranks are placed on nodes only (%s)",
-                      p->gpu_why ? p->gpu_why : "out of memory");
+    if (s->per_gpu && !p->gpu_info) {
+        char *line = cmp_gpu_nodes_only(p->gpu_why ? p->gpu_why : "out of memory");
+        cmp_user_info(0, "%s", line ? line : "the step is placed on nodes only");
+        free(line);
+    }
     int bind = c->bind && !s->bind_kept && !s->per_gpu && s->ntasks <= c->bind_max_tasks &&
                s->ntasks <= 16384;
     char *gpus = p->gpu_info && p->gpu && c->bind && s->ntasks <= c->bind_max_tasks

@@ -162,6 +162,9 @@ static void test_srun_args(void **state)
     assert_int_equal(cmp_srun_args_parse(6, garbage, &o, NULL), 0);
     assert_int_equal(cmp_srun_is_mpirun(NULL), 0);
     assert_int_equal(cmp_names_gpu(NULL), 0);
+    char *gline = cmp_gpu_nodes_only(NULL);
+    assert_non_null(strstr(gline, "(no reason given)"));
+    free(gline);
     assert_int_equal(cmp_names_gpu(""), 0);
     assert_int_equal(cmp_names_gpu(",,gpu"), 1);
 
