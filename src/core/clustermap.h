@@ -1056,6 +1056,12 @@ const char *cm_devices_nic_name(const cm_devices_t *d, int nic);
 /** NIC @p nic's OpenFabrics device ("mlx5_0", "cxi2"): what UCX_NET_DEVICES
  *  and libfabric name; NULL when it has none. */
 const char *cm_devices_nic_fabric(const cm_devices_t *d, int nic);
+/** 1 when NIC @p nic's OpenFabrics device is an InfiniBand verbs device
+ *  (hwloc found it under /sys/class/infiniband and gave it a NodeGUID):
+ *  one UCX_NET_DEVICES and libfabric's FI_VERBS_DEVICE_NAME can name; 0
+ *  otherwise (a Slingshot cxi or BXI device, no OpenFabrics device, NULL
+ *  @p d, no such NIC). */
+int cm_devices_nic_verbs(const cm_devices_t *d, int nic);
 /** NIC @p nic's PCI bus id, as cm_devices_gpu_busid(). */
 const char *cm_devices_nic_busid(const cm_devices_t *d, int nic);
 /** NIC @p nic's NUMA node, as cm_devices_gpu_numa(). */

@@ -31,6 +31,8 @@ typedef struct dev {
     hwloc_obj_t loc;  /* nearest non-I/O ancestor; only during the build */
     char *name;       /* GPU: nvml0, rsmi0...; NIC: the network interface */
     char *fabric;     /* NIC: OpenFabrics device, or NULL */
+    int verbs;        /* NIC: the OpenFabrics device is an InfiniBand verbs
+                         device (hwloc gave it a NodeGUID) */
     char busid[32];   /* dddd:bb:dd.f */
     int vendor;       /* PCI vendor id */
     int numa;         /* OS index, -1 */
@@ -189,6 +191,7 @@ static int collect(hwloc_topology_t topo, cm_devices_t *d, const char *what,
     while ((pci = hwloc_get_next_pcidev(topo, pci))) {
         int gpu = gpu_by_class(pci), best = -1, nic = 0;
         const char *gname = NULL, *net = NULL, *fab = NULL;
+        int verbs = 0;
         for (hwloc_obj_t o = pci->io_first_child; o; o = o->next_sibling) {
             if (o->type != HWLOC_OBJ_OS_DEVICE || !o->name)
                 continue;
@@ -203,8 +206,13 @@ static int collect(hwloc_topology_t topo, cm_devices_t *d, const char *what,
             }
             if (t == HWLOC_OBJ_OSDEV_NETWORK && !net)
                 net = o->name, nic = 1;
-            if (t == HWLOC_OBJ_OSDEV_OPENFABRICS && !fab)
+            if (t == HWLOC_OBJ_OSDEV_OPENFABRICS && !fab) {
                 fab = o->name, nic = 1;
+                /* hwloc reads NodeGUID from /sys/class/infiniband only:
+                 * what UCX and libfabric's verbs provider open by name
+                 * (a Slingshot cxi or BXI device has none) */
+                verbs = hwloc_obj_get_info_by_name(o, "NodeGUID") != NULL;
+            }
         }
         device_t *x;
         if (gpu)
@@ -218,6 +226,7 @@ static int collect(hwloc_topology_t topo, cm_devices_t *d, const char *what,
         set_busid(x);
         const char *name = gpu ? (gname ? gname : x->busid) : (net ? net : fab);
         x->name = strdup(name);
+        x->verbs = !gpu && verbs;
         if (!gpu && fab && !(x->fabric = strdup(fab)))
             return cm_error_set(err, "%s: out of memory", what);
         if (!x->name || fill_locality(topo, x) < 0)
@@ -461,6 +470,11 @@ const char *cm_devices_nic_name(const cm_devices_t *d, int k)
 const char *cm_devices_nic_fabric(const cm_devices_t *d, int k)
 {
     return nic(d, k) ? nic(d, k)->fabric : NULL;
+}
+
+int cm_devices_nic_verbs(const cm_devices_t *d, int k)
+{
+    return nic(d, k) ? nic(d, k)->verbs : 0;
 }
 
 const char *cm_devices_nic_busid(const cm_devices_t *d, int k)

@@ -49,4 +49,17 @@ int cmp_core_list_entry(const char *list, unsigned rank);
  *  such item, or an item that does not fit @p size. */
 int cmp_gpu_info_item(const char *info, int k, char *buf, size_t size);
 
+/** The prefix of an item's NIC that is an InfiniBand verbs device
+ *  ("verbs/mlx5_0:0-15"): one UCX_NET_DEVICES and libfabric's
+ *  FI_VERBS_DEVICE_NAME can name.  Other NICs (Slingshot's cxi, BXI) are
+ *  written bare: the variables would name a device those libraries do
+ *  not have, and the MPI picks the NIC nearest the bound cores itself. */
+#define CMP_GPU_INFO_VERBS "verbs/"
+
+/** Split @p item (as cmp_gpu_info_item() gave it; modified in place) into
+ *  *@p nic, its NIC's OpenFabrics name without CMP_GPU_INFO_VERBS ("-":
+ *  none), *@p verbs (1 when it had that prefix) and *@p cpus, its CPU
+ *  list.  0, or -1 for an item without ':' or a NULL argument. */
+int cmp_gpu_info_split(char *item, const char **nic, int *verbs, const char **cpus);
+
 #endif /* CMP_LAYOUT_TEXT_H */

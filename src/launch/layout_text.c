@@ -152,3 +152,16 @@ int cmp_gpu_info_item(const char *info, int k, char *buf, size_t size)
     buf[len] = '\0';
     return 0;
 }
+
+int cmp_gpu_info_split(char *item, const char **nic, int *verbs, const char **cpus)
+{
+    char *colon = item ? strchr(item, ':') : NULL;
+    if (!colon || !nic || !verbs || !cpus)
+        return -1;
+    *colon = '\0';
+    size_t pre = strlen(CMP_GPU_INFO_VERBS);
+    *verbs = !strncmp(item, CMP_GPU_INFO_VERBS, pre);
+    *nic = item + (*verbs ? pre : 0);
+    *cpus = colon + 1;
+    return 0;
+}

@@ -252,11 +252,10 @@ void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
                     "the node's %d GPUs)\n", rank, on_node[0] ? on_node : "none", ngpus);
         return;
     }
-    char *colon = strchr(item, ':');
-    if (!colon)
+    const char *nic, *cpus;
+    int verbs;
+    if (cmp_gpu_info_split(item, &nic, &verbs, &cpus) < 0)
         return;
-    *colon = '\0';
-    const char *nic = item, *cpus = colon + 1;
     /* Every task of the node decides alike, from the node alone: a rank
      * given a GPU while its neighbour kept Slurm's could share one.  So
      * the GPU, its NIC and its cores are all applied when the node allows
@@ -272,10 +271,12 @@ void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
     for (int i = 0; i < n; i++)
         CPU_SET(pus[i], &allowed);
     for (int k = 0; !why && k < ngpus; k++) {
-        char other[4096], *c;
+        char other[4096];
+        const char *onic, *ocpus;
+        int overbs;
         cpu_set_t both;
-        if (cmp_gpu_info_item(info, k, other, sizeof other) < 0 || !(c = strchr(other, ':')) ||
-            parse_cpulist(c + 1, &want) < 0)
+        if (cmp_gpu_info_item(info, k, other, sizeof other) < 0 ||
+            cmp_gpu_info_split(other, &onic, &overbs, &ocpus) < 0 || parse_cpulist(ocpus, &want) < 0)
             why = "a GPU without a CPU list";
         else if (CPU_AND(&both, &want, &allowed), !CPU_EQUAL(&both, &want))
             why = "hwloc_xml= describes CPUs this node does not allow";
@@ -303,13 +304,17 @@ void cmp_bind_gpu_task(spank_t sp, const cmp_config_t *c)
         if (spank_getenv(sp, visible[k], old, sizeof old) != ESPANK_ENV_NOEXIST)
             spank_setenv(sp, visible[k], value, 1);
     }
-    /* the NIC follows the GPU, unless the user chose one */
-    char ucx[sizeof item + 4];
-    if (strcmp(nic, "-") && spank_getenv(sp, "UCX_NET_DEVICES", ucx, sizeof ucx) ==
-                                ESPANK_ENV_NOEXIST) {
-        snprintf(ucx, sizeof ucx, "%s:1", nic);
-        spank_setenv(sp, "UCX_NET_DEVICES", ucx, 1);
+    /* The NIC follows the GPU, unless the user chose one: UCX and
+     * libfabric's verbs provider are told its name; Open MPI's OFI
+     * components and Cray MPICH pick the NIC nearest the cores just bound
+     * (their own locality rule), so other NICs need no variable. */
+    char old[sizeof item + 4];
+    if (verbs && spank_getenv(sp, "UCX_NET_DEVICES", old, sizeof old) == ESPANK_ENV_NOEXIST) {
+        snprintf(old, sizeof old, "%s:1", nic);
+        spank_setenv(sp, "UCX_NET_DEVICES", old, 1);
     }
+    if (verbs && spank_getenv(sp, "FI_VERBS_DEVICE_NAME", old, sizeof old) == ESPANK_ENV_NOEXIST)
+        spank_setenv(sp, "FI_VERBS_DEVICE_NAME", nic, 1);
     slurm_debug("clustermap: rank %u gpu %d nic %s cpus %s bound", rank, gpu, nic, cpus);
     if (verbose[0] == '1')
         fprintf(stderr, "clustermap: rank %u gpu %d nic %s cpus %s bound\n", rank, gpu, nic,

@@ -40,10 +40,12 @@ static char *gpu_info(const char *xml, cm_error_t *err)
     FILE *f = open_memstream(&text, &len);
     for (int k = 0; f && k < cm_devices_ngpus(d); k++) {
         int nic = cm_devices_gpu_nic(d, k);
-        /* the name UCX_NET_DEVICES takes (mlx5_0), none for a NIC without */
+        /* its OpenFabrics name (mlx5_0, cxi2), none for a NIC without */
         const char *name = nic < 0 ? NULL : cm_devices_nic_fabric(d, nic);
         const char *cpus = cm_devices_gpu_cpulist(d, k);
-        fprintf(f, "%s%s:%s", k ? " " : "", name ? name : "-", cpus ? cpus : "-");
+        fprintf(f, "%s%s%s:%s", k ? " " : "",
+                name && cm_devices_nic_verbs(d, nic) ? CMP_GPU_INFO_VERBS : "",
+                name ? name : "-", cpus ? cpus : "-");
     }
     if (!f || fclose(f) != 0) {
         free(f ? text : NULL);

@@ -43,8 +43,10 @@ typedef struct cmp_plan_out {
     char *gpu_info;         /* per_gpu, placed on GPUs: for GPU k of a
                                      node, the k-th blank-separated item
                                      "NIC:CPULIST" (its nearest NIC's
-                                     OpenFabrics name, "-" none;
-                                     its locality), malloc'd; NULL: the
+                                     OpenFabrics name, "-" none,
+                                     CMP_GPU_INFO_VERBS before a verbs
+                                     device's; its locality),
+                                     malloc'd; NULL: the
                                      step was placed on nodes only */
     char *gpu_why;          /* per_gpu, not placed on GPUs: why, malloc'd */
     char how[32];           /* the winning algorithm, or the layout */

@@ -324,13 +324,13 @@ static void explain_gpus(const cmp_step_decision_t *s, const cmp_plan_out_t *p)
         return;
     fputs(explain_text, f);
     for (int r = 0; r < s->ntasks && r < 1024; r++) {
-        char *colon = NULL;
-        if (cmp_gpu_info_item(p->gpu_info, p->gpu[r], item, sizeof item) == 0)
-            colon = strchr(item, ':');
-        if (colon)
-            *colon = '\0';
+        const char *nic = "-", *cpus = "-";
+        int verbs;
+        if (cmp_gpu_info_item(p->gpu_info, p->gpu[r], item, sizeof item) < 0 ||
+            cmp_gpu_info_split(item, &nic, &verbs, &cpus) < 0)
+            nic = cpus = "-";
         fprintf(f, "rank=%d node=%s gpu=%d nic=%s cpus=%s\n", r, s->alloc.names[p->node[r]],
-                p->gpu[r], colon ? item : "-", colon ? colon + 1 : "-");
+                p->gpu[r], nic, cpus);
     }
     if (fclose(f) == 0) {
         free(explain_text);

@@ -163,7 +163,7 @@ test_expect_success 'gres.conf giving the nodes other GPUs than hwloc_xml=: node
 tiny_job() {
     cat >job.sh <<\END
 #!/bin/sh
-srun --gpus-per-task=1 --mapping=cluster,name=tpairs,verbose sh -c 'echo "task $SLURM_PROCID gpu=$CUDA_VISIBLE_DEVICES ucx=$UCX_NET_DEVICES cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
+srun --gpus-per-task=1 --mapping=cluster,name=tpairs,verbose sh -c 'echo "task $SLURM_PROCID gpu=$CUDA_VISIBLE_DEVICES ucx=$UCX_NET_DEVICES fi=$FI_VERBS_DEVICE_NAME cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
 END
     sbw -N2 --ntasks-per-node=2 --gpus-per-node=2 --exclusive -o out/tiny.out \
         -e out/tiny.err job.sh
@@ -186,7 +186,7 @@ test_expect_success TWO_CPUS 'nodes this machine matches: each task gets the pla
     test "$(wc -l <tplan)" -eq 4 &&
     awk "{ node[\$1] = \$2 } END { if (node[0] != node[2] || node[1] != node[3]) exit 1 }" \
         tplan &&
-    awk "{ printf \"task %s gpu=%s ucx=mlx5_%s:1 cpus=%s\\n\", \$1, \$3, \$3, \$3 }" tplan \
+    awk "{ printf \"task %s gpu=%s ucx=mlx5_%s:1 fi=mlx5_%s cpus=%s\\n\", \$1, \$3, \$3, \$3, \$3 }" tplan \
         >expect.tasks &&
     grep "^task " out/tiny.out | sort -n -k2 >actual.tasks &&
     test_cmp expect.tasks actual.tasks &&

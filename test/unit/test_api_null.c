@@ -673,6 +673,7 @@ static void test_devices(void **state)
         assert_true(cm_devices_gpu_bandwidth(x, -1, 0) == 0);
         assert_null(cm_devices_nic_name(x, i ? 2 : 0));
         assert_null(cm_devices_nic_fabric(x, -1));
+        assert_int_equal(cm_devices_nic_verbs(x, -1), 0);
         assert_null(cm_devices_nic_busid(x, i ? 2 : 0));
         assert_int_equal(cm_devices_nic_numa(x, -1), -1);
         assert_null(cm_devices_nic_cpulist(x, i ? 2 : 0));

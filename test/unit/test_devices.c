@@ -45,6 +45,7 @@ static void test_gpu4(void **state)
     gpu_is(d, 3, "nvml3", "0000:8b:00.0", 1, "8-15", "ib1");
     assert_int_equal(cm_devices_gpu_vendor(d, 0), 0x10de);
     assert_string_equal(cm_devices_nic_fabric(d, 1), "mlx5_1");
+    assert_int_equal(cm_devices_nic_verbs(d, 1), 1);
     assert_string_equal(cm_devices_nic_busid(d, 1), "0000:8c:00.0");
     assert_int_equal(cm_devices_nic_numa(d, 1), 1);
     assert_string_equal(cm_devices_nic_cpulist(d, 1), "8-15");
@@ -101,6 +102,7 @@ static void test_frontier(void **state)
     assert_int_equal(cm_devices_gpu_vendor(d, 4), 0x1002);
     assert_int_equal(cm_devices_gpu_package(d, 7), 0);
     assert_string_equal(cm_devices_nic_fabric(d, 2), "cxi2");
+    assert_int_equal(cm_devices_nic_verbs(d, 2), 0);  /* Slingshot: no NodeGUID */
     assert_string_equal(cm_devices_nic_cpulist(d, 2), "0-15");
     assert_string_equal(cm_devices_link_name(d), "xgmi");
     assert_true(cm_devices_gpu_bandwidth(d, 4, 5) == 200e9);
