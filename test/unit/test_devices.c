@@ -102,7 +102,7 @@ static void test_frontier(void **state)
     assert_int_equal(cm_devices_gpu_vendor(d, 4), 0x1002);
     assert_int_equal(cm_devices_gpu_package(d, 7), 0);
     assert_string_equal(cm_devices_nic_fabric(d, 2), "cxi2");
-    assert_int_equal(cm_devices_nic_verbs(d, 2), 0);  /* Slingshot: no NodeGUID */
+    assert_int_equal(cm_devices_nic_verbs(d, 2), 0); /* Slingshot: no NodeGUID */
     assert_string_equal(cm_devices_nic_cpulist(d, 2), "0-15");
     assert_string_equal(cm_devices_link_name(d), "xgmi");
     assert_true(cm_devices_gpu_bandwidth(d, 4, 5) == 200e9);
