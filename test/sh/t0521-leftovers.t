@@ -71,7 +71,7 @@ test_expect_success 'cluster with the plugin comes up; prof_dir a 32 MB tmpfs; p
     mpicc -std=c11 -Wall -O2 -o halo_scrambled "$CM_ROOT/test/mpi/halo_scrambled.c" &&
     printf "#!/bin/sh\n%s ./halo_scrambled\n" "$MPI_RUN" >job.sh &&
     chmod 755 job.sh halo_scrambled . &&
-    timed base sbw_as cmtu1 -t 3 -J base -N4 -n8 --mapping=off -o out/base.out job.sh &&
+    timed base sbw_user cmtu1 -t 3 -J base -N4 -n8 --mapping=off -o out/base.out job.sh &&
     test "$(cat base.rc)" = 0
 '
 
@@ -107,10 +107,10 @@ test_expect_success 'a step over its budget: one line, exit code unchanged, not 
     printf "#!/bin/sh\n%s /bin/sh -c \"./halo_scrambled && dd if=/dev/zero of=\\\$CLUSTERMAP_PROFILE_DIR/extra.\\\$SLURM_PROCID bs=1M count=2 2>/dev/null; exit 3\"\n" \
         "$MPI_RUN" >big.sh &&
     chmod 755 big.sh &&
-    timed bigoff sbw_as cmtu1 -t 3 -J bigoff -N2 -n4 --mapping=off -o out/bigoff.out big.sh;
+    timed bigoff sbw_user cmtu1 -t 3 -J bigoff -N2 -n4 --mapping=off -o out/bigoff.out big.sh;
     plugstack $PROF step_budget=1048576 &&
     test_when_finished "plugstack $PROF" &&
-    timed big sbw_as cmtu1 -t 3 -J big -N2 -n4 --mapping=profile \
+    timed big sbw_user cmtu1 -t 3 -J big -N2 -n4 --mapping=profile \
         -o out/big.out -e out/big.err big.sh;
     test "$(cat big.rc)" = "$(cat bigoff.rc)" && in_time big &&
     test "$(runs_of cmtu1 big 4)" = none &&
