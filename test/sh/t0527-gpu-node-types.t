@@ -5,7 +5,8 @@
 # with plugstack's hwloc_xml= naming it.  The step is --gpus-per-task=1
 # filling both nodes' GPUs, placed from the profile `halves` (rank i
 # talks to rank i + G only, G the GPUs of a node: Slurm's block layout
-# puts every pair on two nodes, a placement puts it on one).  Per rank:
+# puts every pair on two nodes, a placement puts it on one, on two GPUs
+# joined by the node's fastest link).  Per rank:
 # the plan's GPU, the NIC and the CPU list the plugin gives it are those
 # of that GPU in the type's XML (expected from test/cluster/nodeinfo, the
 # harness's own reader, which t0525 holds against hwloc-calc: not from
@@ -16,10 +17,13 @@
 # on the same nodes gets no GPU or NIC.
 #
 # Each type's per-rank binding table goes to TYPE.table in the trash
-# directory (and to the log with -v): rank, node, GPU, NIC, CPUs of the
-# plan, what the task got, bound or why not.
+# directory, the three to gpu-types-tables.txt (and, under `prove -v` or
+# the test's -v, to the test's stderr): rank, node, GPU, NIC, CPUs of the
+# plan, what the task got, bound or why not.  No MPI: the tasks are
+# lib/gpu-task, a shell script.
 #
-# Own cluster (CM_CLUSTER_NAME=t0527), 2 nodes, restarted once per type.
+# Own cluster (CM_CLUSTER_NAME=t0527), 2 nodes, restarted once per type:
+# 21-28 s in all on this 2-CPU machine (Slurm 22.05.8, 24.11.5, 26.05.5).
 
 test_description='SPANK plugin: a placed GPU step on the dgx, frontier and gh200 node types'
 
