@@ -224,7 +224,12 @@ void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int 
     }
     fprintf(f, "%s\nkey %s\nwritten %lld\n", CACHE_MAGIC, tc->key, (long long)time(NULL));
     for (int i = 0; i < n; i++) {
-        fprintf(f, "SwitchName=%s Level=%d", sw[i].name, sw[i].level);
+        /* a block goes back as a block, or a later srun names its level
+         * "switch" */
+        if (sw[i].block)
+            fprintf(f, "BlockName=%s", sw[i].name);
+        else
+            fprintf(f, "SwitchName=%s Level=%d", sw[i].name, sw[i].level);
         if (sw[i].nodes)
             fprintf(f, " Nodes=%s", sw[i].nodes);
         if (sw[i].switches)
