@@ -462,16 +462,15 @@ cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
                                  cm_error_t *err);
 
 /** The tree of @p nnodes (>= 1) nodes under the @p nblocks (>= 1) blocks
- *  of Slurm's topology/block named @p blocks (a rack-scale NVLink domain,
- *  say), @p nodes[i].leaf the index of node i's block: as
- *  cm_tree_from_switches() with each block a leaf switch without a parent
- *  (blocks no node is in pruned, "cluster" over several), except that the
- *  blocks' level is named "block" (default costs those of "switch").
- *  Used by cm_tree_from_slurm_conf() and by the plugin, so "block=..." in
- *  a level spec means the same to both.  NULL with @p err for NULL
- *  @p blocks or @p nodes, @p nblocks < 1, and what
- *  cm_tree_from_switches() refuses of nodes. */
-cm_tree_t *cm_tree_from_blocks(const char *const *blocks, int nblocks,
+ *  of Slurm's topology/block (a rack-scale NVLink domain, say), each a
+ *  switch of level 0 without a parent, @p nodes[i].leaf the index of node
+ *  i's block: as cm_tree_from_switches() (blocks no node is in pruned,
+ *  "cluster" over several) except that the blocks' level is named "block"
+ *  (default costs those of "switch").  Used by cm_tree_from_slurm_conf()
+ *  and by the plugin, so "block=..." in a level spec means the same to
+ *  both.  NULL with @p err for NULL @p blocks, @p nblocks < 1, a block
+ *  with a level or a parent, and what cm_tree_from_switches() refuses. */
+cm_tree_t *cm_tree_from_blocks(const cm_switch_desc_t *blocks, int nblocks,
                                const cm_node_desc_t *nodes, int nnodes, cm_error_t *err);
 
 /** Default latency of a level by name, in seconds per message

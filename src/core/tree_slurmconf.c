@@ -652,18 +652,9 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
             sw[s].parent = tp.sw[s].parent;
         }
     }
-    if (tp.first_block) {
-        /* every node is in a block (checked above), so there is one */
-        const char **bnames = malloc((size_t)tp.ns * sizeof *bnames);
-        if (!bnames)
-            goto oom;
-        for (int s = 0; s < tp.ns; s++)
-            bnames[s] = tp.sw[s].name;
-        t = cm_tree_from_blocks(bnames, tp.ns, nodes, nnames, err);
-        free(bnames);
-        goto out;
-    }
-    t = cm_tree_from_switches(sw, tp.ns, nodes, nnames, err);
+    /* Every node is in a block (checked above), so there is one. */
+    t = tp.first_block ? cm_tree_from_blocks(sw, tp.ns, nodes, nnames, err)
+                       : cm_tree_from_switches(sw, tp.ns, nodes, nnames, err);
     goto out;
 
 oom:

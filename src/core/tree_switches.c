@@ -235,7 +235,7 @@ cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
     return from_switches(sw, nsw, nodes, nnodes, 0, err);
 }
 
-cm_tree_t *cm_tree_from_blocks(const char *const *blocks, int nblocks,
+cm_tree_t *cm_tree_from_blocks(const cm_switch_desc_t *blocks, int nblocks,
                                const cm_node_desc_t *nodes, int nnodes, cm_error_t *err)
 {
     if (!blocks || nblocks < 1) {
@@ -243,17 +243,14 @@ cm_tree_t *cm_tree_from_blocks(const char *const *blocks, int nblocks,
                      blocks ? nblocks : 0);
         return NULL;
     }
-    cm_switch_desc_t *sw = malloc((size_t)nblocks * sizeof *sw);
-    if (!sw) {
-        cm_error_set(err, "machine tree: out of memory");
-        return NULL;
-    }
-    for (int b = 0; b < nblocks; b++) {
-        sw[b].name = blocks[b];
-        sw[b].level = 0;
-        sw[b].parent = -1;
-    }
-    cm_tree_t *t = from_switches(sw, nblocks, nodes, nnodes, 1, err);
-    free(sw);
-    return t;
+    for (int b = 0; b < nblocks; b++)
+        if (blocks[b].level != 0 || blocks[b].parent != -1) {
+            cm_error_set(err,
+                         "block %s: expected level 0 and no parent, got level %d "
+                         "and parent %d",
+                         blocks[b].name ? blocks[b].name : "(null)", blocks[b].level,
+                         blocks[b].parent);
+            return NULL;
+        }
+    return from_switches(blocks, nblocks, nodes, nnodes, 1, err);
 }

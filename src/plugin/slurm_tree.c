@@ -266,17 +266,8 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
         nd[i].cores_per_socket = per_socket;
         nd[i].slots = a->slots[i];
     }
-    if (tp.ns > 0 && tp.sw[0].block) {
-        const char **bnames = malloc((size_t)tp.ns * sizeof *bnames);
-        if (!bnames)
-            goto oom;
-        for (int s = 0; s < tp.ns; s++)
-            bnames[s] = tp.sw[s].name;
-        t = cm_tree_from_blocks(bnames, tp.ns, nd, nn, err);
-        free(bnames);
-        goto out;
-    }
-    t = cm_tree_from_switches(sw, tp.ns, nd, nn, err);
+    t = tp.ns > 0 && tp.sw[0].block ? cm_tree_from_blocks(sw, tp.ns, nd, nn, err)
+                                    : cm_tree_from_switches(sw, tp.ns, nd, nn, err);
     goto out;
 
 oom:

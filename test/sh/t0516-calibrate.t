@@ -82,13 +82,20 @@ test_expect_success 'the pairs of two switches meet at the root, of one leaf at 
     test "$(cat counts)" = "4 8 16 "
 '
 
-test_expect_success 'eval takes the figures' '
-    lat=$(sed -n "s/^level_latencies=//p" cal.out) &&
-    bw=$(sed -n "s/^level_bandwidths=//p" cal.out) &&
+# eval_figures CAL OUT: eval of a small matrix on the cluster's slurm.conf
+# and topology.conf, priced by the level_latencies= and level_bandwidths=
+# lines calibrate wrote to CAL.
+eval_figures() {
+    lat=$(sed -n "s/^level_latencies=//p" "$1") &&
+    bw=$(sed -n "s/^level_bandwidths=//p" "$1") &&
     printf "0 1 1000\n1 2 1000\n" >m.trip &&
     "$CM" eval --matrix m.trip --format triplets --slurm-conf "$STATE/etc/slurm.conf" \
         --topology-conf "$STATE/etc/topology.conf" --nodelist "n[1-4]" \
-        --level-latency "$lat" --level-bandwidth "$bw" --mapping block >eval.out &&
+        --level-latency "$lat" --level-bandwidth "$bw" --mapping block >"$2"
+}
+
+test_expect_success 'eval takes the figures' '
+    eval_figures cal.out eval.out &&
     grep "^J=" eval.out
 '
 
@@ -109,12 +116,7 @@ test_expect_success TOPOLOGY_BLOCK 'topology/block: the pairs of one block are a
 '
 
 test_expect_success TOPOLOGY_BLOCK 'eval takes the block figures' '
-    lat=$(sed -n "s/^level_latencies=//p" blk.out) &&
-    bw=$(sed -n "s/^level_bandwidths=//p" blk.out) &&
-    printf "0 1 1000\n1 2 1000\n" >m.trip &&
-    "$CM" eval --matrix m.trip --format triplets --slurm-conf "$STATE/etc/slurm.conf" \
-        --topology-conf "$STATE/etc/topology.conf" --nodelist "n[1-4]" \
-        --level-latency "$lat" --level-bandwidth "$bw" --mapping block >beval.out &&
+    eval_figures blk.out beval.out &&
     grep "^J=" beval.out &&
     grep "^level.block=" beval.out
 '

@@ -147,10 +147,10 @@ static void test_blocks(void **state)
     assert_int_equal(n, 2);
     assert_true(sw[0].block && sw[1].block);
     assert_null(sw[1].switches); /* a block has no children */
-    const char *const names[] = { sw[0].name, sw[1].name };
+    const cm_switch_desc_t blk[] = { { sw[0].name, 0, -1 }, { sw[1].name, 0, -1 } };
     cm_node_desc_t nodes[] = { { "n1", 0, 1, 1 }, { "n3", 1, 1, 1 } };
     cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_blocks(names, 2, nodes, 2, &err);
+    cm_tree_t *t = cm_tree_from_blocks(blk, 2, nodes, 2, &err);
     if (!t)
         fail_msg("%s", err.msg);
     assert_string_equal(cm_tree_level_name(t, 1), "block");

@@ -32,6 +32,16 @@ static cm_tree_t *load(const char *topo, const char *nodelist)
     return t;
 }
 
+/* The tree of files written by the test; fails the test on error. */
+static cm_tree_t *tree_of(const char *conf, const char *topo, const char *nodelist)
+{
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_tree_from_slurm_conf(conf, topo, nodelist, &err);
+    if (!t)
+        fail_msg("%s: %s", nodelist, err.msg);
+    return t;
+}
+
 /* n[1-8] over s1 = n[1,3,5,7], s2 = n[2,4,6,8]: DFS order differs from the
  * allocation order. */
 static void test_interleaved(void **state)
@@ -227,9 +237,7 @@ static void test_blocks(void **state)
                                           "BlockName=b3 Nodes=a[5-7]\n"
                                           "BlockSizes=2,4\n");
     cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_slurm_conf(conf, topo, "a[3,1-2,4]", &err);
-    if (!t)
-        fail_msg("%s", err.msg);
+    cm_tree_t *t = tree_of(conf, topo, "a[3,1-2,4]");
     assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
                         "cluster block node socket core");
     assert_costs(t, 0, 2 * 1.05e-6, 6.25e9); /* as "switch1" */
@@ -248,9 +256,7 @@ static void test_blocks(void **state)
     cm_tree_free(t);
 
     /* One block used: it is the root. */
-    t = cm_tree_from_slurm_conf(conf, topo, "a[5-7]", &err);
-    if (!t)
-        fail_msg("%s", err.msg);
+    t = tree_of(conf, topo, "a[5-7]");
     assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
                         "block node socket core");
     assert_string_equal(cm_tree_vertex_label(t, 0), "b3");
@@ -321,11 +327,7 @@ static void test_block_errors(void **state)
     /* the sizes the man page shows are fine */
     const char *topo = cm_test_write_file(
         dir, "t.conf", "BlockName=b1 Nodes=a[1-4]\nBlockSizes=30,120,960\n");
-    cm_error_t err = { "" };
-    cm_tree_t *t = cm_tree_from_slurm_conf(conf, topo, "a[1-4]", &err);
-    if (!t)
-        fail_msg("%s", err.msg);
-    cm_tree_free(t);
+    cm_tree_free(tree_of(conf, topo, "a[1-4]"));
     cm_test_rmtree(dir);
 }
 

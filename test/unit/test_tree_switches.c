@@ -104,9 +104,9 @@ static void test_blocks(void **state)
     (void)state;
     char buf[128];
     cm_error_t err = { "" };
-    const char *const blocks[] = { "b1", "b9", "b2" };
+    cm_switch_desc_t sw[] = { { "b1", 0, -1 }, { "b9", 0, -1 }, { "b2", 0, -1 } };
     cm_node_desc_t nodes[] = { { "n3", 2, 2, 2 }, { "n1", 0, 2, 2 }, { "n4", 2, 2, 2 } };
-    cm_tree_t *t = cm_tree_from_blocks(blocks, 3, nodes, 3, &err);
+    cm_tree_t *t = cm_tree_from_blocks(sw, 3, nodes, 3, &err);
     if (!t)
         fail_msg("%s", err.msg);
     assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
@@ -120,7 +120,6 @@ static void test_blocks(void **state)
     assert_string_equal(node_parent(t, 2), "b2");
     cm_tree_free(t);
 
-    cm_switch_desc_t sw[] = { { "b1", 0, -1 }, { "b9", 0, -1 }, { "b2", 0, -1 } };
     t = cm_tree_from_switches(sw, 3, nodes, 3, &err);
     if (!t)
         fail_msg("%s", err.msg);
@@ -128,11 +127,16 @@ static void test_blocks(void **state)
                         "cluster switch node socket core");
     cm_tree_free(t);
 
-    assert_null(cm_tree_from_blocks(blocks, 0, nodes, 3, &err));
+    assert_null(cm_tree_from_blocks(sw, 0, nodes, 3, &err));
     assert_string_equal(err.msg,
                         "cm_tree_from_blocks: expected at least one block, got 0");
+    sw[1].level = 1;
+    assert_null(cm_tree_from_blocks(sw, 3, nodes, 3, &err));
+    assert_string_equal(
+        err.msg, "block b9: expected level 0 and no parent, got level 1 and parent -1");
+    sw[1].level = 0;
     nodes[0].leaf = 3;
-    assert_null(cm_tree_from_blocks(blocks, 3, nodes, 3, &err));
+    assert_null(cm_tree_from_blocks(sw, 3, nodes, 3, &err));
     assert_non_null(strstr(err.msg, "node n3: expected a switch index 0..2, got 3"));
 }
 
