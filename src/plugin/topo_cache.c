@@ -43,7 +43,9 @@
 
 #define CACHE_MAX_BYTES (16L << 20)
 const char *cmp_topo_cache_tmp = "/tmp";
-#define CACHE_MAGIC "clustermap topology cache 1"
+/* 2: blocks are kept as BlockName lines.  A file of 1 held them as
+ * switches, whose level is named otherwise: it is a miss, asked again. */
+#define CACHE_MAGIC "clustermap topology cache 2"
 #define NODES_MAGIC "clustermap node cache 1"
 
 /* "dev:ino:size:mtime.ns" of @p path, or "-" when it does not exist. */
