@@ -461,6 +461,18 @@ cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
                                  const cm_node_desc_t *nodes, int nnodes,
                                  cm_error_t *err);
 
+/** The tree of @p nnodes (>= 1) nodes under the @p nblocks (>= 1) blocks
+ *  of Slurm's topology/block (a rack-scale NVLink domain, say), each a
+ *  switch of level 0 without a parent, @p nodes[i].leaf the index of node
+ *  i's block: as cm_tree_from_switches() (blocks no node is in pruned,
+ *  "cluster" over several) except that the blocks' level is named "block"
+ *  (default costs those of "switch").  Used by cm_tree_from_slurm_conf()
+ *  and by the plugin, so "block=..." in a level spec means the same to
+ *  both.  NULL with @p err for NULL @p blocks, @p nblocks < 1, a block
+ *  with a level or a parent, and what cm_tree_from_switches() refuses. */
+cm_tree_t *cm_tree_from_blocks(const cm_switch_desc_t *blocks, int nblocks,
+                               const cm_node_desc_t *nodes, int nnodes, cm_error_t *err);
+
 /** Default latency of a level by name, in seconds per message
  *  (docs/machine-costs.md): core 0 (same slot), l2/l3 0.2 us, numa/socket
  *  0.3 us, node 0.4 us, "switch" (the leaf switch) 1.05 us, "switch<k>"

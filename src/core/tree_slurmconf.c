@@ -5,6 +5,16 @@
  * the switch tree.  Only the nodes of the allocation's node list are kept;
  * switches none of them sit under are pruned.
  *
+ * A topology.conf of topology/block (BlockName=NAME Nodes=HOSTLIST lines,
+ * one optional BlockSizes=N[,N...] line; topology.conf(5) of Slurm 24.11)
+ * gives blocks, which cm_tree_from_blocks() turns into a level named
+ * "block".  Slurm reads one topology plugin's lines, so a file mixing
+ * SwitchName and BlockName lines is refused.  A node in no block is
+ * refused as a node in no switch is: Slurm's topology/block warns at
+ * start-up that its blocks "lack access" to such a node, and a tree that
+ * left it out would price its pairs as if it shared no network with the
+ * rest.
+ *
  * Switch levels follow Slurm's topology/tree: a switch with Nodes= is level
  * 0, a switch with Switches= is one above its highest child.  A node in no
  * switch is an error (Slurm's topology/tree cannot place it either).  A
@@ -15,6 +25,7 @@
  * turns the switches and nodes into the tree, as it does for the plugin.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +132,7 @@ typedef struct sw {
     int level;   /* -1 unknown, -2 being computed */
     int parent;  /* first switch listing this one, -1 */
     int line;
+    int block; /* a BlockName line */
 } sw_t;
 
 typedef struct conf {
@@ -295,6 +307,8 @@ typedef struct topo {
     sw_t *sw;
     int ns, cap;
     strmap_t index;
+    int first_switch, first_block; /* line of the first of each, 0: none */
+    int sizes_line;                /* of BlockSizes, 0: none */
 } topo_t;
 
 static void topo_free(topo_t *tp)
@@ -308,15 +322,18 @@ static void topo_free(topo_t *tp)
     strmap_free(&tp->index);
 }
 
-static int switch_line(topo_t *tp, cm_conf_token_t *tok, int ntok, const char *path, int line,
-                       cm_error_t *err)
+/* A SwitchName line, or with @p block a BlockName line (only Nodes=,
+ * which topology.conf(5) requires). */
+static int switch_line(topo_t *tp, cm_conf_token_t *tok, int ntok, const char *path,
+                       int line, int block, cm_error_t *err)
 {
     const char *name = tok[0].val;
+    const char *what = block ? "block" : "switch";
     if (!*name || strpbrk(name, "[],"))
-        return cm_error_set(err, "%s:%d: SwitchName: expected one switch name, got '%s'",
-                            path, line, name);
+        return cm_error_set(err, "%s:%d: %s: expected one %s name, got '%s'", path, line,
+                            tok[0].key, what, name);
     if (strmap_find(&tp->index, name))
-        return cm_error_set(err, "%s:%d: switch %s is defined twice", path, line, name);
+        return cm_error_set(err, "%s:%d: %s %s is defined twice", path, line, what, name);
     if (tp->ns >= SC_MAX_SWITCHES)
         return cm_error_set(err, "%s:%d: more than %d switches", path, line,
                             SC_MAX_SWITCHES);
@@ -333,6 +350,7 @@ static int switch_line(topo_t *tp, cm_conf_token_t *tok, int ntok, const char *p
     s->level = -1;
     s->parent = -1;
     s->line = line;
+    s->block = block;
     if (!(s->name = strdup(name)) || strmap_put(&tp->index, s->name, tp->ns) < 0) {
         free(s->name);
         return cm_error_set(err, "%s: out of memory", path);
@@ -346,6 +364,9 @@ static int switch_line(topo_t *tp, cm_conf_token_t *tok, int ntok, const char *p
         int *count = NULL;
         if (!strcasecmp(t->key, "Nodes"))
             list = &s->nodes, count = &s->nnodes;
+        else if (block)
+            return cm_error_set(err, "%s:%d: unknown key '%s' (expected Nodes)", path,
+                                line, t->key);
         else if (!strcasecmp(t->key, "Switches"))
             list = &s->children, count = &s->nchildren;
         else if (strcasecmp(t->key, "LinkSpeed"))
@@ -362,15 +383,79 @@ static int switch_line(topo_t *tp, cm_conf_token_t *tok, int ntok, const char *p
     return 0;
 }
 
+/* BlockSizes=N[,N...]: positive, each a power-of-two multiple (> 1) of the
+ * one before, as topology.conf(5) asks.  It only tells Slurm's scheduler
+ * which runs of adjacent blocks it may hand out together; those share no
+ * link faster than the fabric between any two blocks, so the tree keeps
+ * one "block" level and the sizes are only checked. */
+static int block_sizes_line(topo_t *tp, const cm_conf_token_t *tok, int ntok,
+                            const char *path, int line, cm_error_t *err)
+{
+    if (tp->sizes_line)
+        return cm_error_set(err, "%s:%d: BlockSizes given twice (first at line %d)", path,
+                            line, tp->sizes_line);
+    if (ntok != 1)
+        return cm_error_set(err, "%s:%d: expected BlockSizes=N[,N...] alone on its line",
+                            path, line);
+    tp->sizes_line = line;
+    long prev = 0;
+    const char *p = tok[0].val;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : 0;
+        if (v <= 0 || errno || v > INT32_MAX || (*end && *end != ','))
+            return cm_error_set(err,
+                                "%s:%d: BlockSizes: expected positive integers "
+                                "separated by commas, got '%s'",
+                                path, line, tok[0].val);
+        long ratio = prev ? v / prev : 2;
+        if (prev && (v % prev || ratio < 2 || (ratio & (ratio - 1))))
+            return cm_error_set(err,
+                                "%s:%d: BlockSizes: expected %ld to be %ld times a "
+                                "power of two (2, 4, 8...), got '%s'",
+                                path, line, v, prev, tok[0].val);
+        prev = v;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
+}
+
 static int topology_line(void *ctx, cm_conf_token_t *tok, int ntok, const char *path,
                          int line, cm_error_t *err)
 {
+    topo_t *tp = ctx;
     if (cm_conf_check_kv(&tok[0], path, line, err) < 0)
         return -1;
-    if (strcasecmp(tok[0].key, "SwitchName"))
-        return cm_error_set(err, "%s:%d: expected SwitchName=..., got '%s='", path,
-                            line, tok[0].key);
-    return switch_line(ctx, tok, ntok, path, line, err);
+    int block = !strcasecmp(tok[0].key, "BlockName");
+    int sizes = !strcasecmp(tok[0].key, "BlockSizes");
+    if (!block && !sizes && strcasecmp(tok[0].key, "SwitchName"))
+        return cm_error_set(err,
+                            "%s:%d: expected SwitchName=..., BlockName=... or "
+                            "BlockSizes=..., got '%s='",
+                            path, line, tok[0].key);
+    /* Slurm runs one topology plugin: tree reads SwitchName lines, block
+     * the other two. */
+    int *mine = block || sizes ? &tp->first_block : &tp->first_switch;
+    int other = block || sizes ? tp->first_switch : tp->first_block;
+    if (other)
+        return cm_error_set(err,
+                            "%s:%d: %s= in a file of %s lines (line %d): expected "
+                            "the lines of one topology plugin, tree or block",
+                            path, line, tok[0].key,
+                            block || sizes ? "SwitchName" : "BlockName/BlockSizes",
+                            other);
+    if (!*mine)
+        *mine = line;
+    if (sizes)
+        return block_sizes_line(tp, tok, ntok, path, line, err);
+    if (switch_line(tp, tok, ntok, path, line, block, err) < 0)
+        return -1;
+    if (block && !tp->sw[tp->ns - 1].nodes)
+        return cm_error_set(err, "%s:%d: block %s: expected Nodes=HOSTLIST", path, line,
+                            tok[0].val);
+    return 0;
 }
 
 static int read_topology(topo_t *tp, const char *path, cm_error_t *err)
@@ -541,8 +626,9 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
             for (int k = 0; k < tp.sw[s].nnodes; k++) {
                 int *prev = strmap_find(&node_switch, tp.sw[s].nodes[k]);
                 if (prev) {
-                    cm_error_set(err, "%s:%d: node %s is already in switch %s",
-                                 topology_conf, tp.sw[s].line, tp.sw[s].nodes[k],
+                    cm_error_set(err, "%s:%d: node %s is already in %s %s", topology_conf,
+                                 tp.sw[s].line, tp.sw[s].nodes[k],
+                                 tp.sw[*prev].block ? "block" : "switch",
                                  tp.sw[*prev].name);
                     goto out;
                 }
@@ -552,7 +638,8 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
         for (int i = 0; i < nnames; i++) {
             int *s = strmap_find(&node_switch, names[i]);
             if (!s) {
-                cm_error_set(err, "%s: node %s is in no switch", topology_conf, names[i]);
+                cm_error_set(err, "%s: node %s is in no %s", topology_conf, names[i],
+                             tp.first_block ? "block" : "switch");
                 goto out;
             }
             nodes[i].leaf = *s;
@@ -565,7 +652,9 @@ cm_tree_t *cm_tree_from_slurm_conf(const char *slurm_conf, const char *topology_
             sw[s].parent = tp.sw[s].parent;
         }
     }
-    t = cm_tree_from_switches(sw, tp.ns, nodes, nnames, err);
+    /* Every node is in a block (checked above), so there is one. */
+    t = tp.first_block ? cm_tree_from_blocks(sw, tp.ns, nodes, nnames, err)
+                       : cm_tree_from_switches(sw, tp.ns, nodes, nnames, err);
     goto out;
 
 oom:

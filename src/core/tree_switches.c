@@ -9,9 +9,11 @@
  * Only the switches some node sits under are kept.  Each Slurm level among
  * them becomes one tree level ("switch" for level 0, "switch<k>" above);
  * several top switches are joined under a "cluster" root, which costs what
- * the switch level above the top one would.  Switch vertices are created
- * when the first node below them is added, so compute nodes keep the order
- * they are given in.
+ * the switch level above the top one would.  The blocks of topology/block
+ * (cm_tree_from_blocks()) are leaf switches without parents whose level is
+ * named "block": the one place that names it, so the plugin and the file
+ * reader agree.  Switch vertices are created when the first node below
+ * them is added, so compute nodes keep the order they are given in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +24,14 @@
 /* Slurm stores switch levels in 16 bits. */
 #define SW_MAX_LEVEL 65535
 
-static void level_name(int k, char *buf, size_t size)
+/* A block costs what a leaf switch does until the admin says otherwise
+ * (the caller passes "switch" as costs_of); its own name is what lets
+ * level_latencies=block=... price an NVLink rack apart from a switch. */
+static void level_name(int k, int block, char *buf, size_t size)
 {
-    if (k == 0)
+    if (k == 0 && block)
+        snprintf(buf, size, "block");
+    else if (k == 0)
         snprintf(buf, size, "switch");
     else
         snprintf(buf, size, "switch%d", k);
@@ -69,8 +76,8 @@ static int check_input(const cm_switch_desc_t *sw, int nsw, const cm_node_desc_t
  * of Slurm level k (-1 when no kept switch has it).  *cluster is set when
  * the kept switches have several tops. */
 static int add_switch_levels(cm_tree_t *t, const cm_switch_desc_t *sw, int nsw,
-                             const cm_node_desc_t *nodes, int nnodes, int **level_of,
-                             int *cluster, cm_error_t *err)
+                             const cm_node_desc_t *nodes, int nnodes, int block,
+                             int **level_of, int *cluster, cm_error_t *err)
 {
     int maxlevel = 0, ntops = 0;
     int *used = calloc((size_t)nsw, sizeof *used);
@@ -98,18 +105,19 @@ static int add_switch_levels(cm_tree_t *t, const cm_switch_desc_t *sw, int nsw,
     *level_of = lv;
     *cluster = ntops > 1;
 
-    char lname[32];
+    char lname[32], costs_of[32];
     if (*cluster) {
         /* Joining the top switches is one more switch level up. */
-        level_name(maxlevel + 1, lname, sizeof lname);
-        if (cm_tree_add_default_level(t, "cluster", lname, err) < 0)
+        level_name(maxlevel + 1, 0, costs_of, sizeof costs_of);
+        if (cm_tree_add_default_level(t, "cluster", costs_of, err) < 0)
             return -1;
     }
     for (int k = maxlevel; k >= 0; k--) {
         if (lv[k] < 0)
             continue;
-        level_name(k, lname, sizeof lname);
-        if ((lv[k] = cm_tree_add_default_level(t, lname, lname, err)) < 0)
+        level_name(k, block, lname, sizeof lname);
+        level_name(k, 0, costs_of, sizeof costs_of);
+        if ((lv[k] = cm_tree_add_default_level(t, lname, costs_of, err)) < 0)
             return -1;
     }
     return 0;
@@ -159,9 +167,10 @@ static int add_node(cm_tree_t *t, int parent, const cm_node_desc_t *n, int node_
     return 0;
 }
 
-cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
-                                 const cm_node_desc_t *nodes, int nnodes,
-                                 cm_error_t *err)
+/* The tree of both public entries; @p block names level 0 "block". */
+static cm_tree_t *from_switches(const cm_switch_desc_t *sw, int nsw,
+                                const cm_node_desc_t *nodes, int nnodes, int block,
+                                cm_error_t *err)
 {
     if (check_input(sw, nsw, nodes, nnodes, err) < 0)
         return NULL;
@@ -172,7 +181,8 @@ cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
         goto oom;
 
     if (nsw > 0) {
-        if (add_switch_levels(t, sw, nsw, nodes, nnodes, &level_of, &cluster, err) < 0)
+        if (add_switch_levels(t, sw, nsw, nodes, nnodes, block, &level_of, &cluster,
+                              err) < 0)
             goto fail;
     } else if (cm_tree_add_default_level(t, "switch", "switch", err) < 0) {
         goto fail;
@@ -217,4 +227,30 @@ out:
     free(vertex_of);
     free(chain);
     return t;
+}
+
+cm_tree_t *cm_tree_from_switches(const cm_switch_desc_t *sw, int nsw,
+                                 const cm_node_desc_t *nodes, int nnodes, cm_error_t *err)
+{
+    return from_switches(sw, nsw, nodes, nnodes, 0, err);
+}
+
+cm_tree_t *cm_tree_from_blocks(const cm_switch_desc_t *blocks, int nblocks,
+                               const cm_node_desc_t *nodes, int nnodes, cm_error_t *err)
+{
+    if (!blocks || nblocks < 1) {
+        cm_error_set(err, "cm_tree_from_blocks: expected at least one block, got %d",
+                     blocks ? nblocks : 0);
+        return NULL;
+    }
+    for (int b = 0; b < nblocks; b++)
+        if (blocks[b].level != 0 || blocks[b].parent != -1) {
+            cm_error_set(err,
+                         "block %s: expected level 0 and no parent, got level %d "
+                         "and parent %d",
+                         blocks[b].name ? blocks[b].name : "(null)", blocks[b].level,
+                         blocks[b].parent);
+            return NULL;
+        }
+    return from_switches(blocks, nblocks, nodes, nnodes, 1, err);
 }

@@ -21,6 +21,9 @@ typedef struct cmp_switch {
     int level;      /**< Slurm's level, leaf = 0 (blocks: 0) */
     char *nodes;    /**< host list of the nodes below, or NULL */
     char *switches; /**< host list of the child switches, or NULL */
+    int block;      /**< 1: a block of topology/block, whose level the tree
+                         names "block" (cm_tree_from_blocks());
+                         cmp_switches_push() sets 0 */
 } cmp_switch_t;
 
 /** cmp_slurm_switches(): this Slurm refuses the arbitrary layout a
@@ -42,8 +45,9 @@ int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name, int
 
 /** Switch records from text, one a line, as `scontrol show topology`
  *  prints them ("SwitchName=s1 Level=0 Nodes=n[1-2] Switches=...",
- *  "BlockName=b1 Nodes=..."); other lines are skipped.  Modifies @p text.
- *  Same returns as cmp_slurm_switches(). */
+ *  "BlockName=b1 Nodes=...": a block, level 0, no child switch); other
+ *  lines are skipped.  Modifies @p text.  Same returns as
+ *  cmp_slurm_switches(). */
 int cmp_switches_parse(char *text, size_t len, cmp_switch_t **out, int *count,
                        cm_error_t *err);
 

@@ -11,7 +11,8 @@
  * one record a line, "SwitchName=s1 Level=0 LinkSpeed=1 Nodes=n[1-2]
  * Switches=..." for topology/tree, "BlockName=b1 BlockIndex=0 Nodes=...
  * BlockSize=..." for topology/block.  A block is read as a leaf switch
- * without a parent (the tree then hangs the blocks under one "cluster").
+ * without a parent whose level is named "block" (the tree then hangs the
+ * blocks under one "cluster").
  * topology/default (23.11) and topology/flat (25.05) print nothing: no
  * switch, every node under one.  Slurm 26.05 refuses an arbitrary
  * distribution with topology/block, so there a block is an error: the

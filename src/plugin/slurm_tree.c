@@ -12,8 +12,8 @@
  * the user's cache (topo_cache.c) or one slurm_load_topo() (slurm_topo.c),
  * then kept.  cm_tree_from_switches() builds the tree, as it does for
  * cm_tree_from_slurm_conf() ("cluster" over several top switches,
- * "switch<k>", "node", "socket", "core"), so `clustermap eval --slurm-conf`
- * prices a placement the same way.  Without any switch (TopologyPlugin
+ * "switch<k>" or topology/block's "block", "node", "socket", "core"), so
+ * `clustermap eval --slurm-conf` prices a placement the same way.  Without any switch (TopologyPlugin
  * topology/default) the nodes hang under one "switch".  A node of the
  * allocation nobody describes, or a topology that leaves it out, is an
  * error: the caller then keeps Slurm's placement.  Part of the placement
@@ -238,6 +238,15 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
             sw[s].name = tp.sw[s].name;
             sw[s].level = tp.sw[s].level;
             sw[s].parent = tp.parent[s];
+            /* Slurm runs one topology plugin: blocks or switches */
+            if (tp.sw[s].block != tp.sw[0].block) {
+                cm_error_set(err,
+                             "the controller's topology mixes blocks (%s) and "
+                             "switches (%s)",
+                             tp.sw[s].block ? tp.sw[s].name : tp.sw[0].name,
+                             tp.sw[s].block ? tp.sw[0].name : tp.sw[s].name);
+                goto out;
+            }
         }
     }
 
@@ -257,7 +266,8 @@ cm_tree_t *cmp_slurm_tree(const cmp_alloc_t *a, int cpus_per_task, int topo_cach
         nd[i].cores_per_socket = per_socket;
         nd[i].slots = a->slots[i];
     }
-    t = cm_tree_from_switches(sw, tp.ns, nd, nn, err);
+    t = tp.ns > 0 && tp.sw[0].block ? cm_tree_from_blocks(sw, tp.ns, nd, nn, err)
+                                    : cm_tree_from_switches(sw, tp.ns, nd, nn, err);
     goto out;
 
 oom:

@@ -44,6 +44,7 @@ int cmp_switches_push(cmp_switch_t **sw, int *n, int *cap, const char *name,
     }
     cmp_switch_t *s = &(*sw)[*n];
     s->level = level;
+    s->block = 0;
     s->name = strdup(name);
     s->nodes = dup_or_null(nodes);
     s->switches = dup_or_null(switches);
@@ -98,7 +99,7 @@ int cmp_switches_parse(char *text, size_t tlen, cmp_switch_t **out, int *count,
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
-        int lv = 0;
+        int lv = 0, block = 0;
         if (*field(line, "SwitchName", name, vcap)) {
             field(line, "Level", level, vcap);
             lv = atoi(level);
@@ -111,15 +112,21 @@ int cmp_switches_parse(char *text, size_t tlen, cmp_switch_t **out, int *count,
             rc = CMP_TOPO_REFUSED;
             goto out;
 #endif
+            block = 1;
         } else {
             continue;   /* a header or a record kind without a name */
         }
         field(line, "Nodes", nodes, vcap);
-        field(line, "Switches", subs, vcap);
+        /* a block has no children: Switches= of such a line is ignored */
+        if (block)
+            subs[0] = '\0';
+        else
+            field(line, "Switches", subs, vcap);
         if (cmp_switches_push(&sw, &n, &cap, name, lv, nodes, subs) < 0) {
             cm_error_set(err, "topology: out of memory");
             goto out;
         }
+        sw[n - 1].block = block;
     }
     rc = 0;
 out:

@@ -43,7 +43,9 @@
 
 #define CACHE_MAX_BYTES (16L << 20)
 const char *cmp_topo_cache_tmp = "/tmp";
-#define CACHE_MAGIC "clustermap topology cache 1"
+/* 2: blocks are kept as BlockName lines.  A file of 1 held them as
+ * switches, whose level is named otherwise: it is a miss, asked again. */
+#define CACHE_MAGIC "clustermap topology cache 2"
 #define NODES_MAGIC "clustermap node cache 1"
 
 /* "dev:ino:size:mtime.ns" of @p path, or "-" when it does not exist. */
@@ -224,7 +226,12 @@ void cmp_topo_cache_put(const cmp_topo_cache_t *tc, const cmp_switch_t *sw, int 
     }
     fprintf(f, "%s\nkey %s\nwritten %lld\n", CACHE_MAGIC, tc->key, (long long)time(NULL));
     for (int i = 0; i < n; i++) {
-        fprintf(f, "SwitchName=%s Level=%d", sw[i].name, sw[i].level);
+        /* a block goes back as a block, or a later srun names its level
+         * "switch" */
+        if (sw[i].block)
+            fprintf(f, "BlockName=%s", sw[i].name);
+        else
+            fprintf(f, "SwitchName=%s Level=%d", sw[i].name, sw[i].level);
         if (sw[i].nodes)
             fprintf(f, " Nodes=%s", sw[i].nodes);
         if (sw[i].switches)

@@ -9,8 +9,10 @@
  *  - a refusal carries a message and leaves no records;
  *  - every record has a name, nodes and switches absent (NULL) or
  *    non-empty, none of them holding a blank, a tab or a line break;
+ *  - a block has level 0 and no child switches;
  *  - writing the records back as "SwitchName=N Level=L [Nodes=..]
- *    [Switches=..]" lines and parsing that text gives the same records.
+ *    [Switches=..]" lines ("BlockName=N [Nodes=..]" for a block) and
+ *    parsing that text gives the same records, kinds included.
  * Build and run: see docs/fuzzing.md and test/sh/t0210-fuzz.t. */
 #include <stdint.h>
 #include <stdio.h>
@@ -48,12 +50,19 @@ static void check_round_trip(const cmp_switch_t *sw, int n)
     if (!text)
         abort();
     text[0] = '\0';
-    for (int i = 0; i < n; i++)
-        used += (size_t)snprintf(text + used, cap - used, "SwitchName=%s Level=%d%s%s%s%s\n",
-                                 sw[i].name, sw[i].level, sw[i].nodes ? " Nodes=" : "",
-                                 sw[i].nodes ? sw[i].nodes : "",
-                                 sw[i].switches ? " Switches=" : "",
-                                 sw[i].switches ? sw[i].switches : "");
+    for (int i = 0; i < n; i++) {
+        if (sw[i].block && (sw[i].level != 0 || sw[i].switches))
+            abort();
+        if (sw[i].block)
+            used += (size_t)snprintf(text + used, cap - used, "BlockName=%s", sw[i].name);
+        else
+            used += (size_t)snprintf(text + used, cap - used, "SwitchName=%s Level=%d",
+                                     sw[i].name, sw[i].level);
+        used += (size_t)snprintf(
+            text + used, cap - used, "%s%s%s%s\n", sw[i].nodes ? " Nodes=" : "",
+            sw[i].nodes ? sw[i].nodes : "", sw[i].switches ? " Switches=" : "",
+            sw[i].switches ? sw[i].switches : "");
+    }
     cmp_switch_t *again;
     int m;
     cm_error_t err = {""};
@@ -61,7 +70,8 @@ static void check_round_trip(const cmp_switch_t *sw, int n)
         abort();
     for (int i = 0; i < n; i++)
         if (strcmp(sw[i].name, again[i].name) || sw[i].level != again[i].level ||
-            !same(sw[i].nodes, again[i].nodes) || !same(sw[i].switches, again[i].switches))
+            sw[i].block != again[i].block || !same(sw[i].nodes, again[i].nodes) ||
+            !same(sw[i].switches, again[i].switches))
             abort();
     cmp_switches_free(again, m);
     free(text);

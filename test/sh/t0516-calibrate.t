@@ -8,7 +8,10 @@
 # level_bandwidths=, which eval then takes.  Outside an allocation it says
 # so; a saved output with a bad line is named by file and line.  (The
 # figures themselves are the virtual cluster's: 8 busy-polling ranks on
-# this machine's 2 CPUs, milliseconds, not a network's.)
+# this machine's 2 CPUs, milliseconds, not a network's.)  Where Slurm has
+# topology/block (23.11 on; trixie's 24.11), the cluster is brought up
+# again with blocks of two nodes: the pairs of one block are a "block"
+# row, which eval then takes.
 #
 # Own cluster (CM_CLUSTER_NAME=t0516).
 
@@ -18,8 +21,12 @@ SHARNESS_TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 . /usr/share/sharness/sharness.sh
 
 CM_CLUSTER_NAME=${CM_CLUSTER_NAME:-t0516}
-unset CM_CLUSTER_SLURM_EXTRA
+unset CM_CLUSTER_SLURM_EXTRA CM_CLUSTER_TOPOLOGY
 . "$SHARNESS_TEST_DIRECTORY/lib/plugin.sh"
+
+if [ -e "$(. "$CLUSTER/lib.sh" && echo "$CM_SLURM_PLUGINDIR")/topology_block.so" ]; then
+    test_set_prereq TOPOLOGY_BLOCK
+fi
 
 PINGPONG=$PBUILD/clustermap-pingpong
 # the launcher, split at blanks by calibrate: srun with PMIx, else mpirun
@@ -75,14 +82,43 @@ test_expect_success 'the pairs of two switches meet at the root, of one leaf at 
     test "$(cat counts)" = "4 8 16 "
 '
 
-test_expect_success 'eval takes the figures' '
-    lat=$(sed -n "s/^level_latencies=//p" cal.out) &&
-    bw=$(sed -n "s/^level_bandwidths=//p" cal.out) &&
+# eval_figures CAL OUT: eval of a small matrix on the cluster's slurm.conf
+# and topology.conf, priced by the level_latencies= and level_bandwidths=
+# lines calibrate wrote to CAL.
+eval_figures() {
+    lat=$(sed -n "s/^level_latencies=//p" "$1") &&
+    bw=$(sed -n "s/^level_bandwidths=//p" "$1") &&
     printf "0 1 1000\n1 2 1000\n" >m.trip &&
     "$CM" eval --matrix m.trip --format triplets --slurm-conf "$STATE/etc/slurm.conf" \
         --topology-conf "$STATE/etc/topology.conf" --nodelist "n[1-4]" \
-        --level-latency "$lat" --level-bandwidth "$bw" --mapping block >eval.out &&
+        --level-latency "$lat" --level-bandwidth "$bw" --mapping block >"$2"
+}
+
+test_expect_success 'eval takes the figures' '
+    eval_figures cal.out eval.out &&
     grep "^J=" eval.out
+'
+
+# n1,n2 | n3,n4 again, as two blocks: 8 pairs in one block, 16 across.
+test_expect_success TOPOLOGY_BLOCK 'topology/block: the pairs of one block are a "block" row' '
+    CM_CLUSTER_TOPOLOGY=block plugin_cluster_up &&
+    grep -q "^BlockName=" "$STATE/etc/topology.conf" &&
+    sbw -N4 --ntasks-per-node=2 -o "$PWD/blk.out" -e "$PWD/blk.err" cal.sh &&
+    cat blk.out &&
+    awk "\$4 == \"us\" && \$6 == \"GB/s\" { n += \$2; if (!(\$3 > 0 && \$5 > 0)) bad = 1 }
+         END { exit bad || n != 28 }" blk.out &&
+    awk "\$4 == \"us\" && (\$1 == \"block\" || \$1 == \"cluster\") {print \$1, \$2}" \
+        blk.out >rows &&
+    printf "block 8\ncluster 16\n" >want &&
+    test_cmp want rows &&
+    grep -E "^level_latencies=(.*,)?block=[0-9.e+-]+us(,|$)" blk.out &&
+    grep -E "^level_bandwidths=(.*,)?block=[0-9.e+-]+GB/s(,|$)" blk.out
+'
+
+test_expect_success TOPOLOGY_BLOCK 'eval takes the block figures' '
+    eval_figures blk.out beval.out &&
+    grep "^J=" beval.out &&
+    grep "^level.block=" beval.out
 '
 
 cluster_finish

@@ -274,6 +274,13 @@ static void test_tree_readers(void **state)
     FAILS_NULL(cm_tree_from_switches(sw, 2, nodes, 1, err)); /* parent not higher */
     FAILS_NULL(cm_tree_from_switches(sw, 1, bad_leaf, 1, err));
     FAILS_NULL(cm_tree_from_switches(NULL, 0, bad_cores, 1, err));
+    const cm_switch_desc_t blocks[] = { { "b1", 0, -1 } };
+    FAILS_NULL(cm_tree_from_blocks(NULL, 1, nodes, 1, err));
+    FAILS_NULL(cm_tree_from_blocks(sw + 1, 1, nodes, 1, err)); /* a parent */
+    FAILS_NULL(cm_tree_from_blocks(blocks, 0, nodes, 1, err));
+    FAILS_NULL(cm_tree_from_blocks(blocks, 1, NULL, 1, err));
+    FAILS_NULL(cm_tree_from_blocks(blocks, 1, nodes, 0, err));
+    FAILS_NULL(cm_tree_from_blocks(blocks, 1, bad_leaf, 1, err));
 }
 
 static void test_tree_costs(void **state)

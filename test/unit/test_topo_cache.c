@@ -47,15 +47,17 @@ static void test_parse(void **state)
     assert_int_equal(sw[2].level, 1);
     assert_null(sw[2].nodes);
     assert_string_equal(sw[2].switches, "s[1-2]");
+    assert_int_equal(sw[0].block, 0);
     cmp_switches_free(sw, n);
     parse("", &sw, &n);
     assert_int_equal(n, 0);
     cmp_switches_free(sw, n);
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
-    /* a block is a leaf switch without a parent */
+    /* a block is a leaf switch without a parent, marked as a block */
     parse("BlockName=b1 BlockIndex=0 Nodes=n[1-2] BlockSize=2\n", &sw, &n);
     assert_int_equal(n, 1);
     assert_int_equal(sw[0].level, 0);
+    assert_int_equal(sw[0].block, 1);
     assert_string_equal(sw[0].nodes, "n[1-2]");
     cmp_switches_free(sw, n);
 #endif
@@ -130,6 +132,48 @@ static void cache_path(const fixture_t *f, char *buf, size_t len)
     cmp_topo_cache_close(&tc);
 }
 
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
+/* Blocks as the controller prints them (24.11's topology/block) give the
+ * plugin's tree the level "block", the name `clustermap plan --slurm-conf`
+ * gives them, and stay blocks through the user's cache. */
+static void test_blocks(void **state)
+{
+    (void)state;
+    static const char blocks[] = "BlockName=b1 BlockIndex=0 Nodes=n[1-2]\n"
+                                 "BlockName=b2 BlockIndex=1 Nodes=n[3-4] Switches=x\n";
+    cmp_switch_t *sw;
+    int n;
+    parse(blocks, &sw, &n);
+    assert_int_equal(n, 2);
+    assert_true(sw[0].block && sw[1].block);
+    assert_null(sw[1].switches); /* a block has no children */
+    const cm_switch_desc_t blk[] = { { sw[0].name, 0, -1 }, { sw[1].name, 0, -1 } };
+    cm_node_desc_t nodes[] = { { "n1", 0, 1, 1 }, { "n3", 1, 1, 1 } };
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_tree_from_blocks(blk, 2, nodes, 2, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_string_equal(cm_tree_level_name(t, 1), "block");
+    assert_int_equal(cm_tree_set_level_latencies(t, "block=0.5us", &err), 0);
+    cm_tree_free(t);
+
+    fixture_t f;
+    setup(&f);
+    cmp_topo_cache_t tc;
+    assert_int_equal(cmp_topo_cache_open(&tc, f.conf, 60), 0);
+    cmp_topo_cache_put(&tc, sw, n);
+    cmp_switches_free(sw, n);
+    assert_int_equal(cmp_topo_cache_get(&tc, NULL, 0, &sw, &n), 1);
+    cmp_topo_cache_close(&tc);
+    assert_int_equal(n, 2);
+    assert_true(sw[0].block && sw[1].block);
+    assert_string_equal(sw[1].name, "b2");
+    assert_string_equal(sw[1].nodes, "n[3-4]");
+    cmp_switches_free(sw, n);
+    teardown(&f);
+}
+#endif
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -183,10 +227,19 @@ static void test_invalidation(void **state)
     assert_int_equal(lookup(&f, 60, &n), 0);
     keep(&f, 60);
     assert_int_equal(lookup(&f, 60, &n), 1);
-    /* older than the ttl: the file says when it was written */
     char path[1024];
     cache_path(&f, path, sizeof path);
+    /* a file of the release that kept blocks as switches: asked again */
     FILE *fp = fopen(path, "r+");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, (long)strlen("clustermap topology cache "), SEEK_SET), 0);
+    fputc('1', fp);
+    fclose(fp);
+    assert_int_equal(lookup(&f, 60, &n), 0);
+    keep(&f, 60);
+    assert_int_equal(lookup(&f, 60, &n), 1);
+    /* older than the ttl: the file says when it was written */
+    fp = fopen(path, "r+");
     assert_non_null(fp);
     char buf[4096];
     size_t len = fread(buf, 1, sizeof buf - 1, fp);
@@ -264,7 +317,7 @@ static void test_refusals(void **state)
     /* a name a line-based file cannot hold is not kept */
     fixture_t g;
     setup(&g);
-    cmp_switch_t bad = { "s 1", 0, "n1", NULL };
+    cmp_switch_t bad = { "s 1", 0, "n1", NULL, 0 };
     assert_int_equal(cmp_topo_cache_open(&tc, g.conf, 60), 0);
     cmp_topo_cache_put(&tc, &bad, 1);
     cmp_topo_cache_close(&tc);
@@ -414,6 +467,9 @@ int main(void)
     cmp_topo_cache_tmp = "/nonexistent";   /* never the node's own /tmp */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)
+        cmocka_unit_test(test_blocks),
+#endif
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_invalidation),
         cmocka_unit_test(test_refusals),

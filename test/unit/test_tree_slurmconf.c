@@ -32,6 +32,16 @@ static cm_tree_t *load(const char *topo, const char *nodelist)
     return t;
 }
 
+/* The tree of files written by the test; fails the test on error. */
+static cm_tree_t *tree_of(const char *conf, const char *topo, const char *nodelist)
+{
+    cm_error_t err = { "" };
+    cm_tree_t *t = cm_tree_from_slurm_conf(conf, topo, nodelist, &err);
+    if (!t)
+        fail_msg("%s: %s", nodelist, err.msg);
+    return t;
+}
+
 /* n[1-8] over s1 = n[1,3,5,7], s2 = n[2,4,6,8]: DFS order differs from the
  * allocation order. */
 static void test_interleaved(void **state)
@@ -198,11 +208,126 @@ static void test_errors(void **state)
     p = cm_test_write_file(dir, "t4.conf", "SwitchName=s Nodes=a1\nSwitchName=s Nodes=a2\n");
     expect_error(ok, p, "a1", "switch s is defined twice");
     p = cm_test_write_file(dir, "t5.conf", "NodeName=a1\n");
-    expect_error(ok, p, "a1", "expected SwitchName=..., got 'NodeName='");
+    expect_error(
+        ok, p, "a1",
+        "expected SwitchName=..., BlockName=... or BlockSizes=..., got 'NodeName='");
     p = cm_test_write_file(dir, "t6.conf", "SwitchName=s Switches=s\n");
     expect_error(ok, p, "a1", "switch s lists itself");
     p = cm_test_write_file(dir, "t7.conf", "SwitchName=s[1-2] Nodes=a1\n");
     expect_error(ok, p, "a1", "SwitchName: expected one switch name");
+    cm_test_rmtree(dir);
+}
+
+/* topology/block: a8 in no block of the first file.  The blocks' level is
+ * "block", priced as a leaf switch, with "cluster" over several; level
+ * specs name it. */
+static void test_blocks(void **state)
+{
+    (void)state;
+    char buf[256];
+    char *dir = cm_test_mkdtemp();
+    char conf[4096]; /* cm_test_write_file() reuses its buffer */
+    snprintf(conf, sizeof conf, "%s",
+             cm_test_write_file(dir, "b.conf",
+                                "NodeName=a[1-8] Sockets=2 CoresPerSocket=2\n"));
+    const char *topo = cm_test_write_file(dir, "tb.conf",
+                                          "# two NVLink racks\n"
+                                          "BlockName=b1 Nodes=a[1-2]\n"
+                                          "blockname=b2 Nodes=a[3-4]\n"
+                                          "BlockName=b3 Nodes=a[5-7]\n"
+                                          "BlockSizes=2,4\n");
+    cm_error_t err = { "" };
+    cm_tree_t *t = tree_of(conf, topo, "a[3,1-2,4]");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
+                        "cluster block node socket core");
+    assert_costs(t, 0, 2 * 1.05e-6, 6.25e9); /* as "switch1" */
+    assert_costs(t, 1, 1.05e-6, 12.5e9);     /* as "switch" */
+    assert_string_equal(cm_tree_vertex_label(t, cm_tree_vertex_child(t, 0, 0)), "b2");
+    /* slots in tree order: a3 0-3, a4 4-7 (b2), a1 8-11, a2 12-15 (b1) */
+    assert_int_equal(cm_tree_lca_level(t, 0, 4), 1);  /* a3, a4: b2 */
+    assert_int_equal(cm_tree_lca_level(t, 8, 12), 1); /* a1, a2: b1 */
+    assert_int_equal(cm_tree_lca_level(t, 0, 8), 0);  /* across */
+    assert_int_equal(cm_tree_set_level_latencies(t, "block=0.5us,cluster=5us", &err), 0);
+    assert_true(fabs(cm_tree_level_msg_cost(t, 1) - 0.5e-6) < 1e-15);
+    assert_int_equal(cm_tree_set_level_bandwidths(t, "block=900GB/s", &err), 0);
+    assert_true(fabs(cm_tree_level_byte_cost(t, 1) - 1 / 900e9) < 1e-24);
+    /* the switch names are not this tree's */
+    assert_int_equal(cm_tree_set_level_latencies(t, "switch=1us", &err), -1);
+    cm_tree_free(t);
+
+    /* One block used: it is the root. */
+    t = tree_of(conf, topo, "a[5-7]");
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
+                        "block node socket core");
+    assert_string_equal(cm_tree_vertex_label(t, 0), "b3");
+    cm_tree_free(t);
+
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s: node a8 is in no block", topo);
+    expect_error(conf, topo, "a[7-8]", msg);
+    cm_test_rmtree(dir);
+}
+
+/* What a topology/block file may not hold: each refusal names file:line
+ * and what was expected. */
+static void test_block_errors(void **state)
+{
+    (void)state;
+    char *dir = cm_test_mkdtemp();
+    char conf[4096]; /* cm_test_write_file() reuses its buffer */
+    snprintf(conf, sizeof conf, "%s",
+             cm_test_write_file(dir, "b.conf", "NodeName=a[1-4]\n"));
+    static const struct {
+        const char *topo, *msg;
+    } rows[] = {
+        { "BlockName=b1 Nodes=a[1-2]\nSwitchName=s Nodes=a[3-4]\n",
+          ":2: SwitchName= in a file of BlockName/BlockSizes lines (line 1): expected "
+          "the "
+          "lines of one topology plugin, tree or block" },
+        { "SwitchName=s Nodes=a[1-2]\n\nBlockName=b1 Nodes=a[3-4]\n",
+          ":3: BlockName= in a file of SwitchName lines (line 1)" },
+        { "SwitchName=s Nodes=a[1-4]\nBlockSizes=4\n",
+          ":2: BlockSizes= in a file of SwitchName lines (line 1)" },
+        { "BlockName=b1\n", ":1: block b1: expected Nodes=HOSTLIST" },
+        { "BlockName=b1 Nodes=a1 Switches=b2\n",
+          ":1: unknown key 'Switches' (expected Nodes)" },
+        { "BlockName=b[1-2] Nodes=a1\n",
+          ":1: BlockName: expected one block name, got 'b[1-2]'" },
+        { "BlockName=b1 Nodes=a1\nBlockName=b1 Nodes=a2\n",
+          ":2: block b1 is defined twice" },
+        { "BlockName=b1 Nodes=a[1-2]\nBlockName=b2 Nodes=a[2-3]\n",
+          ":2: node a2 is already in block b1" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=0\n",
+          ":2: BlockSizes: expected positive integers separated by commas, got '0'" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=2,,4\n",
+          ":2: BlockSizes: expected positive integers separated by commas, got '2,,4'" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=-2\n",
+          ":2: BlockSizes: expected positive" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=2,4x\n",
+          ":2: BlockSizes: expected positive" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=99999999999\n",
+          ":2: BlockSizes: expected positive" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=30,90\n",
+          ":2: BlockSizes: expected 90 to be 30 times a power of two (2, 4, 8...), got "
+          "'30,90'" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=4,4\n",
+          ":2: BlockSizes: expected 4 to be 4 times" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=2\nBlockSizes=2\n",
+          ":3: BlockSizes given twice (first at line 2)" },
+        { "BlockName=b1 Nodes=a[1-4]\nBlockSizes=2 Nodes=a1\n",
+          ":2: expected BlockSizes=N[,N...] alone on its line" },
+        { "BlockSizes=2\n", ": node a1 is in no block" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *topo = cm_test_write_file(dir, "t.conf", rows[i].topo);
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s%s", topo, rows[i].msg);
+        expect_error(conf, topo, "a[1-4]", msg);
+    }
+    /* the sizes the man page shows are fine */
+    const char *topo = cm_test_write_file(
+        dir, "t.conf", "BlockName=b1 Nodes=a[1-4]\nBlockSizes=30,120,960\n");
+    cm_tree_free(tree_of(conf, topo, "a[1-4]"));
     cm_test_rmtree(dir);
 }
 
@@ -351,14 +476,11 @@ static void test_hostile_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_no_topology),
-        cmocka_unit_test(test_disjoint_tops),
-        cmocka_unit_test(test_deep),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_cpus_only),
-        cmocka_unit_test(test_node_hw),
-        cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_interleaved),   cmocka_unit_test(test_no_topology),
+        cmocka_unit_test(test_disjoint_tops), cmocka_unit_test(test_deep),
+        cmocka_unit_test(test_errors),        cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_block_errors),  cmocka_unit_test(test_cpus_only),
+        cmocka_unit_test(test_node_hw),       cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_hostile_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* test_tree_switches.c -- cm_tree_from_switches(), the tree builder shared
  * by the slurm.conf reader and the plugin.  The slurm.conf shapes are covered
  * by test_tree_slurmconf.c; here the plugin's: partial sockets, no switch,
- * unused switches, several tops, bad input. */
+ * unused switches, several tops, bad input, and cm_tree_from_blocks(). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +96,50 @@ static void test_single_top_skips_levels(void **state)
     cm_tree_free(t);
 }
 
+/* Blocks (topology/block): the level is "block", priced as a leaf switch,
+ * under "cluster" when several hold nodes; block "b9" holds none and is
+ * dropped.  The same records as switches name the level "switch". */
+static void test_blocks(void **state)
+{
+    (void)state;
+    char buf[128];
+    cm_error_t err = { "" };
+    cm_switch_desc_t sw[] = { { "b1", 0, -1 }, { "b9", 0, -1 }, { "b2", 0, -1 } };
+    cm_node_desc_t nodes[] = { { "n3", 2, 2, 2 }, { "n1", 0, 2, 2 }, { "n4", 2, 2, 2 } };
+    cm_tree_t *t = cm_tree_from_blocks(sw, 3, nodes, 3, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
+                        "cluster block node socket core");
+    assert_true(cm_tree_level_msg_cost(t, 1) == cm_tree_default_latency("switch"));
+    assert_true(cm_tree_level_byte_cost(t, 1) == cm_tree_default_cost("switch"));
+    assert_true(cm_tree_level_msg_cost(t, 0) == cm_tree_default_latency("switch1"));
+    assert_int_equal(cm_tree_vertex_nchildren(t, 0), 2);
+    assert_string_equal(node_parent(t, 0), "b2");
+    assert_string_equal(node_parent(t, 1), "b1");
+    assert_string_equal(node_parent(t, 2), "b2");
+    cm_tree_free(t);
+
+    t = cm_tree_from_switches(sw, 3, nodes, 3, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    assert_string_equal(cm_test_level_names(t, buf, sizeof buf),
+                        "cluster switch node socket core");
+    cm_tree_free(t);
+
+    assert_null(cm_tree_from_blocks(sw, 0, nodes, 3, &err));
+    assert_string_equal(err.msg,
+                        "cm_tree_from_blocks: expected at least one block, got 0");
+    sw[1].level = 1;
+    assert_null(cm_tree_from_blocks(sw, 3, nodes, 3, &err));
+    assert_string_equal(
+        err.msg, "block b9: expected level 0 and no parent, got level 1 and parent -1");
+    sw[1].level = 0;
+    nodes[0].leaf = 3;
+    assert_null(cm_tree_from_blocks(sw, 3, nodes, 3, &err));
+    assert_non_null(strstr(err.msg, "node n3: expected a switch index 0..2, got 3"));
+}
+
 static void expect_error(const cm_switch_desc_t *sw, int nsw, const cm_node_desc_t *nodes,
                          int nnodes, const char *what)
 {
@@ -127,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_cluster_over_tops),
         cmocka_unit_test(test_single_top_skips_levels),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
