@@ -155,6 +155,47 @@ test_expect_success 'gres.conf giving the nodes other GPUs than hwloc_xml=: node
     test -z "$(task_gpus out/gres.err)" || diag out/gres.err "$STATE/etc/gres.conf"
 '
 
+# Slurm's view comes first for the GPUs' cores too: the harness writes
+# gres.conf from a copy of gpu4 whose GPUs' bus ids are swapped between
+# the packages (GPUs 0-1 Cores=8-15, 2-3 Cores=0-7), while hwloc_xml= is
+# gpu4 itself (GPUs 0-1 on cores 0-7).  The plan, each task's cores and
+# NIC and `clustermap explain` follow gres.conf, and each GPU whose cores
+# were corrected has its line.
+test_expect_success 'gres.conf Cores= unlike hwloc_xml=: Slurm'"'"'s cores and NICs, with a line per GPU' '
+    sed -e "s/pci_busid=\"0000:07:/pci_busid=\"0000:TMP7:/; s/pci_busid=\"0000:0b:00.0\"/pci_busid=\"0000:TMPb:00.0\"/" \
+        -e "s/pci_busid=\"0000:87:/pci_busid=\"0000:07:/; s/pci_busid=\"0000:8b:/pci_busid=\"0000:0b:/" \
+        -e "s/pci_busid=\"0000:TMP7:/pci_busid=\"0000:87:/; s/pci_busid=\"0000:TMPb:/pci_busid=\"0000:8b:/" \
+        "$CM_ROOT/test/data/nodes/gpu4.xml" >gpu4-swapped.xml &&
+    CM_CLUSTER_NODE_XML="$PWD/gpu4-swapped.xml" \
+        plugin_cluster_up "hwloc_xml=$CM_ROOT/test/data/nodes/gpu4.xml" &&
+    grep "^Name=gpu File=[^ ]*/nvidia0 Cores=8-15 " "$STATE/etc/gres.conf" &&
+    grep "^Name=gpu File=[^ ]*/nvidia3 Cores=0-7 " "$STATE/etc/gres.conf" &&
+    job swap --gpus-per-task=1 &&
+    grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" out/swap.err &&
+    for k in 0 1 2 3; do
+        if [ $k -lt 2 ]; then mine=8-15 hw=0-7; else mine=0-7 hw=8-15; fi &&
+        test "$(grep -cx "clustermap: n[0-9]* (and 1 other node alike): gres.conf Cores= of GPU $k ($mine) differs from hwloc.s ($hw): Slurm.s used" \
+            out/swap.err)" -eq 1 || return 1
+    done &&
+    test "$(grep -c "gres.conf Links=" out/swap.err)" -eq 0 &&
+    plan_gpus out/swap.err >splan &&
+    test "$(wc -l <splan)" -eq 8 &&
+    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
+         END { for (i = 0; i < 4; i++)
+                   if (node[i] != node[i + 4] || int(gpu[i] / 2) != int(gpu[i + 4] / 2))
+                       exit 1 }" splan &&
+    task_gpus out/swap.err >stasks &&
+    test "$(wc -l <stasks)" -eq 8 &&
+    awk "{ want_nic = \$2 < 2 ? \"mlx5_1\" : \"mlx5_0\";
+           want_cpus = \$2 < 2 ? \"8-15\" : \"0-7\";
+           if (\$3 != want_nic || \$4 != want_cpus) exit 1 }" stasks &&
+    j=$(sed -n "s/^job=//p" out/swap.out) && test -n "$j" &&
+    "$CM" explain --store "$STORE" "$j" >sexplain.out &&
+    sed -n "s/^rank=\([0-9]*\) node=[^ ]* gpu=\([0-9]*\) nic=\([^ ]*\) cpus=\([^ ]*\)$/\1 \2 \3 \4/p" \
+        sexplain.out >sexplained &&
+    test_cmp stasks sexplained || diag out/swap.err "$STATE/etc/gres.conf"
+'
+
 # Nodes whose description this machine matches (test/data/gpu/gpu2.xml:
 # two packages of one core, each with a GPU and a NIC, the GPUs an NVLink
 # pair), so that the tasks are bound for real: each task's visible GPU,
