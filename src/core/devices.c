@@ -89,8 +89,9 @@ static int cmp_busid(const void *a, const void *b)
     return strcmp(x->busid, y->busid);
 }
 
-/* "0-7,16,18-19" of the sorted @p ids. */
-static char *format_list(const int *ids, int n)
+/* "0-7,16,18-19" of the sorted @p ids; with @p ranges 0, "0,1,2,..." of
+ * any ids. */
+static char *format_list(const int *ids, int n, int ranges)
 {
     size_t cap = 16 + (size_t)n * 24, len = 0;
     char *s = malloc(cap);
@@ -99,7 +100,7 @@ static char *format_list(const int *ids, int n)
     s[0] = '\0';
     for (int i = 0; i < n;) {
         int j = i;
-        while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+        while (ranges && j + 1 < n && ids[j + 1] == ids[j] + 1)
             j++;
         int w = j > i
             ? snprintf(s + len, cap - len, "%s%d-%d", len ? "," : "", ids[i], ids[j])
@@ -163,7 +164,7 @@ static int set_locality(hwloc_topology_t topo, device_t *d, hwloc_const_cpuset_t
         if (c->cpuset && hwloc_bitmap_isincluded(c->cpuset, set))
             d->cores[d->ncores++] = i;
     }
-    d->cpulist = format_list(d->pus, d->npus);
+    d->cpulist = format_list(d->pus, d->npus, 1);
     return d->cpulist ? 0 : -1;
 }
 
@@ -421,8 +422,8 @@ static int apply_cores(cm_devices_t *d, int k, const cm_gres_dev_t *g,
     if (same)
         return 0;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    char *theirs = format_list(g->cores, g->ncores),
-         *ours = format_list(x->cores, x->ncores);
+    char *theirs = format_list(g->cores, g->ncores, 1),
+         *ours = format_list(x->cores, x->ncores, 1);
     int rc = set && theirs && ours ? 0 : -1;
     for (int i = 0; !rc && i < g->ncores; i++) {
         hwloc_obj_t c = hwloc_get_obj_by_type(topo, ct, (unsigned)g->cores[i]);
@@ -449,19 +450,6 @@ static int apply_cores(cm_devices_t *d, int k, const cm_gres_dev_t *g,
 static const char *vendor_link(int vendor)
 {
     return vendor == 0x1002 ? "xgmi" : vendor == 0x8086 ? "xelink" : "nvlink";
-}
-
-/* "-1,2,0" of @p v. */
-static char *format_counts(const int *v, int n)
-{
-    size_t cap = 16 + (size_t)n * 12, len = 0;
-    char *s = malloc(cap);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(s + len, cap - len, "%s%d", i ? "," : "", v[i]);
-    return s;
 }
 
 /* Slurm's Links= of every GPU, when each has one count per GPU of the node
@@ -513,7 +501,7 @@ static int apply_links(cm_devices_t *d, const cm_gres_t *g, cm_devices_note_fn n
         if (!row)
             continue;
         differs = 1;
-        char *theirs = format_counts(dev.links, n), *ours = format_counts(hw, n);
+        char *theirs = format_list(dev.links, n, 0), *ours = format_list(hw, n, 0);
         int rc = theirs && ours
             ? say(note, arg,
                   "gres.conf Links= of GPU %d (%s) differs from hwloc's (%s): "

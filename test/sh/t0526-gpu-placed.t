@@ -51,6 +51,16 @@ task_gpus() {
         "$1" | sort -n
 }
 
+# pairs_on_nvlink PLAN N: in PLAN ("rank node gpu" lines), every rank i
+# below N shares its node and its NVLink pair (GPUs 2k, 2k + 1) with rank
+# i + N.
+pairs_on_nvlink() {
+    awk -v n="$2" "{ node[\$1] = \$2; gpu[\$1] = \$3 }
+         END { for (i = 0; i < n; i++)
+                   if (node[i] != node[i + n] || int(gpu[i] / 2) != int(gpu[i + n] / 2))
+                       exit 1 }" "$1"
+}
+
 test_expect_success 'GPU cluster with the plugin comes up, the pairs profile is stored' '
     plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
     test -r "$STATE/etc/node.xml" &&
@@ -62,10 +72,7 @@ test_expect_success '--gpus-per-task=1: every pair on one node and one NVLink pa
     grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" out/gpt.err &&
     plan_gpus out/gpt.err >plan &&
     test "$(wc -l <plan)" -eq 8 &&
-    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
-         END { for (i = 0; i < 4; i++)
-                   if (node[i] != node[i + 4] || int(gpu[i] / 2) != int(gpu[i + 4] / 2))
-                       exit 1 }" plan &&
+    pairs_on_nvlink plan 4 &&
     awk "{ print \$2, \$3 }" plan | sort | uniq -d >twice &&
     test ! -s twice || diag out/gpt.err
 '
@@ -180,10 +187,7 @@ test_expect_success 'gres.conf Cores= unlike hwloc_xml=: Slurm'"'"'s cores and N
     test "$(grep -c "gres.conf Links=" out/swap.err)" -eq 0 &&
     plan_gpus out/swap.err >splan &&
     test "$(wc -l <splan)" -eq 8 &&
-    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
-         END { for (i = 0; i < 4; i++)
-                   if (node[i] != node[i + 4] || int(gpu[i] / 2) != int(gpu[i + 4] / 2))
-                       exit 1 }" splan &&
+    pairs_on_nvlink splan 4 &&
     task_gpus out/swap.err >stasks &&
     test "$(wc -l <stasks)" -eq 8 &&
     awk "{ want_nic = \$2 < 2 ? \"mlx5_1\" : \"mlx5_0\";
@@ -262,10 +266,7 @@ test_expect_success BLOCK_PLACED 'topology/block: each pair in one block, one no
     grep "^clustermap: placed 16 tasks of job .bpairs. on 4 of 4 nodes" out/blk.err &&
     plan_gpus out/blk.err >bplan &&
     test "$(wc -l <bplan)" -eq 16 &&
-    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
-         END { for (i = 0; i < 8; i++)
-                   if (node[i] != node[i + 8] || int(gpu[i] / 2) != int(gpu[i + 8] / 2))
-                       exit 1 }" bplan || diag out/blk.err
+    pairs_on_nvlink bplan 8 || diag out/blk.err
 '
 
 test_expect_success BLOCK_REFUSED 'topology/block on Slurm 26.05: Slurm'"'"'s layout, with its line' '

@@ -54,14 +54,8 @@ static void keep(const char *line, void *arg)
     s->lines++;
 }
 
-static const char *const hwloc_cores[4] = { "0-7", "0-7", "8-15", "8-15" };
-static const char *const hwloc_links[4] = { "-1,1,0,0", "1,-1,0,0", "0,0,-1,1",
-                                            "0,0,1,-1" };
-
-/* gpu4's devices with the gres.conf of @p c and @p l applied: the return
- * value of cm_devices_apply_gres() in *@p rc, its lines in @p s. */
-static cm_devices_t *applied(const char *const c[4], const char *const l[4], int *rc,
-                             said_t *s, cm_error_t *err)
+/* gres.conf of @p c and @p l for node n1. */
+static cm_gres_t *gres_of(const char *const c[4], const char *const l[4])
 {
     char *dir = cm_test_mkdtemp(), *text = gres_text(c, l);
     cm_error_t e = { "" };
@@ -71,188 +65,147 @@ static cm_devices_t *applied(const char *const c[4], const char *const l[4], int
     cm_test_rmtree(dir);
     if (!g)
         fail_msg("gres.conf: %s", e.msg);
+    return g;
+}
+
+/* gpu4's devices with the gres.conf of @p c and @p l applied, which must
+ * return @p want (its message in @p err, may be NULL); its lines in @p s. */
+static cm_devices_t *applied(const char *const c[4], const char *const l[4], int want,
+                             said_t *s, cm_error_t *err)
+{
+    cm_gres_t *g = gres_of(c, l);
+    cm_error_t e = { "" };
     cm_devices_t *d = cm_devices_from_hwloc(cm_test_data_path("nodes/gpu4.xml"), &e);
     if (!d)
         fail_msg("gpu4.xml: %s", e.msg);
     memset(s, 0, sizeof *s);
-    *rc = cm_devices_apply_gres(d, g, keep, s, err);
+    int rc = cm_devices_apply_gres(d, g, keep, s, err ? err : &e);
+    if (rc != want)
+        fail_msg("cm_devices_apply_gres: %d, expected %d (%s)", rc, want,
+                 err ? err->msg : e.msg);
     cm_gres_free(g);
     return d;
 }
 
-/* The GPU of every slot of @p d's one-node tree, "g0 g1 ...", and its
- * level names. */
-static void tree_of(const cm_devices_t *d, const char *levels, const char *gpus)
+/* One gres.conf for gpu4 and what must come of it. */
+typedef struct gres_case {
+    const char *what;
+    const char *cores[4], *links[4]; /* each GPU's Cores= and Links=, NULL none */
+    int taken;                       /* cm_devices_apply_gres() */
+    const char *said;                /* its lines, whole */
+    const char *cpus[4];             /* each GPU's CPU list after it */
+    int nics[4];                     /* each GPU's nearest NIC */
+    double bw01, bw02;               /* bytes/s from GPU 0 to GPUs 1 and 2 */
+    const char *link;                /* cm_devices_link_name(), NULL none */
+    const char *levels[4];           /* the one-node tree's levels */
+    int slots[4];                    /* the GPU of each of its slots */
+} gres_case_t;
+
+/* A table, a case a few lines: */
+/* clang-format off */
+#define HW_CORES { "0-7", "0-7", "8-15", "8-15" }
+#define HW_LINKS { "-1,1,0,0", "1,-1,0,0", "0,0,-1,1", "0,0,1,-1" }
+#define NO_LINKS { "-1,0,0,0", "0,-1,0,0", "0,0,-1,0", "0,0,0,-1" }
+/* hwloc's cores and NICs after it */
+#define HW_PLACES HW_CORES, { 0, 0, 1, 1 }
+/* hwloc's links after it, and its tree */
+#define HW_LINKED 100e9, 0, "nvlink", { "switch", "node", "nvlink", "gpu" }, { 0, 1, 2, 3 }
+#define CORES_LINE(k, ours, hw) \
+    "gres.conf Cores= of GPU " #k " (" ours ") differs from hwloc's (" hw "): Slurm's used\n"
+#define LINKS_LINE(k, ours, hw) \
+    "gres.conf Links= of GPU " #k " (" ours ") differs from hwloc's (" hw "): Slurm's used\n"
+#define UNLINKED_LINES \
+    LINKS_LINE(0, "-1,0,0,0", "-1,1,0,0") LINKS_LINE(1, "0,-1,0,0", "1,-1,0,0") \
+    LINKS_LINE(2, "0,0,-1,0", "0,0,-1,1") LINKS_LINE(3, "0,0,0,-1", "0,0,1,-1")
+
+static const gres_case_t cases[] = {
+    { "gres.conf as hwloc sees the node: nothing changes, nothing is said",
+      HW_CORES, HW_LINKS, 0, "", HW_PLACES, HW_LINKED },
+    { "neither Cores= nor Links=: hwloc's view",
+      { NULL }, { NULL }, 0, "", HW_PLACES, HW_LINKED },
+    /* each GPU's cores, CPU list, package, NUMA node and NIC are Slurm's,
+     * and the slots follow the cores: GPUs 2 and 3 first */
+    { "Cores= swapped between the packages",
+      { "8-15", "8-15", "0-7", "0-7" }, HW_LINKS, 4,
+      CORES_LINE(0, "8-15", "0-7") CORES_LINE(1, "8-15", "0-7")
+      CORES_LINE(2, "0-7", "8-15") CORES_LINE(3, "0-7", "8-15"),
+      { "8-15", "8-15", "0-7", "0-7" }, { 1, 1, 0, 0 },
+      100e9, 0, "nvlink", { "switch", "node", "nvlink", "gpu" }, { 2, 3, 0, 1 } },
+    /* the NUMA groups of the tree are Slurm's, {0, 3} and {1, 2} */
+    { "GPUs 1 and 3 swapped by Cores=, no link in Links=",
+      { "0-7", "8-15", "8-15", "0-7" }, NO_LINKS, 3,
+      CORES_LINE(1, "8-15", "0-7") CORES_LINE(3, "0-7", "8-15") UNLINKED_LINES,
+      { "0-7", "8-15", "8-15", "0-7" }, { 0, 1, 1, 0 },
+      0, 0, NULL, { "switch", "node", "numa", "gpu" }, { 0, 3, 1, 2 } },
+    /* Slurm's pairs are the NVLink level, a link worth hwloc's slowest
+     * pair / 2 */
+    { "Links= pairing 0-2 and 1-3 with two links each",
+      HW_CORES, { "-1,0,2,0", "0,-1,0,2", "2,0,-1,0", "0,2,0,-1" }, 1,
+      LINKS_LINE(0, "-1,0,2,0", "-1,2,0,0") LINKS_LINE(1, "0,-1,0,2", "2,-1,0,0")
+      LINKS_LINE(2, "2,0,-1,0", "0,0,-1,2") LINKS_LINE(3, "0,2,0,-1", "0,0,2,-1"),
+      HW_PLACES, 0, 100e9, "nvlink", { "switch", "node", "nvlink", "gpu" }, { 0, 2, 1, 3 } },
+    { "Links= counts scaled alike (12 a pair) say what hwloc says",
+      HW_CORES, { "-1,12,0,0", "12,-1,0,0", "0,0,-1,12", "0,0,12,-1" }, 0, "",
+      HW_PLACES, HW_LINKED },
+    { "Links= on some GPUs only: hwloc's matrix",
+      HW_CORES, { "-1,0,2,0" }, 0, "", HW_PLACES, HW_LINKED },
+    { "no link in Slurm's view: none in the tree",
+      HW_CORES, NO_LINKS, 1, UNLINKED_LINES,
+      HW_PLACES, 0, 0, NULL, { "switch", "node", "numa", "gpu" }, { 0, 1, 2, 3 } },
+};
+/* clang-format on */
+
+/* @p c's GPUs, their tree and what was said, checked. */
+static void check_case(const gres_case_t *c)
 {
+    said_t s;
+    cm_devices_t *d = applied(c->cores, c->links, c->taken, &s, NULL);
+    if (strcmp(s.text, c->said))
+        fail_msg("%s: said\n%s\nexpected\n%s", c->what, s.text, c->said);
+    for (int k = 0; k < 4; k++) {
+        const int *cores;
+        int home = c->cpus[k][0] == '0' ? 0 : 1; /* the package of those cores */
+        assert_string_equal(cm_devices_gpu_cpulist(d, k), c->cpus[k]);
+        assert_int_equal(cm_devices_gpu_cores(d, k, &cores), 8);
+        assert_int_equal(cores[0], 8 * home);
+        assert_int_equal(cm_devices_gpu_package(d, k), home);
+        assert_int_equal(cm_devices_gpu_numa(d, k), home);
+        assert_int_equal(cm_devices_gpu_nic(d, k), c->nics[k]);
+    }
+    assert_true(cm_devices_gpu_bandwidth(d, 0, 1) == c->bw01);
+    assert_true(cm_devices_gpu_bandwidth(d, 0, 2) == c->bw02);
+    if (c->link)
+        assert_string_equal(cm_devices_link_name(d), c->link);
+    else
+        assert_null(cm_devices_link_name(d));
+
     cm_error_t err = { "" };
     cm_tree_t *t = cm_tree_from_gpu_devices(d, "gpu4", 1, 1, &err);
     if (!t)
-        fail_msg("tree: %s", err.msg);
-    char got[256] = "";
-    size_t len = 0;
-    for (int l = 0; l < cm_tree_nlevels(t); l++)
-        len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", l ? " " : "",
-                                cm_tree_level_name(t, l));
-    assert_string_equal(got, levels);
-    len = 0;
-    for (int s = 0; s < cm_tree_nslots(t); s++)
-        len += (size_t)snprintf(got + len, sizeof got - len, "%s%d", s ? " " : "",
-                                cm_tree_slot_gpu(t, s));
-    assert_string_equal(got, gpus);
+        fail_msg("%s: tree: %s", c->what, err.msg);
+    assert_int_equal(cm_tree_nlevels(t), 4);
+    for (int l = 0; l < 4; l++)
+        assert_string_equal(cm_tree_level_name(t, l), c->levels[l]);
+    assert_int_equal(cm_tree_nslots(t), 4);
+    for (int slot = 0; slot < 4; slot++)
+        if (cm_tree_slot_gpu(t, slot) != c->slots[slot])
+            fail_msg("%s: slot %d: GPU %d, expected %d", c->what, slot,
+                     cm_tree_slot_gpu(t, slot), c->slots[slot]);
     cm_tree_free(t);
-}
-
-/* gres.conf as hwloc sees the node: nothing changes, nothing is said. */
-static void test_same(void **state)
-{
-    (void)state;
-    said_t s;
-    int rc;
-    cm_error_t err = { "" };
-    cm_devices_t *d = applied(hwloc_cores, hwloc_links, &rc, &s, &err);
-    assert_int_equal(rc, 0);
-    assert_int_equal(s.lines, 0);
-    assert_string_equal(cm_devices_gpu_cpulist(d, 0), "0-7");
-    assert_string_equal(cm_devices_gpu_cpulist(d, 3), "8-15");
-    assert_int_equal(cm_devices_gpu_nic(d, 0), 0);
-    assert_true(cm_devices_gpu_bandwidth(d, 0, 1) == 100e9);
-    assert_string_equal(cm_devices_link_name(d), "nvlink");
-    tree_of(d, "switch node nvlink gpu", "0 1 2 3");
-    cm_devices_free(d);
-
-    /* neither Cores= nor Links=: hwloc's view */
-    const char *const none[4] = { NULL, NULL, NULL, NULL };
-    d = applied(none, none, &rc, &s, &err);
-    assert_int_equal(rc, 0);
-    assert_int_equal(s.lines, 0);
-    assert_string_equal(cm_devices_gpu_cpulist(d, 2), "8-15");
     cm_devices_free(d);
 }
 
-/* Cores= swapped between the packages: each GPU's cores, CPU list,
- * package, NUMA node and NIC are Slurm's, and the tree's slots follow. */
-static void test_cores_swapped(void **state)
+/* Every case of the table, then the errors. */
+static void test_apply_gres(void **state)
 {
     (void)state;
-    const char *const swapped[4] = { "8-15", "8-15", "0-7", "0-7" };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_case(&cases[i]);
+
+    const char *const far[4] = { "0-7", "0-7", "8-15", "8-15,99" }, *links[4] = HW_LINKS;
     said_t s;
-    int rc;
     cm_error_t err = { "" };
-    cm_devices_t *d = applied(swapped, hwloc_links, &rc, &s, &err);
-    assert_int_equal(rc, 4);
-    assert_string_equal(s.text,
-                        "gres.conf Cores= of GPU 0 (8-15) differs from hwloc's (0-7): "
-                        "Slurm's used\n"
-                        "gres.conf Cores= of GPU 1 (8-15) differs from hwloc's (0-7): "
-                        "Slurm's used\n"
-                        "gres.conf Cores= of GPU 2 (0-7) differs from hwloc's (8-15): "
-                        "Slurm's used\n"
-                        "gres.conf Cores= of GPU 3 (0-7) differs from hwloc's (8-15): "
-                        "Slurm's used\n");
-    const int *cores;
-    assert_int_equal(cm_devices_gpu_cores(d, 0, &cores), 8);
-    assert_int_equal(cores[0], 8);
-    assert_int_equal(cores[7], 15);
-    assert_string_equal(cm_devices_gpu_cpulist(d, 0), "8-15");
-    assert_string_equal(cm_devices_gpu_cpulist(d, 3), "0-7");
-    assert_int_equal(cm_devices_gpu_package(d, 0), 1);
-    assert_int_equal(cm_devices_gpu_numa(d, 1), 1);
-    assert_int_equal(cm_devices_gpu_package(d, 2), 0);
-    assert_int_equal(cm_devices_gpu_nic(d, 0), 1);
-    assert_int_equal(cm_devices_gpu_nic(d, 3), 0);
-    /* the links are hwloc's still */
-    assert_true(cm_devices_gpu_bandwidth(d, 0, 1) == 100e9);
-    /* slots in the order of their cores: GPUs 2 and 3 first */
-    tree_of(d, "switch node nvlink gpu", "2 3 0 1");
-    cm_devices_free(d);
-}
-
-/* GPUs 1 and 3 swapped by Cores=, and no link in Links=: the NUMA groups
- * of the tree are Slurm's, {0, 3} and {1, 2}. */
-static void test_cores_regrouped(void **state)
-{
-    (void)state;
-    const char *const moved[4] = { "0-7", "8-15", "8-15", "0-7" };
-    const char *const unlinked[4] = { "-1,0,0,0", "0,-1,0,0", "0,0,-1,0", "0,0,0,-1" };
-    said_t s;
-    int rc;
-    cm_error_t err = { "" };
-    cm_devices_t *d = applied(moved, unlinked, &rc, &s, &err);
-    assert_int_equal(rc, 3);
-    assert_int_equal(s.lines, 6);
-    assert_non_null(strstr(s.text,
-                           "gres.conf Cores= of GPU 1 (8-15) differs from hwloc's "
-                           "(0-7): Slurm's used\n"
-                           "gres.conf Cores= of GPU 3 (0-7) differs from hwloc's "
-                           "(8-15): Slurm's used\n"
-                           "gres.conf Links= of GPU 0 (-1,0,0,0) differs from "
-                           "hwloc's (-1,1,0,0): Slurm's used\n"));
-    assert_string_equal(cm_devices_gpu_cpulist(d, 1), "8-15");
-    assert_int_equal(cm_devices_gpu_numa(d, 3), 0);
-    tree_of(d, "switch node numa gpu", "0 3 1 2");
-    cm_devices_free(d);
-}
-
-/* Links= pairing 0-2 and 1-3 with two links each: Slurm's pairs are the
- * NVLink level, each link worth hwloc's slowest pair / 2. */
-static void test_links_differ(void **state)
-{
-    (void)state;
-    const char *const links[4] = { "-1,0,2,0", "0,-1,0,2", "2,0,-1,0", "0,2,0,-1" };
-    said_t s;
-    int rc;
-    cm_error_t err = { "" };
-    cm_devices_t *d = applied(hwloc_cores, links, &rc, &s, &err);
-    assert_int_equal(rc, 1);
-    assert_int_equal(s.lines, 4);
-    assert_non_null(strstr(s.text,
-                           "gres.conf Links= of GPU 0 (-1,0,2,0) differs from "
-                           "hwloc's (-1,2,0,0): Slurm's used\n"));
-    assert_non_null(strstr(s.text,
-                           "gres.conf Links= of GPU 3 (0,2,0,-1) differs from "
-                           "hwloc's (0,0,2,-1): Slurm's used\n"));
-    assert_true(cm_devices_gpu_bandwidth(d, 0, 2) == 100e9);
-    assert_true(cm_devices_gpu_bandwidth(d, 0, 1) == 0);
-    assert_true(cm_devices_gpu_bandwidth(d, 3, 1) == 100e9);
-    /* the cores are hwloc's still */
-    assert_string_equal(cm_devices_gpu_cpulist(d, 1), "0-7");
-    tree_of(d, "switch node nvlink gpu", "0 2 1 3");
-    cm_devices_free(d);
-
-    /* counts scaled alike (12 links a pair) say the same as hwloc */
-    const char *const scaled[4] = { "-1,12,0,0", "12,-1,0,0", "0,0,-1,12", "0,0,12,-1" };
-    d = applied(hwloc_cores, scaled, &rc, &s, &err);
-    assert_int_equal(rc, 0);
-    assert_int_equal(s.lines, 0);
-    cm_devices_free(d);
-
-    /* Links= on some GPUs only: hwloc's matrix */
-    const char *const some[4] = { "-1,0,2,0", NULL, NULL, NULL };
-    d = applied(hwloc_cores, some, &rc, &s, &err);
-    assert_int_equal(rc, 0);
-    assert_true(cm_devices_gpu_bandwidth(d, 0, 1) == 100e9);
-    cm_devices_free(d);
-
-    /* no link at all in Slurm's view: none in the tree either */
-    const char *const unlinked[4] = { "-1,0,0,0", "0,-1,0,0", "0,0,-1,0", "0,0,0,-1" };
-    d = applied(hwloc_cores, unlinked, &rc, &s, &err);
-    assert_int_equal(rc, 1);
-    assert_int_equal(s.lines, 4);
-    assert_true(cm_devices_gpu_bandwidth(d, 0, 1) == 0);
-    assert_null(cm_devices_link_name(d));
-    tree_of(d, "switch node numa gpu", "0 1 2 3");
-    cm_devices_free(d);
-}
-
-static void test_errors(void **state)
-{
-    (void)state;
-    const char *const far[4] = { "0-7", "0-7", "8-15", "8-15,99" };
-    said_t s;
-    int rc;
-    cm_error_t err = { "" };
-    cm_devices_t *d = applied(far, hwloc_links, &rc, &s, &err);
-    assert_int_equal(rc, -1);
+    cm_devices_t *d = applied(far, links, -1, &s, &err);
     assert_string_equal(err.msg,
                         "gres.conf line 5: Cores= of GPU 3 names core 99, "
                         "expected 0..15 (the cores hwloc finds, counted socket "
@@ -282,11 +235,7 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same),
-        cmocka_unit_test(test_cores_swapped),
-        cmocka_unit_test(test_cores_regrouped),
-        cmocka_unit_test(test_links_differ),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_apply_gres),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
