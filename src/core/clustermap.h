@@ -987,7 +987,8 @@ int cm_hostfile_write(const char *path, const cm_tree_t *t, const int *map,
  *  interfaces without a PCI device (loopback, virtual) are not NICs.  GPUs
  *  and NICs are each numbered in PCI bus id order from 0: GPU index k is
  *  Slurm's GPU index on the node (gres.conf File= order).  A device's
- *  locality is the cpuset of its nearest non-I/O ancestor. */
+ *  locality is the cpuset of its nearest non-I/O ancestor, or for a GPU
+ *  the cores gres.conf gives it (cm_devices_apply_gres()). */
 typedef struct cm_devices cm_devices_t;
 
 /** Read the devices of the hwloc XML @p xml_path (an `lstopo --of xml`
