@@ -177,14 +177,16 @@ test_expect_success 'gres.conf Cores= unlike hwloc_xml=: Slurm'"'"'s cores and N
         plugin_cluster_up "hwloc_xml=$CM_ROOT/test/data/nodes/gpu4.xml" &&
     grep "^Name=gpu File=[^ ]*/nvidia0 Cores=8-15 " "$STATE/etc/gres.conf" &&
     grep "^Name=gpu File=[^ ]*/nvidia3 Cores=0-7 " "$STATE/etc/gres.conf" &&
+    import_pairs &&
     job swap --gpus-per-task=1 &&
     grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" out/swap.err &&
     for k in 0 1 2 3; do
-        if [ $k -lt 2 ]; then mine=8-15 hw=0-7; else mine=0-7 hw=8-15; fi &&
-        test "$(grep -cx "clustermap: n[0-9]* (and 1 other node alike): gres.conf Cores= of GPU $k ($mine) differs from hwloc.s ($hw): Slurm.s used" \
-            out/swap.err)" -eq 1 || return 1
-    done &&
-    test "$(grep -c "gres.conf Links=" out/swap.err)" -eq 0 &&
+        if [ $k -lt 2 ]; then mine=8-15 hw=0-7; else mine=0-7 hw=8-15; fi
+        echo "clustermap: NODE (and 1 other node alike): gres.conf Cores= of GPU $k ($mine) differs from hwloc'"'"'s ($hw): Slurm'"'"'s used"
+    done >expect.notes &&
+    sed -n "s/^clustermap: n[0-9]* \((and 1 other node alike): gres.conf \)/clustermap: NODE \1/p" \
+        out/swap.err >notes &&
+    test_cmp expect.notes notes &&
     plan_gpus out/swap.err >splan &&
     test "$(wc -l <splan)" -eq 8 &&
     pairs_on_nvlink splan 4 &&
