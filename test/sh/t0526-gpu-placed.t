@@ -167,7 +167,8 @@ test_expect_success 'gres.conf giving the nodes other GPUs than hwloc_xml=: node
 # the packages (GPUs 0-1 Cores=8-15, 2-3 Cores=0-7), while hwloc_xml= is
 # gpu4 itself (GPUs 0-1 on cores 0-7).  The plan, each task's cores and
 # NIC and `clustermap explain` follow gres.conf, and each GPU whose cores
-# were corrected has its line.
+# were corrected has its line, on the job's stderr and, once for the step,
+# in the admin's slurmd log.
 test_expect_success 'gres.conf Cores= unlike hwloc_xml=: Slurm'"'"'s cores and NICs, with a line per GPU' '
     sed -e "s/pci_busid=\"0000:07:/pci_busid=\"0000:TMP7:/; s/pci_busid=\"0000:0b:00.0\"/pci_busid=\"0000:TMPb:00.0\"/" \
         -e "s/pci_busid=\"0000:87:/pci_busid=\"0000:07:/; s/pci_busid=\"0000:8b:/pci_busid=\"0000:0b:/" \
@@ -196,6 +197,10 @@ test_expect_success 'gres.conf Cores= unlike hwloc_xml=: Slurm'"'"'s cores and N
            want_cpus = \$2 < 2 ? \"8-15\" : \"0-7\";
            if (\$3 != want_nic || \$4 != want_cpus) exit 1 }" stasks &&
     j=$(sed -n "s/^job=//p" out/swap.out) && test -n "$j" &&
+    grep -h "\] clustermap: job $j\.0 uid [0-9]*: n[0-9]* (and 1 other node alike): gres.conf " \
+        "$STATE"/log/slurmd-n*.log |
+        sed "s/.*\] clustermap: job $j\.0 uid [0-9]*: n[0-9]* /clustermap: NODE /" >admin.notes &&
+    test_cmp expect.notes admin.notes &&
     "$CM" explain --store "$STORE" "$j" >sexplain.out &&
     sed -n "s/^rank=\([0-9]*\) node=[^ ]* gpu=\([0-9]*\) nic=\([^ ]*\) cpus=\([^ ]*\)$/\1 \2 \3 \4/p" \
         sexplain.out >sexplained &&
