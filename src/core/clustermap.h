@@ -999,7 +999,8 @@ int cm_hostfile_write(const char *path, const cm_tree_t *t, const int *map,
  *  interfaces without a PCI device (loopback, virtual) are not NICs.  GPUs
  *  and NICs are each numbered in PCI bus id order from 0: GPU index k is
  *  Slurm's GPU index on the node (gres.conf File= order).  A device's
- *  locality is the cpuset of its nearest non-I/O ancestor. */
+ *  locality is the cpuset of its nearest non-I/O ancestor, or for a GPU
+ *  the cores gres.conf gives it (cm_devices_apply_gres()). */
 typedef struct cm_devices cm_devices_t;
 
 /** Read the devices of the hwloc XML @p xml_path (an `lstopo --of xml`
@@ -1061,6 +1062,37 @@ double cm_devices_gpu_bandwidth(const cm_devices_t *d, int a, int b);
  *  "xelink" (the first matrix, in that order, with a link between two
  *  GPUs); NULL when there is none or for NULL.  Static string. */
 const char *cm_devices_link_name(const cm_devices_t *d);
+
+/** Called with one line of what cm_devices_apply_gres() took from
+ *  gres.conf ("gres.conf Cores= of GPU 2 (0-15) differs from hwloc's
+ *  (16-31): Slurm's used"); the line dies after the call. */
+typedef void (*cm_devices_note_fn)(const char *line, void *arg);
+
+/** Slurm's view of the node's GPUs over hwloc's, where they differ.  GPU k
+ *  of @p d is GPU k of @p g (both in Slurm's order: PCI bus order is
+ *  gres.conf's File= order).  A GPU whose Cores= is given and is not its
+ *  locality's cores gets Slurm's: its cores are hwloc's logical cores of
+ *  those indexes (Slurm numbers cores socket by socket, as hwloc's
+ *  logical order does; every hardware thread of a core), its PUs, CPU
+ *  list, package, NUMA node and nearest NIC follow.  When every GPU has a
+ *  Links= of one count per GPU and a count differs from the links hwloc's
+ *  matrix implies, Slurm's counts replace the matrix: a count is worth u
+ *  bytes/s, u = hwloc's slowest linked pair's bandwidth (else the
+ *  interconnect's cm_tree_default_bandwidth(): "nvlink", "xgmi" for AMD,
+ *  "xelink" for Intel) / Slurm's smallest count, and hwloc's pair says
+ *  round(bandwidth / u) links.  @p note (may be NULL) gets one line per GPU
+ *  whose Cores= or Links= row was taken.  The number of GPUs whose
+ *  Cores= was taken plus 1 when Links= was; 0 when gres.conf agrees with
+ *  hwloc or gives neither; -1 with @p err (NULL arguments, another number
+ *  of GPUs, a Cores= index outside hwloc's cores, no memory), @p d then
+ *  partly changed. */
+int cm_devices_apply_gres(cm_devices_t *d, const cm_gres_t *g, cm_devices_note_fn note,
+                          void *arg, cm_error_t *err);
+
+/** cm_tree_from_hwloc_gpus() of the devices @p d (say after
+ *  cm_devices_apply_gres()); @p what names them in errors (NULL: "devices"). */
+cm_tree_t *cm_tree_from_gpu_devices(const cm_devices_t *d, const char *what, int nnodes,
+                                    int per_gpu, cm_error_t *err);
 
 /** NIC @p nic's name: its network interface ("ib0", "hsn2") when it has
  *  one, else its OpenFabrics device. */

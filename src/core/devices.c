@@ -11,9 +11,18 @@
  *
  * A device's locality is the cpuset of its nearest non-I/O ancestor, as
  * hwloc_get_non_io_ancestor_obj() gives it.
+ *
+ * Slurm's view of the GPUs comes before hwloc's where the two differ
+ * (cm_devices_apply_gres()): the controller hands out GPUs by gres.conf's
+ * Cores= and Links=, so a task bound by hwloc's view where gres.conf says
+ * otherwise would sit on cores Slurm does not count as its GPU's.  The
+ * topology stays loaded with the handle for that: a locality moved to
+ * Slurm's cores needs its package, NUMA node and nearest NIC again.
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +36,9 @@
 #define DEV_MAX 4096
 
 typedef struct dev {
-    hwloc_obj_t pci;  /* the PCI device; only during the build */
-    hwloc_obj_t loc;  /* nearest non-I/O ancestor; only during the build */
+    hwloc_obj_t pci;  /* the PCI device */
+    hwloc_obj_t loc;  /* nearest non-I/O ancestor, or the object covering
+                         Slurm's cores */
     char *name;       /* GPU: nvml0, rsmi0...; NIC: the network interface */
     char *fabric;     /* NIC: OpenFabrics device, or NULL */
     int verbs;        /* NIC: the OpenFabrics device is an InfiniBand verbs
@@ -45,6 +55,7 @@ typedef struct dev {
 } device_t;
 
 struct cm_devices {
+    hwloc_topology_t topo; /* what the devices point into */
     int ngpus, nnics;
     device_t *gpus, *nics;
     double *bw;       /* [ngpus * ngpus] bytes/s, 0 = no direct link */
@@ -80,8 +91,9 @@ static int cmp_busid(const void *a, const void *b)
     return strcmp(x->busid, y->busid);
 }
 
-/* "0-7,16,18-19" of the sorted @p ids. */
-static char *format_list(const int *ids, int n)
+/* "0-7,16,18-19" of the sorted @p ids; with @p ranges 0, "0,1,2,..." of
+ * any ids. */
+static char *format_list(const int *ids, int n, int ranges)
 {
     size_t cap = 16 + (size_t)n * 24, len = 0;
     char *s = malloc(cap);
@@ -90,7 +102,7 @@ static char *format_list(const int *ids, int n)
     s[0] = '\0';
     for (int i = 0; i < n;) {
         int j = i;
-        while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+        while (ranges && j + 1 < n && ids[j + 1] == ids[j] + 1)
             j++;
         int w = j > i
             ? snprintf(s + len, cap - len, "%s%d-%d", len ? "," : "", ids[i], ids[j])
@@ -101,10 +113,16 @@ static char *format_list(const int *ids, int n)
     return s;
 }
 
-/* Locality, NUMA node and CPU lists of @p d from its PCI device. */
-static int fill_locality(hwloc_topology_t topo, device_t *d)
+/* NUMA node, package and CPU lists of @p d from the CPUs @p set, which
+ * d->loc covers; what an earlier call filled is replaced. */
+static int set_locality(hwloc_topology_t topo, device_t *d, hwloc_const_cpuset_t set)
 {
-    d->loc = hwloc_get_non_io_ancestor_obj(topo, d->pci);
+    free(d->cores);
+    free(d->pus);
+    free(d->cpulist);
+    d->cores = d->pus = NULL;
+    d->cpulist = NULL;
+    d->ncores = d->npus = 0;
     d->numa = -1;
     d->package = -1;
     hwloc_obj_t pk = d->loc;
@@ -112,7 +130,6 @@ static int fill_locality(hwloc_topology_t topo, device_t *d)
         pk = pk->parent;
     if (pk)
         d->package = (int)pk->os_index;
-    hwloc_const_cpuset_t set = d->loc ? d->loc->cpuset : NULL;
     if (!set)
         return 0;
     /* The smallest NUMA node holding the whole locality; of equal ones the
@@ -149,8 +166,15 @@ static int fill_locality(hwloc_topology_t topo, device_t *d)
         if (c->cpuset && hwloc_bitmap_isincluded(c->cpuset, set))
             d->cores[d->ncores++] = i;
     }
-    d->cpulist = format_list(d->pus, d->npus);
+    d->cpulist = format_list(d->pus, d->npus, 1);
     return d->cpulist ? 0 : -1;
+}
+
+/* Locality, NUMA node and CPU lists of @p d from its PCI device. */
+static int fill_locality(hwloc_topology_t topo, device_t *d)
+{
+    d->loc = hwloc_get_non_io_ancestor_obj(topo, d->pci);
+    return set_locality(topo, d, d->loc ? d->loc->cpuset : NULL);
 }
 
 static void set_busid(device_t *d)
@@ -351,9 +375,195 @@ cm_devices_t *cm_devices_from_hwloc(const char *xml_path, cm_error_t *err)
         d = NULL;
     } else {
         nearest_nics(topo, d);
+        d->topo = topo;
+        return d;
     }
     hwloc_topology_destroy(topo);
     return d;
+}
+
+/* A line for the caller's note, or -1 (no memory). */
+static int say(cm_devices_note_fn note, void *arg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int say(cm_devices_note_fn note, void *arg, const char *fmt, ...)
+{
+    char *line = NULL;
+    va_list ap;
+    if (!note)
+        return 0;
+    va_start(ap, fmt);
+    int rc = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        return -1;
+    note(line, arg);
+    free(line);
+    return 0;
+}
+
+/* Slurm's Cores= of GPU @p k, when given and unlike hwloc's: the GPU's
+ * locality becomes those cores.  Slurm numbers cores as the gres.conf
+ * manual says and slurmd's block map does: core c is the c-th core of
+ * the node counted socket by socket, which is hwloc's logical core index
+ * (lstopo's "Core L#c"), every hardware thread of it included.  1 when
+ * Slurm's view was taken, 0 when the two agree, -1 on an error. */
+static int apply_cores(cm_devices_t *d, int k, const cm_gres_dev_t *g,
+                       cm_devices_note_fn note, void *arg, cm_error_t *err)
+{
+    device_t *x = &d->gpus[k];
+    hwloc_topology_t topo = d->topo;
+    hwloc_obj_type_t ct = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0
+        ? HWLOC_OBJ_CORE
+        : HWLOC_OBJ_PU;
+    int nc = hwloc_get_nbobjs_by_type(topo, ct);
+    if (!g->cores || g->ncores < 1)
+        return 0;
+    int same = g->ncores == x->ncores;
+    for (int i = 0; i < g->ncores; i++) {
+        if (g->cores[i] < 0 || g->cores[i] >= nc)
+            return cm_error_set(err,
+                                "gres.conf line %d: Cores= of GPU %d names core %d, "
+                                "expected 0..%d (the cores hwloc finds, counted "
+                                "socket by socket)",
+                                g->line, k, g->cores[i], nc - 1);
+        same = same && g->cores[i] == x->cores[i];
+    }
+    if (same)
+        return 0;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    char *theirs = format_list(g->cores, g->ncores, 1),
+         *ours = format_list(x->cores, x->ncores, 1);
+    int rc = set && theirs && ours ? 0 : -1;
+    for (int i = 0; !rc && i < g->ncores; i++) {
+        hwloc_obj_t c = hwloc_get_obj_by_type(topo, ct, (unsigned)g->cores[i]);
+        if (c && c->cpuset)
+            hwloc_bitmap_or(set, set, c->cpuset);
+    }
+    if (!rc) {
+        x->loc = hwloc_get_obj_covering_cpuset(topo, set);
+        rc = set_locality(topo, x, set);
+    }
+    if (!rc)
+        rc = say(note, arg,
+                 "gres.conf Cores= of GPU %d (%s) differs from hwloc's (%s): "
+                 "Slurm's used",
+                 k, theirs, ours[0] ? ours : "none");
+    hwloc_bitmap_free(set);
+    free(theirs);
+    free(ours);
+    return rc < 0 ? cm_error_set(err, "gres.conf line %d: out of memory", g->line) : 1;
+}
+
+/* The interconnect a GPU of vendor @p vendor has, for links only gres.conf
+ * names. */
+static const char *vendor_link(int vendor)
+{
+    return vendor == 0x1002 ? "xgmi" : vendor == 0x8086 ? "xelink" : "nvlink";
+}
+
+/* Slurm's Links= of every GPU, when each has one count per GPU of the node
+ * and they say other links than hwloc's matrix.  Links= counts
+ * connections, not bytes: a count becomes bandwidth through one link's,
+ * u = hwloc's bandwidth of its slowest linked pair / Slurm's smallest
+ * count, so that a file written from hwloc's matrix (counts relative to
+ * its slowest link, as `nvidia-smi topo` and the harness write them)
+ * changes nothing; without a matrix, u = the interconnect level's default
+ * bandwidth (cm_tree_default_bandwidth()) / the smallest count.  hwloc's
+ * pair (a, b) says round(bw / u) links; a row of Links= unlike that
+ * replaces the whole matrix.  1 when Slurm's view was taken, 0 when the
+ * two agree or gres.conf has no complete Links=, -1 on an error. */
+static int apply_links(cm_devices_t *d, const cm_gres_t *g, cm_devices_note_fn note,
+                       void *arg, cm_error_t *err)
+{
+    int n = d->ngpus, lmin = 0;
+    double bwmin = 0;
+    cm_gres_dev_t dev;
+    for (int a = 0; a < n; a++) {
+        if (cm_gres_device(g, "gpu", a, &dev) < 0 || !dev.links || dev.nlinks != n)
+            return 0;
+        for (int b = 0; b < n; b++)
+            if (a != b && dev.links[b] > 0 && (!lmin || dev.links[b] < lmin))
+                lmin = dev.links[b];
+        for (int b = 0; b < n; b++) {
+            double v = d->bw[a * n + b];
+            if (v > 0 && (bwmin <= 0 || v < bwmin))
+                bwmin = v;
+        }
+    }
+    const char *link = d->link ? d->link : vendor_link(d->gpus[0].vendor);
+    double u = lmin ? (bwmin > 0 ? bwmin : cm_tree_default_bandwidth(link)) / lmin : 0;
+    int *hw = malloc(((size_t)n + 1) * sizeof *hw), differs = 0;
+    double *bw = calloc((size_t)n * (size_t)n + 1, sizeof *bw);
+    if (!hw || !bw)
+        goto oom;
+    for (int a = 0; a < n; a++) {
+        cm_gres_device(g, "gpu", a, &dev);
+        int row = 0;
+        for (int b = 0; b < n; b++) {
+            hw[b] = a == b ? -1 : u > 0 ? (int)lround(d->bw[a * n + b] / u) : 0;
+            if (a != b && d->bw[a * n + b] > 0 && hw[b] < 1)
+                hw[b] = 1; /* a link slower than one of Slurm's is still one */
+            int want = a == b ? -1 : dev.links[b] < 0 ? 0 : dev.links[b];
+            row |= want != hw[b];
+            bw[a * n + b] = a == b ? 0 : want * u;
+        }
+        if (!row)
+            continue;
+        differs = 1;
+        char *theirs = format_list(dev.links, n, 0), *ours = format_list(hw, n, 0);
+        int rc = theirs && ours
+            ? say(note, arg,
+                  "gres.conf Links= of GPU %d (%s) differs from hwloc's (%s): "
+                  "Slurm's used",
+                  a, theirs, ours)
+            : -1;
+        free(theirs);
+        free(ours);
+        if (rc < 0)
+            goto oom;
+    }
+    free(hw);
+    if (!differs) {
+        free(bw);
+        return 0;
+    }
+    free(d->bw);
+    d->bw = bw;
+    d->link = lmin ? link : NULL;
+    return 1;
+oom:
+    free(hw);
+    free(bw);
+    return cm_error_set(err, "gres.conf: out of memory");
+}
+
+int cm_devices_apply_gres(cm_devices_t *d, const cm_gres_t *g, cm_devices_note_fn note,
+                          void *arg, cm_error_t *err)
+{
+    if (!d || !g || !d->topo)
+        return cm_error_set(err,
+                            "gres.conf: a device list and a gres.conf view are "
+                            "required");
+    int n = cm_gres_count(g, "gpu");
+    if (n != d->ngpus)
+        return cm_error_set(err, "gres.conf gives %d GPUs, hwloc finds %d", n, d->ngpus);
+    int taken = 0, moved = 0;
+    cm_gres_dev_t dev;
+    for (int k = 0; k < n; k++) {
+        cm_gres_device(g, "gpu", k, &dev);
+        int rc = apply_cores(d, k, &dev, note, arg, err);
+        if (rc < 0)
+            return -1;
+        moved += rc;
+    }
+    /* a GPU that moved may have another nearest NIC */
+    if (moved)
+        nearest_nics(d->topo, d);
+    int rc = apply_links(d, g, note, arg, err);
+    if (rc < 0)
+        return -1;
+    taken = moved + rc;
+    return taken;
 }
 
 static void dev_clear(device_t *x)
@@ -376,6 +586,8 @@ void cm_devices_free(cm_devices_t *d)
     free(d->gpus);
     free(d->nics);
     free(d->bw);
+    if (d->topo)
+        hwloc_topology_destroy(d->topo);
     free(d);
 }
 

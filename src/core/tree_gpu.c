@@ -121,22 +121,28 @@ static int add_priced_level(cm_tree_t *t, const cm_devices_t *d, const gpu_order
     return cm_tree_add_default_level(t, name, name, err);
 }
 
-cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu,
-                                   cm_error_t *err)
+/* The node count and tasks per GPU of a GPU tree, in range. */
+static int check_sizes(const char *what, int nnodes, int per_gpu, cm_error_t *err)
 {
-    const char *what = xml_path ? xml_path : "live machine";
-    if (nnodes < 1 || nnodes > GPU_MAX_NODES) {
-        cm_error_set(err, "%s: node count must be 1..%d, got %d", what, GPU_MAX_NODES,
-                     nnodes);
+    if (nnodes < 1 || nnodes > GPU_MAX_NODES)
+        return cm_error_set(err, "%s: node count must be 1..%d, got %d", what,
+                            GPU_MAX_NODES, nnodes);
+    if (per_gpu < 1 || per_gpu > GPU_MAX_PER)
+        return cm_error_set(err, "%s: tasks per GPU must be 1..%d, got %d", what,
+                            GPU_MAX_PER, per_gpu);
+    return 0;
+}
+
+cm_tree_t *cm_tree_from_gpu_devices(const cm_devices_t *d, const char *what, int nnodes,
+                                    int per_gpu, cm_error_t *err)
+{
+    if (!what)
+        what = "devices";
+    if (!d) {
+        cm_error_set(err, "%s: no device list", what);
         return NULL;
     }
-    if (per_gpu < 1 || per_gpu > GPU_MAX_PER) {
-        cm_error_set(err, "%s: tasks per GPU must be 1..%d, got %d", what, GPU_MAX_PER,
-                     per_gpu);
-        return NULL;
-    }
-    cm_devices_t *d = cm_devices_from_hwloc(xml_path, err);
-    if (!d)
+    if (check_sizes(what, nnodes, per_gpu, err) < 0)
         return NULL;
     int n = cm_devices_ngpus(d);
     cm_tree_t *t = NULL;
@@ -224,6 +230,19 @@ out:
         free(cand[c].gid);
     free(ord);
     free(raw);
+    return t;
+}
+
+cm_tree_t *cm_tree_from_hwloc_gpus(const char *xml_path, int nnodes, int per_gpu,
+                                   cm_error_t *err)
+{
+    const char *what = xml_path ? xml_path : "live machine";
+    if (check_sizes(what, nnodes, per_gpu, err) < 0)
+        return NULL;
+    cm_devices_t *d = cm_devices_from_hwloc(xml_path, err);
+    if (!d)
+        return NULL;
+    cm_tree_t *t = cm_tree_from_gpu_devices(d, what, nnodes, per_gpu, err);
     cm_devices_free(d);
     return t;
 }

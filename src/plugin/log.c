@@ -146,34 +146,63 @@ void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, .
     free(line);
 }
 
+/* The value of @p var that srun handed over, on the step's first node
+ * (one record per step), with the step's ids; NULL elsewhere, when unset,
+ * or in a batch or extern step, which inherit it from wherever sbatch ran.
+ * Taken out of the tasks' environment on every node: srun's, not theirs.
+ * A value that cannot be read whole (over CMP_ENV_VALUE_MAX) is the error,
+ * named, not cut. */
+static char *step_value(spank_t sp, const char *var, uint32_t *job, uint32_t *stepid,
+                        uid_t *uid)
+{
+    uint32_t node = 1;
+    cm_error_t err = { "" };
+    char *line = cmp_spank_getenv_all(sp, var, &err);
+    if (!line && !err.msg[0])
+        return NULL;   /* not set */
+    spank_unsetenv(sp, var);
+    if (spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0 ||
+        spank_get_item(sp, S_JOB_STEPID, stepid) != ESPANK_SUCCESS ||
+        *stepid == SLURM_BATCH_SCRIPT || *stepid == SLURM_EXTERN_CONT ||
+        spank_get_item(sp, S_JOB_ID, job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_UID, uid) != ESPANK_SUCCESS) {
+        free(line);
+        return NULL;
+    }
+    return line ? line : strdup(err.msg);
+}
+
 void cmp_log_step_fallback(spank_t sp)
 {
-    uint32_t node = 1, job = 0, stepid = 0;
+    uint32_t job = 0, stepid = 0;
     uid_t uid = 0;
-    cm_error_t err = { "" };
-
-    char *line = cmp_spank_getenv_all(sp, CMP_ENV_FALLBACK, &err);
-    if (!line && !err.msg[0])
-        return;   /* not set */
-    spank_unsetenv(sp, CMP_ENV_FALLBACK);   /* srun's message, not the tasks' */
-    /* One record per step: its first node.  A batch step inherits the
-     * variable from wherever sbatch ran; it is not srun's. */
-    if (spank_get_item(sp, S_JOB_NODEID, &node) != ESPANK_SUCCESS || node != 0 ||
-        spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS ||
-        stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
-        spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
-        free(line);
+    char *line = step_value(sp, CMP_ENV_FALLBACK, &job, &stepid, &uid);
+    if (!line)
         return;
-    }
     /* The user's environment can set it too (srun --export): a forged
-     * value stays one line of the log; one that cannot be read whole
-     * (over CMP_ENV_VALUE_MAX) is named, not cut. */
-    char *shown = line ? cm_text_escape(line) : cm_text_escape(err.msg);
+     * value stays one line of the log. */
+    char *shown = cm_text_escape(line);
     slurm_info("clustermap: job %u.%u uid %lu: %s", job, stepid, (unsigned long)uid,
                SHOWN(shown));
     free(shown);
     free(line);
+}
+
+void cmp_log_step_gpu_notes(spank_t sp)
+{
+    uint32_t job = 0, stepid = 0;
+    uid_t uid = 0;
+    char *text = step_value(sp, CMP_ENV_GPU_NOTES, &job, &stepid, &uid);
+    /* one log line per line srun wrote, each escaped */
+    for (char *l = text, *end; l && *l; l = end ? end + 1 : l + strlen(l)) {
+        if ((end = strchr(l, '\n')))
+            *end = '\0';
+        char *shown = cm_text_escape(l);
+        slurm_info("clustermap: job %u.%u uid %lu: %s", job, stepid, (unsigned long)uid,
+                   SHOWN(shown));
+        free(shown);
+    }
+    free(text);
 }
 
 void cmp_user_error(const char *fmt, ...)

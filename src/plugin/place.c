@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -27,14 +28,8 @@ static double since(const struct timespec *t0)
 
 /* What the tasks of a step placed on GPUs need of GPU k of a node: its
  * nearest NIC and its cores (cmp_plan_out_t.gpu_info). */
-static char *gpu_info(const char *xml, cm_error_t *err)
+static char *gpu_info(const cm_devices_t *d, cm_error_t *err)
 {
-    cm_error_t e;
-    cm_devices_t *d = cm_devices_from_hwloc(xml, &e);
-    if (!d) {
-        cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
-        return NULL;
-    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -52,21 +47,66 @@ static char *gpu_info(const char *xml, cm_error_t *err)
         text = NULL;
         cm_error_set(err, "out of memory");
     }
-    cm_devices_free(d);
     return text;
+}
+
+/* Whether gres.conf gives nodes @p a and @p b the same GPUs: as many, each
+ * with the same Cores= and Links=. */
+static int same_gpus(const cm_gres_t *a, const cm_gres_t *b)
+{
+    int n = cm_gres_count(a, "gpu");
+    if (n != cm_gres_count(b, "gpu"))
+        return 0;
+    for (int k = 0; k < n; k++) {
+        cm_gres_dev_t x, y;
+        if (cm_gres_device(a, "gpu", k, &x) < 0 || cm_gres_device(b, "gpu", k, &y) < 0 ||
+            x.ncores != y.ncores || x.nlinks != y.nlinks || !x.cores != !y.cores ||
+            !x.links != !y.links ||
+            (x.ncores && memcmp(x.cores, y.cores, (size_t)x.ncores * sizeof *x.cores)) ||
+            (x.nlinks && memcmp(x.links, y.links, (size_t)x.nlinks * sizeof *x.links)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Where cm_devices_apply_gres() says what it took: one line each, naming
+ * the nodes (all the step's nodes are alike, same_gpus()). */
+typedef struct notes {
+    FILE *f;
+    const char *node; /* the first node */
+    int others;       /* the step's other nodes */
+} notes_t;
+
+static void note_line(const char *line, void *arg)
+{
+    notes_t *n = arg;
+    if (!n->others)
+        fprintf(n->f, "%s: %s\n", n->node, line);
+    else
+        fprintf(n->f, "%s (and %d other node%s alike): %s\n", n->node, n->others,
+                n->others > 1 ? "s" : "", line);
 }
 
 /* Slurm's view of the nodes' GPUs comes first: a node that gres.conf
  * (beside slurm.conf) gives another number of GPUs than hwloc_xml= is not
- * the node the file describes.  -1 with out->gpu_why then (the step is
- * placed on nodes only), 0 when they agree or there is no gres.conf (GPUs
- * detected by slurmd).  The file is read once for all the step's nodes. */
-static int gres_disagrees(const cmp_plan_in_t *in, int ngpus, cmp_plan_out_t *out)
+ * the node the file describes, and where the file's Cores= or Links= of
+ * a GPU differ from hwloc_xml='s, the file's are taken into @p d
+ * (cm_devices_apply_gres(); out->gpu_notes says which).  The step's nodes
+ * share one description of their inside, so nodes to which gres.conf
+ * gives different Cores= or Links= are placed on nodes only too.  -1 with
+ * out->gpu_why then, -2 with @p err on a failure; 0 when the step is
+ * placed on GPUs (no gres.conf: GPUs detected by slurmd, hwloc's view).
+ * The file is read once for all the step's nodes. */
+static int gres_view(const cmp_plan_in_t *in, cm_devices_t *d, cmp_plan_out_t *out,
+                     cm_error_t *err)
 {
     char *conf = cmp_slurm_conf_path(), *gres = conf ? cmp_slurm_gres_path(conf) : NULL;
-    int n = in->alloc->nnodes, rc = 0;
+    int n = in->alloc->nnodes, ngpus = cm_devices_ngpus(d), rc = 0;
     cm_gres_t **g = NULL;
     cm_error_t e;
+    notes_t nt = { NULL, in->alloc->names[0], n - 1 };
+    char *text = NULL;
+    size_t len = 0;
     if (!gres || access(gres, F_OK) != 0)
         goto out;
     if (!(g = calloc((size_t)n, sizeof *g)) ||
@@ -83,7 +123,38 @@ static int gres_disagrees(const cmp_plan_in_t *in, int ngpus, cmp_plan_out_t *ou
             if (asprintf(&out->gpu_why, "%s gives node %s %d GPUs, hwloc_xml= %d", gres,
                          in->alloc->names[i], k, ngpus) < 0)
                 out->gpu_why = NULL;
+        } else if (i > 0 && !same_gpus(g[0], g[i])) {
+            rc = -1;
+            if (asprintf(&out->gpu_why, "%s gives nodes %s and %s GPUs of different "
+                         "Cores= or Links=", gres, in->alloc->names[0],
+                         in->alloc->names[i]) < 0)
+                out->gpu_why = NULL;
         }
+    }
+    if (rc || cm_gres_count(g[0], "gpu") < 1)
+        goto out;
+    if (!(nt.f = open_memstream(&text, &len))) {
+        rc = -2;
+        cm_error_set(err, "out of memory");
+        goto out;
+    }
+    int taken = cm_devices_apply_gres(d, g[0], note_line, &nt, &e);
+    if (fclose(nt.f) != 0) {
+        free(text);
+        text = NULL;
+        rc = -2;
+        cm_error_set(err, "out of memory");
+    } else if (taken < 0) {
+        /* a file that names cores the node type lacks describes another
+         * node: the step is placed on nodes only, with the file's words */
+        rc = -1;
+        if (asprintf(&out->gpu_why, "%s: %s, hwloc_xml= %s", gres, e.msg,
+                     in->config->hwloc_xml) < 0)
+            out->gpu_why = NULL;
+    }
+    if (!rc && taken > 0) {
+        out->gpu_notes = text;
+        text = NULL;
     }
 out:
     for (int i = 0; g && i < n; i++)
@@ -91,48 +162,60 @@ out:
     free(g);
     free(gres);
     free(conf);
+    free(text);
     return rc;
 }
 
 /* The machine of a step placed on GPUs: Slurm's switches and nodes with
- * the GPUs of hwloc_xml= inside each node.  Only steps that fill their
- * nodes' GPU slots are: which GPUs Slurm gives a step that takes part of
- * a node is known on the node only.  NULL with out->gpu_why when the
- * step is placed on nodes only, or with @p err on a failure. */
+ * the GPUs of hwloc_xml= inside each node, as gres.conf corrects them.
+ * Only steps that fill their nodes' GPU slots are: which GPUs Slurm gives
+ * a step that takes part of a node is known on the node only.  NULL with
+ * out->gpu_why when the step is placed on nodes only, or with @p err on a
+ * failure. */
 static cm_tree_t *gpu_tree(const cmp_plan_in_t *in, const cm_tree_t *outer,
                            cmp_plan_out_t *out, cm_error_t *err)
 {
     cm_error_t e;
     const char *xml = in->config->hwloc_xml;
-    cm_tree_t *inner = cm_tree_from_hwloc_gpus(xml, 1, in->per_gpu, &e);
-    if (!inner) {
+    cm_tree_t *inner = NULL, *t = NULL;
+    cm_devices_t *d = cm_devices_from_hwloc(xml, &e);
+    if (!d) {
         cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
         return NULL;
     }
-    int slots = cm_tree_nslots(inner);
-    if (gres_disagrees(in, slots / in->per_gpu, out) < 0) {
-        if (!out->gpu_why)
-            cm_error_set(err, "out of memory");
-        cm_tree_free(inner);
-        return NULL;
+    /* a node type without GPUs is refused by the tree's reader first */
+    int rc = cm_devices_ngpus(d) < 1 ? 0 : gres_view(in, d, out, err);
+    if (rc == -1 && !out->gpu_why)
+        cm_error_set(err, "out of memory");
+    if (rc < 0)
+        goto out;
+    if (!(inner = cm_tree_from_gpu_devices(d, xml, 1, in->per_gpu, &e))) {
+        cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
+        goto out;
     }
+    int slots = cm_tree_nslots(inner);
     for (int i = 0; i < in->alloc->nnodes; i++)
         if (in->alloc->slots[i] != slots) {
             if (asprintf(&out->gpu_why, "node %s holds %d of the step's tasks, not the "
                          "%d GPU slots of a node of hwloc_xml=",
                          in->alloc->names[i], in->alloc->slots[i], slots) < 0)
                 out->gpu_why = NULL;
-            cm_tree_free(inner);
-            return NULL;
+            goto out;
         }
-    cm_tree_t *t = cm_tree_graft(outer, inner, &e);
-    cm_tree_free(inner);
+    t = cm_tree_graft(outer, inner, &e);
     if (!t)
         cm_error_set(err, "hwloc_xml=%s: %s", xml, e.msg);
-    else if (!(out->gpu_info = gpu_info(xml, err))) {
+    else if (!(out->gpu_info = gpu_info(d, err))) {
         cm_tree_free(t);
         t = NULL;
     }
+out:
+    if (!t) {
+        free(out->gpu_notes);
+        out->gpu_notes = NULL;
+    }
+    cm_tree_free(inner);
+    cm_devices_free(d);
     return t;
 }
 
@@ -167,7 +250,7 @@ static int plan_cluster(const cmp_plan_in_t *in, cm_tree_t *t, int *map,
     return 0;
 }
 
-int cmp_place_plan_v4(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
+int cmp_place_plan_v5(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err)
 {
     const cmp_config_t *c = in->config;
     cm_error_t e;

@@ -49,6 +49,10 @@ typedef struct cmp_plan_out {
                                      malloc'd; NULL: the
                                      step was placed on nodes only */
     char *gpu_why;          /* per_gpu, not placed on GPUs: why, malloc'd */
+    char *gpu_notes;        /* per_gpu, placed on GPUs: what gres.conf
+                                     corrected of hwloc_xml=, lines
+                                     "NODE: ..." each ending in a newline,
+                                     malloc'd; NULL: nothing */
     char how[32];           /* the winning algorithm, or the layout */
     double j_plan, j_block; /* cluster: predicted cost, and block's */
     char *explain;          /* cluster: key=value lines for the step's
@@ -63,8 +67,8 @@ typedef struct cmp_plan_out {
  *  symbol's name carries the interface's version, so that a module of
  *  another version fails to load instead of misreading them. */
 typedef int cmp_plan_fn(const cmp_plan_in_t *in, cmp_plan_out_t *out, cm_error_t *err);
-#define CMP_PLAN_SYMBOL "cmp_place_plan_v4"
-cmp_plan_fn cmp_place_plan_v4;
+#define CMP_PLAN_SYMBOL "cmp_place_plan_v5"
+cmp_plan_fn cmp_place_plan_v5;
 
 /** The module's file name, installed next to clustermap.so. */
 #define CMP_PLACE_LIB_NAME "clustermap-place.so"

@@ -113,6 +113,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
     if (config_ok(ac, av) && spank_remote(sp)) {
         cmp_log_step_fallback(sp);
+        cmp_log_step_gpu_notes(sp);
         cmp_profile_user_init(sp, &cfg);
     }
     return 0;

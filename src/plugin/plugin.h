@@ -95,6 +95,9 @@ void cmp_fallback(cmp_fallback_kind_t kind, const char *note, const char *fmt, .
  *  take it out of the tasks' environment.  (spank_t without spank.h.) */
 struct spank_handle;
 void cmp_log_step_fallback(struct spank_handle *sp);
+/** The same for CLUSTERMAP_GPU_NOTES, what gres.conf corrected of
+ *  hwloc_xml= for a step placed on GPUs: a log line each. */
+void cmp_log_step_gpu_notes(struct spank_handle *sp);
 /** One line "clustermap: ..." on the job's stderr when the user asked
  *  (see cmp_log_request) and at debug level in srun's log; slurm_error in
  *  the daemons. */

@@ -273,6 +273,16 @@ static int write_plan(const cmp_config_t *c, const cmp_step_input_t *in,
     char *gpus = p->gpu_info && p->gpu && c->bind && s->ntasks <= c->bind_max_tasks
         ? cmp_core_list_format(p->gpu, s->ntasks, &err)
         : NULL;
+    /* what gres.conf corrected of hwloc_xml=, one line each; slurmstepd
+     * logs them for the admin */
+    for (const char *l = p->gpu_info ? p->gpu_notes : NULL; l && *l;) {
+        const char *end = strchr(l, '\n');
+        int len = end ? (int)(end - l) : (int)strlen(l);
+        cmp_user_info(s->req.verbose, "%.*s", len, l);
+        l += len + (end != NULL);
+    }
+    if (p->gpu_info && p->gpu_notes)
+        setenv(CMP_ENV_GPU_NOTES, p->gpu_notes, 1);
     if (gpus) {
         setenv(CMP_ENV_GPUS, gpus, 1);
         setenv(CMP_ENV_GPU_INFO, p->gpu_info, 1);
@@ -419,6 +429,7 @@ static int place(const cmp_config_t *c, const cmp_step_input_t *in,
     free(out.gpu);
     free(out.gpu_info);
     free(out.gpu_why);
+    free(out.gpu_notes);
     return rc;
 }
 

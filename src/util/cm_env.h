@@ -99,6 +99,10 @@
 #define CMP_ENV_FALLBACK  "CLUSTERMAP_FALLBACK"     /* why the step is left to
                                                        Slurm: logged once by
                                                        slurmstepd (log.c) */
+#define CMP_ENV_GPU_NOTES "CLUSTERMAP_GPU_NOTES"    /* what gres.conf corrected
+                                                       of hwloc_xml=, lines:
+                                                       logged once by
+                                                       slurmstepd (log.c) */
 #define CMP_ENV_OVERLAY   "CLUSTERMAP_STEP_OVERLAY" /* "<spec> <verbose>": the
                                                        overlays to preload
                                                        (overlay_step.c) */

@@ -59,7 +59,7 @@ test_expect_success 'the placement module has the engine and one entry point' '
     readelf -d "$PLACELIB" | grep NEEDED >place.needed &&
     grep -q scotch place.needed &&
     nm -D --defined-only "$PLACELIB" | awk "{print \$3}" >place.exported &&
-    test "$(cat place.exported)" = cmp_place_plan_v4
+    test "$(cat place.exported)" = cmp_place_plan_v5
 '
 
 if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null 2>&1 ||

@@ -51,6 +51,16 @@ task_gpus() {
         "$1" | sort -n
 }
 
+# pairs_on_nvlink PLAN N: in PLAN ("rank node gpu" lines), every rank i
+# below N shares its node and its NVLink pair (GPUs 2k, 2k + 1) with rank
+# i + N.
+pairs_on_nvlink() {
+    awk -v n="$2" "{ node[\$1] = \$2; gpu[\$1] = \$3 }
+         END { for (i = 0; i < n; i++)
+                   if (node[i] != node[i + n] || int(gpu[i] / 2) != int(gpu[i + n] / 2))
+                       exit 1 }" "$1"
+}
+
 test_expect_success 'GPU cluster with the plugin comes up, the pairs profile is stored' '
     plugin_cluster_up "hwloc_xml=$STATE/etc/node.xml" &&
     test -r "$STATE/etc/node.xml" &&
@@ -62,10 +72,7 @@ test_expect_success '--gpus-per-task=1: every pair on one node and one NVLink pa
     grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" out/gpt.err &&
     plan_gpus out/gpt.err >plan &&
     test "$(wc -l <plan)" -eq 8 &&
-    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
-         END { for (i = 0; i < 4; i++)
-                   if (node[i] != node[i + 4] || int(gpu[i] / 2) != int(gpu[i + 4] / 2))
-                       exit 1 }" plan &&
+    pairs_on_nvlink plan 4 &&
     awk "{ print \$2, \$3 }" plan | sort | uniq -d >twice &&
     test ! -s twice || diag out/gpt.err
 '
@@ -155,6 +162,51 @@ test_expect_success 'gres.conf giving the nodes other GPUs than hwloc_xml=: node
     test -z "$(task_gpus out/gres.err)" || diag out/gres.err "$STATE/etc/gres.conf"
 '
 
+# Slurm's view comes first for the GPUs' cores too: the harness writes
+# gres.conf from a copy of gpu4 whose GPUs' bus ids are swapped between
+# the packages (GPUs 0-1 Cores=8-15, 2-3 Cores=0-7), while hwloc_xml= is
+# gpu4 itself (GPUs 0-1 on cores 0-7).  The plan, each task's cores and
+# NIC and `clustermap explain` follow gres.conf, and each GPU whose cores
+# were corrected has its line, on the job's stderr and, once for the step,
+# in the admin's slurmd log.
+test_expect_success 'gres.conf Cores= unlike hwloc_xml=: Slurm'"'"'s cores and NICs, with a line per GPU' '
+    sed -e "s/pci_busid=\"0000:07:/pci_busid=\"0000:TMP7:/; s/pci_busid=\"0000:0b:00.0\"/pci_busid=\"0000:TMPb:00.0\"/" \
+        -e "s/pci_busid=\"0000:87:/pci_busid=\"0000:07:/; s/pci_busid=\"0000:8b:/pci_busid=\"0000:0b:/" \
+        -e "s/pci_busid=\"0000:TMP7:/pci_busid=\"0000:87:/; s/pci_busid=\"0000:TMPb:/pci_busid=\"0000:8b:/" \
+        "$CM_ROOT/test/data/nodes/gpu4.xml" >gpu4-swapped.xml &&
+    CM_CLUSTER_NODE_XML="$PWD/gpu4-swapped.xml" \
+        plugin_cluster_up "hwloc_xml=$CM_ROOT/test/data/nodes/gpu4.xml" &&
+    grep "^Name=gpu File=[^ ]*/nvidia0 Cores=8-15 " "$STATE/etc/gres.conf" &&
+    grep "^Name=gpu File=[^ ]*/nvidia3 Cores=0-7 " "$STATE/etc/gres.conf" &&
+    import_pairs &&
+    job swap --gpus-per-task=1 &&
+    grep "^clustermap: placed 8 tasks of job .pairs. on 2 of 2 nodes" out/swap.err &&
+    for k in 0 1 2 3; do
+        if [ $k -lt 2 ]; then mine=8-15 hw=0-7; else mine=0-7 hw=8-15; fi
+        echo "clustermap: NODE (and 1 other node alike): gres.conf Cores= of GPU $k ($mine) differs from hwloc'"'"'s ($hw): Slurm'"'"'s used"
+    done >expect.notes &&
+    sed -n "s/^clustermap: n[0-9]* \((and 1 other node alike): gres.conf \)/clustermap: NODE \1/p" \
+        out/swap.err >notes &&
+    test_cmp expect.notes notes &&
+    plan_gpus out/swap.err >splan &&
+    test "$(wc -l <splan)" -eq 8 &&
+    pairs_on_nvlink splan 4 &&
+    task_gpus out/swap.err >stasks &&
+    test "$(wc -l <stasks)" -eq 8 &&
+    awk "{ want_nic = \$2 < 2 ? \"mlx5_1\" : \"mlx5_0\";
+           want_cpus = \$2 < 2 ? \"8-15\" : \"0-7\";
+           if (\$3 != want_nic || \$4 != want_cpus) exit 1 }" stasks &&
+    j=$(sed -n "s/^job=//p" out/swap.out) && test -n "$j" &&
+    grep -h "\] clustermap: job $j\.0 uid [0-9]*: n[0-9]* (and 1 other node alike): gres.conf " \
+        "$STATE"/log/slurmd-n*.log |
+        sed "s/.*\] clustermap: job $j\.0 uid [0-9]*: n[0-9]* /clustermap: NODE /" >admin.notes &&
+    test_cmp expect.notes admin.notes &&
+    "$CM" explain --store "$STORE" "$j" >sexplain.out &&
+    sed -n "s/^rank=\([0-9]*\) node=[^ ]* gpu=\([0-9]*\) nic=\([^ ]*\) cpus=\([^ ]*\)$/\1 \2 \3 \4/p" \
+        sexplain.out >sexplained &&
+    test_cmp stasks sexplained || diag out/swap.err "$STATE/etc/gres.conf"
+'
+
 # Nodes whose description this machine matches (test/data/gpu/gpu2.xml:
 # two packages of one core, each with a GPU and a NIC, the GPUs an NVLink
 # pair), so that the tasks are bound for real: each task's visible GPU,
@@ -221,10 +273,7 @@ test_expect_success BLOCK_PLACED 'topology/block: each pair in one block, one no
     grep "^clustermap: placed 16 tasks of job .bpairs. on 4 of 4 nodes" out/blk.err &&
     plan_gpus out/blk.err >bplan &&
     test "$(wc -l <bplan)" -eq 16 &&
-    awk "{ node[\$1] = \$2; gpu[\$1] = \$3 }
-         END { for (i = 0; i < 8; i++)
-                   if (node[i] != node[i + 8] || int(gpu[i] / 2) != int(gpu[i + 8] / 2))
-                       exit 1 }" bplan || diag out/blk.err
+    pairs_on_nvlink bplan 8 || diag out/blk.err
 '
 
 test_expect_success BLOCK_REFUSED 'topology/block on Slurm 26.05: Slurm'"'"'s layout, with its line' '

@@ -652,6 +652,8 @@ static void test_devices(void **state)
     FAILS_NULL(cm_devices_from_hwloc(cm_test_data_path("nodes/none.xml"), err));
     FAILS_NULL(cm_devices_from_hwloc(cm_test_data_path("hwloc/broken.xml"), err));
     cm_devices_free(NULL);
+    FAILS(cm_devices_apply_gres(NULL, NULL, NULL, NULL, err));
+    FAILS_NULL(cm_tree_from_gpu_devices(NULL, NULL, 1, 1, err));
     assert_int_equal(cm_devices_ngpus(NULL), 0);
     assert_int_equal(cm_devices_nnics(NULL), 0);
     assert_null(cm_devices_link_name(NULL));
