@@ -558,7 +558,7 @@ static void keep_block_unless_gain(planner_t *pl, double Jblock, cm_error_t *err
             100 * (1 - pl->bestJ / Jblock), 100 * AUTO_MIN_GAIN);
     memcpy(pl->best, pl->work, sizeof(int) * (size_t)pl->p.n);
     pl->bestJ = Jblock;
-    pl->bestT = cm_problem_cost_max(&pl->p, pl->best);
+    pl->bestT = pl->cap;   /* block's T_max, the cap every candidate met */
     snprintf(pl->rep->winner, sizeof pl->rep->winner, "block");
 }
 
